@@ -1,0 +1,55 @@
+#pragma once
+// The durable event log as the rest of Foyer sees it.
+//
+// State changes are events: opaque byte strings, appended in order, each given the
+// next sequence number (the first event ever is seq 1). Recovery loads the newest
+// snapshot and replays the events after it. Side records are keyed values written
+// in the same atomic write as the events (e.g. lobby Merkle nodes), read back later.
+//
+// Threading: every member is called on the event loop thread only, and every
+// completion handler runs on the event loop thread, through the `post` function the
+// implementation was given, in the order of the calls that started them.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace foyer {
+
+struct side_record {
+  std::string key;
+  std::string value;
+};
+
+struct recovered_log {
+  std::optional<std::string> snapshot;  // bytes given to save_snapshot, if any was saved
+  std::uint64_t snapshot_seq = 0;       // the last event the snapshot covers (0: none)
+  std::vector<std::string> events;      // the events after snapshot_seq, in order
+};
+
+class event_store {
+ public:
+  // ec is empty when the write is durable (synced); first_seq is the seq of events[0].
+  using durable_handler = std::function<void(std::error_code ec, std::uint64_t first_seq)>;
+  using done_handler = std::function<void(std::error_code ec)>;
+  using read_handler =
+      std::function<void(std::error_code ec, std::vector<std::optional<std::string>> values)>;
+
+  virtual ~event_store() = default;
+
+  // Appends the events and writes the side records in one atomic, synced write.
+  // On error, nothing of this call is durable and nothing later was written before it.
+  virtual void append(std::vector<std::string> events, std::vector<side_record> side_records,
+                      durable_handler done) = 0;
+
+  // Saves `state`, the state after applying every event up to and including `seq`.
+  virtual void save_snapshot(std::uint64_t seq, std::string state, done_handler done) = 0;
+
+  // Reads side records; a missing key reads as std::nullopt.
+  virtual void read(std::vector<std::string> keys, read_handler done) = 0;
+};
+
+}  // namespace foyer

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything Foyer needs to build, run and test on Debian 12, as root.
+# Idempotent: a second run installs nothing and takes about a second.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git ca-certificates curl
+  libboost-dev libboost-system-dev librocksdb-dev libsodium-dev libssl-dev
+  libsimdjson-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev
+  nginx-light chromium python3
+)
+# Node: keep a newer Node already on the machine, else take Debian's.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Test tooling from npm (playwright-core drives Debian's chromium).
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -d "$here/tests/node_modules/playwright-core" ]; then
+  (cd "$here/tests" && npm ci --no-audit --no-fund --loglevel=error)
+fi

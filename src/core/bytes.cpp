@@ -1,0 +1,126 @@
+#include "core/bytes.hpp"
+
+#include <sodium.h>
+
+#include <stdexcept>
+
+namespace foyer {
+namespace {
+
+constexpr char hex_digits[] = "0123456789abcdef";
+constexpr char b64url_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+int b64url_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '-') return 62;
+  if (c == '_') return 63;
+  return -1;
+}
+
+}  // namespace
+
+std::string to_hex(byte_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (auto b : bytes) {
+    out.push_back(hex_digits[b >> 4]);
+    out.push_back(hex_digits[b & 0xf]);
+  }
+  return out;
+}
+
+std::optional<byte_vector> from_hex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  byte_vector out(hex.size() / 2);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    int hi = hex_value(hex[2 * i]);
+    int lo = hex_value(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+  }
+  return out;
+}
+
+std::string base64url_encode(byte_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() * 4 + 2) / 3);
+  std::size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    std::uint32_t v = bytes[i] << 16 | bytes[i + 1] << 8 | bytes[i + 2];
+    out.push_back(b64url_alphabet[v >> 18 & 63]);
+    out.push_back(b64url_alphabet[v >> 12 & 63]);
+    out.push_back(b64url_alphabet[v >> 6 & 63]);
+    out.push_back(b64url_alphabet[v & 63]);
+  }
+  std::size_t rest = bytes.size() - i;
+  if (rest == 1) {
+    std::uint32_t v = bytes[i] << 16;
+    out.push_back(b64url_alphabet[v >> 18 & 63]);
+    out.push_back(b64url_alphabet[v >> 12 & 63]);
+  } else if (rest == 2) {
+    std::uint32_t v = bytes[i] << 16 | bytes[i + 1] << 8;
+    out.push_back(b64url_alphabet[v >> 18 & 63]);
+    out.push_back(b64url_alphabet[v >> 12 & 63]);
+    out.push_back(b64url_alphabet[v >> 6 & 63]);
+  }
+  return out;
+}
+
+std::optional<byte_vector> base64url_decode(std::string_view text) {
+  if (text.size() % 4 == 1) return std::nullopt;
+  byte_vector out;
+  out.reserve(text.size() * 3 / 4);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v = b64url_value(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<std::uint8_t>(acc >> bits));
+    }
+  }
+  // Leftover bits must be zero so that every byte string has exactly one encoding.
+  if (bits > 0 && (acc & ((1u << bits) - 1)) != 0) return std::nullopt;
+  return out;
+}
+
+void put_be64(std::uint8_t* out, std::uint64_t value) {
+  for (int i = 7; i >= 0; --i) {
+    out[i] = static_cast<std::uint8_t>(value);
+    value >>= 8;
+  }
+}
+
+std::uint64_t get_be64(const std::uint8_t* in) {
+  std::uint64_t value = 0;
+  for (int i = 0; i < 8; ++i) value = value << 8 | in[i];
+  return value;
+}
+
+void append_be64(byte_vector& out, std::uint64_t value) {
+  std::uint8_t buf[8];
+  put_be64(buf, value);
+  out.insert(out.end(), buf, buf + 8);
+}
+
+void append(byte_vector& out, byte_view bytes) { out.insert(out.end(), bytes.begin(), bytes.end()); }
+
+void random_bytes(std::span<std::uint8_t> out) {
+  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+  randombytes_buf(out.data(), out.size());
+}
+
+}  // namespace foyer

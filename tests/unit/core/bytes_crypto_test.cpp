@@ -1,0 +1,52 @@
+#include <catch2/catch.hpp>
+
+#include "core/bytes.hpp"
+#include "core/crypto.hpp"
+
+using namespace foyer;
+
+TEST_CASE("hex round-trips and refuses bad input") {
+  byte_vector b = {0x00, 0x7f, 0xff, 0x10};
+  CHECK(to_hex(b) == "007fff10");
+  CHECK(from_hex("007fff10") == b);
+  CHECK_FALSE(from_hex("0"));
+  CHECK_FALSE(from_hex("zz"));
+  CHECK_FALSE(from_hex_fixed<4>("007fff"));
+}
+
+TEST_CASE("base64url matches RFC 4648 vectors without padding") {
+  CHECK(base64url_encode(as_bytes("")) == "");
+  CHECK(base64url_encode(as_bytes("f")) == "Zg");
+  CHECK(base64url_encode(as_bytes("fo")) == "Zm8");
+  CHECK(base64url_encode(as_bytes("foo")) == "Zm9v");
+  CHECK(base64url_encode(as_bytes("foob")) == "Zm9vYg");
+  byte_vector hi = {0xfb, 0xff};
+  CHECK(base64url_encode(hi) == "-_8");
+  CHECK(base64url_decode("-_8") == hi);
+  CHECK_FALSE(base64url_decode("Zm9v="));
+  CHECK_FALSE(base64url_decode("Z"));
+  CHECK_FALSE(base64url_decode("Zh"));  // non-canonical trailing bits
+}
+
+TEST_CASE("SHA-256 and HMAC-SHA256 match published vectors") {
+  CHECK(to_hex(sha256(as_bytes("abc"))) ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(to_hex(sha256({as_bytes("a"), as_bytes("bc")})) == to_hex(sha256(as_bytes("abc"))));
+  // RFC 4231 test case 2.
+  auto mac = hmac_sha256(as_bytes("Jefe"), {as_bytes("what do ya want for nothing?")});
+  CHECK(to_hex(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  hmac_key key(as_bytes("Jefe"));
+  CHECK(key.mac({as_bytes("what do ya "), as_bytes("want for nothing?")}) == mac);
+  hmac_key copy = key;
+  CHECK(copy.mac({as_bytes("what do ya want for nothing?")}) == mac);
+  // RFC 4231 test case 6: a key longer than the block is hashed first.
+  byte_vector long_key(131, 0xaa);
+  CHECK(to_hex(hmac_sha256(long_key, {as_bytes("Test Using Larger Than Block-Size Key - Hash Key First")})) ==
+        "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
+TEST_CASE("constant-time comparison") {
+  CHECK(equal_constant_time(as_bytes("abc"), as_bytes("abc")));
+  CHECK_FALSE(equal_constant_time(as_bytes("abc"), as_bytes("abd")));
+  CHECK_FALSE(equal_constant_time(as_bytes("abc"), as_bytes("ab")));
+}
