@@ -1,0 +1,578 @@
+#include "store/rocks_store.hpp"
+
+#include <fmt/format.h>
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/listener.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <cassert>
+#include <condition_variable>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "core/bytes.hpp"
+#include "store/fault_file_system.hpp"
+
+// Key layout (one column family, bytewise order):
+//   "v"              format version (format_version below), written when the store is created
+//   "e" + be64(seq)  the event with that seq (1, 2, ...); never deleted: it is the audit trail
+//   "s"              the newest snapshot: be64(seq it covers) + the state bytes
+//   "x" + key        a side record
+// Big-endian seqs sort in seq order, so recovery is one forward scan from the snapshot.
+
+namespace foyer::store {
+namespace {
+
+constexpr std::string_view format_version = "foyer-event-log/1";
+constexpr std::string_view format_family = "foyer-event-log/";
+constexpr std::string_view version_key = "v";
+constexpr std::string_view snapshot_key = "s";
+constexpr char event_prefix = 'e';
+constexpr char event_prefix_end = 'f';
+constexpr char side_prefix = 'x';
+constexpr std::size_t event_key_size = 1 + 8;
+constexpr std::size_t seq_size = 8;
+// Recovery reads the log once, front to back: large reads, nothing worth caching.
+constexpr std::size_t recovery_readahead = std::size_t{4} << 20;
+constexpr std::size_t info_log_file_bytes = std::size_t{4} << 20;
+constexpr std::size_t info_log_files_kept = 4;
+constexpr int max_background_jobs = 2;
+constexpr int max_open_files = 512;
+
+rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
+
+std::string event_key(std::uint64_t seq) {
+  std::string key(event_key_size, event_prefix);
+  put_be64(reinterpret_cast<std::uint8_t*>(key.data() + 1), seq);
+  return key;
+}
+
+std::string side_key(std::string_view key) {
+  std::string out(1, side_prefix);
+  out.append(key);
+  return out;
+}
+
+std::uint64_t read_be64(std::string_view bytes) {
+  return get_be64(reinterpret_cast<const std::uint8_t*>(bytes.data()));
+}
+
+class store_category_impl final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "foyer.store"; }
+
+  std::string message(int value) const override {
+    switch (static_cast<store_errc>(value)) {
+      case store_errc::no_space: return "no space left on the storage device";
+      case store_errc::io_error: return "storage I/O error";
+      case store_errc::corruption: return "stored data is corrupt";
+      case store_errc::busy: return "storage busy, try again";
+      case store_errc::stopped: return "store stopped";
+      case store_errc::bad_snapshot: return "snapshot seq outside the durable log";
+      case store_errc::internal: return "unexpected storage error";
+    }
+    return "unknown storage error";
+  }
+
+  std::error_condition default_error_condition(int value) const noexcept override {
+    switch (static_cast<store_errc>(value)) {
+      case store_errc::no_space: return std::errc::no_space_on_device;
+      case store_errc::io_error: return std::errc::io_error;
+      case store_errc::busy: return std::errc::resource_unavailable_try_again;
+      case store_errc::stopped: return std::errc::operation_canceled;
+      case store_errc::bad_snapshot: return std::errc::invalid_argument;
+      default: return {value, *this};
+    }
+  }
+};
+
+std::error_code to_error_code(const rocksdb::Status& status) {
+  if (status.ok()) return {};
+  if (status.IsNoSpace()) return store_errc::no_space;
+  if (status.IsCorruption()) return store_errc::corruption;
+  if (status.IsIOError()) return store_errc::io_error;
+  if (status.IsBusy() || status.IsTimedOut() || status.IsTryAgain()) return store_errc::busy;
+  return store_errc::internal;
+}
+
+struct append_request {
+  std::vector<std::string> events;
+  std::vector<side_record> side_records;
+  event_store::durable_handler done;
+};
+
+struct snapshot_request {
+  std::uint64_t seq;
+  std::string state;
+  event_store::done_handler done;
+};
+
+struct read_request {
+  std::vector<std::string> keys;
+  event_store::read_handler done;
+};
+
+using request = std::variant<append_request, snapshot_request, read_request>;
+
+// A write taken into the current group commit, with what its completion will say.
+struct staged_write {
+  explicit staged_write(request r) : req(std::move(r)) {}
+
+  request req;
+  std::uint64_t first_seq = 0;
+  std::error_code refused;  // refused before the write (a bad snapshot seq)
+};
+
+struct stored_snapshot {
+  std::uint64_t seq;
+  std::string state;
+};
+
+// RocksDB would retry recovery from a full disk on its own thread, on its own
+// schedule, and refuse manual resumes meanwhile. The storage thread resumes before
+// its next write instead, so that a write after space is freed just works.
+class manual_recovery final : public rocksdb::EventListener {
+ public:
+  const char* Name() const override { return "foyer_manual_recovery"; }
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status error,
+                            bool* auto_recovery) override {
+    error.PermitUncheckedError();  // the failed write already reported it
+    *auto_recovery = false;
+  }
+};
+
+rocksdb::Options tuned_options(const options& opts, rocksdb::Env* env) {
+  rocksdb::Options o;
+  if (env != nullptr) o.env = env;
+  o.paranoid_checks = true;
+  o.listeners.push_back(std::make_shared<manual_recovery>());
+  o.max_bgerror_resume_count = 0;
+  // Every write is synced before it is acknowledged, so a torn record at the tail of
+  // a WAL is a write nobody was told about (a crash mid-write): dropping it loses
+  // nothing. Damage anywhere else refuses to open rather than silently losing events.
+  o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  // Memory stays bounded whatever the log length: at most two memtables, and one
+  // small block cache that also holds the index blocks (otherwise every open table
+  // pins its index outside any budget).
+  o.write_buffer_size = opts.memtable_bytes;
+  o.max_write_buffer_number = 2;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(opts.block_cache_bytes);
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  o.max_open_files = max_open_files;
+  // Keys arrive in order, so flushed tables never overlap and compaction mostly moves
+  // files down without rewriting them; two background jobs leave the loop a core.
+  o.max_background_jobs = max_background_jobs;
+  o.level_compaction_dynamic_level_bytes = true;
+  // Events are read back only at recovery: cheap compression, everywhere the same so
+  // that moving a table down a level never needs a rewrite.
+  o.compression = rocksdb::kLZ4Compression;
+  // File deletions after flushes happen in the background, not in the synced write.
+  o.avoid_unnecessary_blocking_io = true;
+  o.max_log_file_size = info_log_file_bytes;
+  o.keep_log_file_num = info_log_files_kept;
+  return o;
+}
+
+}  // namespace
+
+const std::error_category& store_category() noexcept {
+  static const store_category_impl category;
+  return category;
+}
+
+std::error_code make_error_code(store_errc e) noexcept {
+  return {static_cast<int>(e), store_category()};
+}
+
+struct rocks_store::impl {
+  impl(const std::filesystem::path& dir, post_function post, options opts)
+      : dir_(dir), post_(std::move(post)), opts_(std::move(opts)) {
+    open();
+  }
+
+  ~impl() {
+    stop();
+    // Every write was synced; a failure to close loses nothing and has no one to tell.
+    db_->Close().PermitUncheckedError();
+  }
+
+  // ---- opening (constructor thread) ----
+
+  [[noreturn]] void fail(std::string_view what) const {
+    throw store_error(fmt::format("data dir {}: {}", dir_.string(), what));
+  }
+
+  void open() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const bool exists = fs::exists(dir_, ec);
+    if (ec) fail(fmt::format("cannot access: {}", ec.message()));
+    if (exists && !fs::is_directory(dir_, ec)) fail("not a directory");
+    const bool fresh = !exists || fs::is_empty(dir_, ec);
+    if (ec) fail(fmt::format("cannot list: {}", ec.message()));
+    // Never create a database among someone else's files.
+    if (!fresh && !fs::exists(dir_ / "CURRENT", ec)) {
+      fail("not a Foyer store (it has files but no RocksDB CURRENT file; "
+           "perhaps its creation was interrupted): move it away or choose another dir");
+    }
+    if (!exists) {
+      fs::create_directories(dir_, ec);
+      if (ec) fail(fmt::format("cannot create: {}", ec.message()));
+    }
+
+    if (opts_.faults) {
+      env_ = rocksdb::NewCompositeEnv(
+          detail::make_fault_file_system(rocksdb::FileSystem::Default(), opts_.faults));
+    }
+    rocksdb::Options o = tuned_options(opts_, env_.get());
+    o.create_if_missing = fresh;
+    rocksdb::DB* raw = nullptr;
+    rocksdb::Status s = rocksdb::DB::Open(o, dir_.string(), &raw);
+    if (!s.ok()) fail(open_failure(s));
+    db_.reset(raw);
+
+    check_version();
+    load_positions();
+  }
+
+  std::string open_failure(const rocksdb::Status& s) const {
+    const std::string text = s.ToString();
+    if (s.IsIOError() && text.find((dir_ / "LOCK").string()) != std::string::npos) {
+      return fmt::format("in use by another Foyer process (RocksDB LOCK held): {}", text);
+    }
+    if (s.IsCorruption()) return fmt::format("corrupt, refusing to start: {}", text);
+    return fmt::format("cannot open the store: {}", text);
+  }
+
+  void check_version() {
+    std::string version;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), slice(version_key), &version);
+    if (s.ok()) {
+      if (version == format_version) return;
+      if (version.starts_with(format_family)) {
+        fail(fmt::format("store format is {}, this build reads only {}", version, format_version));
+      }
+      fail("a RocksDB database that is not a Foyer store (unknown version record)");
+    }
+    if (!s.IsNotFound()) fail(fmt::format("cannot read the version record: {}", s.ToString()));
+
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    it->SeekToFirst();
+    if (!it->status().ok()) fail(fmt::format("cannot read: {}", it->status().ToString()));
+    if (it->Valid()) fail("a RocksDB database that is not a Foyer store (no version record)");
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    s = db_->Put(sync, slice(version_key), slice(format_version));
+    if (!s.ok()) fail(fmt::format("cannot write the version record: {}", s.ToString()));
+  }
+
+  std::optional<stored_snapshot> read_snapshot() const {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), slice(snapshot_key), &value);
+    if (s.IsNotFound()) return std::nullopt;
+    if (!s.ok()) fail(fmt::format("cannot read the snapshot: {}", s.ToString()));
+    if (value.size() < seq_size) fail("corrupt: the snapshot record is truncated");
+    return stored_snapshot{read_be64(value), value.substr(seq_size)};
+  }
+
+  void load_positions() {
+    const std::string lower(1, event_prefix);
+    const std::string upper(1, event_prefix_end);
+    rocksdb::Slice lower_bound(lower), upper_bound(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_lower_bound = &lower_bound;
+    ro.iterate_upper_bound = &upper_bound;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+    it->SeekToLast();
+    if (!it->status().ok()) fail(fmt::format("cannot read the log: {}", it->status().ToString()));
+    std::uint64_t last = 0;
+    if (it->Valid()) {
+      if (it->key().size() != event_key_size) fail("corrupt: malformed event key");
+      last = read_be64(std::string_view(it->key().data() + 1, seq_size));
+    }
+    const auto snapshot = read_snapshot();
+    snapshot_seq_ = snapshot ? snapshot->seq : 0;
+    if (snapshot_seq_ > last) {
+      fail(fmt::format("corrupt: the snapshot covers event {} but the log ends at {}",
+                       snapshot_seq_, last));
+    }
+    next_seq_ = last + 1;
+    last_seq_.store(last, std::memory_order_relaxed);
+  }
+
+  recovered_log recover() {
+    assert(!thread_.joinable());
+    recovered_log log;
+    if (auto snapshot = read_snapshot()) {
+      log.snapshot = std::move(snapshot->state);
+      log.snapshot_seq = snapshot->seq;
+    }
+    const std::string upper(1, event_prefix_end);
+    rocksdb::Slice upper_bound(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_upper_bound = &upper_bound;
+    ro.fill_cache = false;
+    ro.readahead_size = recovery_readahead;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+    log.events.reserve(next_seq_ - 1 - log.snapshot_seq);
+    std::uint64_t expected = log.snapshot_seq + 1;
+    for (it->Seek(event_key(expected)); it->Valid(); it->Next(), ++expected) {
+      const rocksdb::Slice key = it->key();
+      if (key.size() != event_key_size) fail("corrupt: malformed event key");
+      const std::uint64_t seq = read_be64(std::string_view(key.data() + 1, seq_size));
+      if (seq != expected) {
+        fail(fmt::format("corrupt: event {} is missing (the log continues at {})", expected, seq));
+      }
+      log.events.emplace_back(it->value().data(), it->value().size());
+    }
+    if (!it->status().ok()) fail(fmt::format("cannot read the log: {}", it->status().ToString()));
+    assert(expected == next_seq_);
+    return log;
+  }
+
+  // ---- loop thread ----
+
+  void start() {
+    assert(!thread_.joinable());
+    thread_ = std::thread([this] { run(); });
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    if (thread_.joinable()) {
+      wake_.notify_one();
+      thread_.join();
+    } else {
+      run();  // never started: drain the queue here so every completion is still posted
+    }
+  }
+
+  void enqueue(request req) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!stopping_) {
+        queue_.push_back(std::move(req));
+        wake_.notify_one();
+        return;
+      }
+    }
+    const std::error_code stopped = store_errc::stopped;
+    std::visit(
+        [&](auto& r) {
+          using type = std::decay_t<decltype(r)>;
+          if constexpr (std::is_same_v<type, append_request>) {
+            post_([done = std::move(r.done), stopped] { done(stopped, 0); });
+          } else if constexpr (std::is_same_v<type, snapshot_request>) {
+            post_([done = std::move(r.done), stopped] { done(stopped); });
+          } else {
+            post_([done = std::move(r.done), stopped] { done(stopped, {}); });
+          }
+        },
+        req);
+  }
+
+  store_stats stats() const {
+    return {synced_writes_.load(std::memory_order_relaxed),
+            failed_writes_.load(std::memory_order_relaxed),
+            last_seq_.load(std::memory_order_relaxed)};
+  }
+
+  // ---- storage thread ----
+
+  void run() {
+    std::deque<request> work;
+    for (;;) {
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping, and everything queued is done
+        work.swap(queue_);
+      }
+      // Everything that queued up while the previous write synced goes out together.
+      while (!work.empty()) {
+        if (auto* r = std::get_if<read_request>(&work.front())) {
+          serve_read(*r);
+          work.pop_front();
+        } else {
+          commit_writes(work);
+        }
+      }
+    }
+  }
+
+  // Takes the writes at the front of `work` (up to a read or the batch cap) into one
+  // synced WriteBatch, then posts their completions in order.
+  void commit_writes(std::deque<request>& work) {
+    rocksdb::WriteBatch batch;
+    rocksdb::Status built;
+    const auto put = [&](const rocksdb::Slice& key, const rocksdb::Slice& value) {
+      if (built.ok()) built = batch.Put(key, value);
+    };
+    std::vector<staged_write> group;
+    std::uint64_t seq = next_seq_;
+    std::uint64_t snapshot_seq = snapshot_seq_;
+    std::size_t events = 0;
+    while (!work.empty() && !std::holds_alternative<read_request>(work.front())) {
+      if (auto* a = std::get_if<append_request>(&work.front());
+          a && !group.empty() && events + a->events.size() > opts_.max_batch_events) {
+        break;
+      }
+      staged_write staged(std::move(work.front()));
+      work.pop_front();
+      if (auto* a = std::get_if<append_request>(&staged.req)) {
+        staged.first_seq = seq;
+        for (const auto& event : a->events) put(event_key(seq++), event);
+        for (const auto& side : a->side_records) put(side_key(side.key), side.value);
+        events += a->events.size();
+      } else {
+        auto& s = std::get<snapshot_request>(staged.req);
+        // A snapshot may only cover events that are durable by the time it is.
+        if (s.seq >= seq || s.seq < snapshot_seq) {
+          staged.refused = store_errc::bad_snapshot;
+        } else {
+          std::string value(seq_size, '\0');
+          put_be64(reinterpret_cast<std::uint8_t*>(value.data()), s.seq);
+          value += s.state;
+          put(slice(snapshot_key), value);
+          snapshot_seq = s.seq;
+        }
+      }
+      group.push_back(std::move(staged));
+    }
+
+    std::error_code ec = to_error_code(built);
+    if (!ec && batch.Count() > 0) ec = write(batch);
+    if (!ec) {
+      // A failed batch consumes no seqs: nothing of it is durable, the next one reuses them.
+      next_seq_ = seq;
+      snapshot_seq_ = snapshot_seq;
+      last_seq_.store(seq - 1, std::memory_order_relaxed);
+    }
+    for (auto& staged : group) {
+      if (auto* a = std::get_if<append_request>(&staged.req)) {
+        post_([done = std::move(a->done), ec, first = ec ? 0 : staged.first_seq] {
+          done(ec, first);
+        });
+      } else {
+        auto& s = std::get<snapshot_request>(staged.req);
+        post_([done = std::move(s.done), ec = staged.refused ? staged.refused : ec] { done(ec); });
+      }
+    }
+  }
+
+  std::error_code write(rocksdb::WriteBatch& batch) {
+    if (opts_.sync_delay.count() > 0) std::this_thread::sleep_for(opts_.sync_delay);
+    // After a failed write RocksDB may hold a background error and refuse every write
+    // until resumed; resuming also retires the WAL the failed write may have touched.
+    if (resume_needed_) {
+      rocksdb::Status s = db_->Resume();
+      if (!s.ok()) {
+        failed_writes_.fetch_add(1, std::memory_order_relaxed);
+        return to_error_code(s);
+      }
+      resume_needed_ = false;
+    }
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    rocksdb::Status s = db_->Write(wo, &batch);
+    if (!s.ok()) {
+      resume_needed_ = true;
+      failed_writes_.fetch_add(1, std::memory_order_relaxed);
+      return to_error_code(s);
+    }
+    synced_writes_.fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+
+  void serve_read(read_request& r) {
+    std::vector<std::string> keys;
+    keys.reserve(r.keys.size());
+    for (const auto& key : r.keys) keys.push_back(side_key(key));
+    std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+    std::vector<std::string> found;
+    const std::vector<rocksdb::Status> statuses =
+        db_->MultiGet(rocksdb::ReadOptions(), slices, &found);
+    std::error_code ec;
+    std::vector<std::optional<std::string>> values;
+    values.reserve(keys.size());
+    for (std::size_t i = 0; i < statuses.size(); ++i) {
+      if (statuses[i].ok()) {
+        values.emplace_back(std::move(found[i]));
+      } else if (statuses[i].IsNotFound()) {
+        values.emplace_back(std::nullopt);
+      } else {
+        ec = to_error_code(statuses[i]);
+        values.clear();
+        break;
+      }
+    }
+    post_([done = std::move(r.done), ec, values = std::move(values)]() mutable {
+      done(ec, std::move(values));
+    });
+  }
+
+  const std::filesystem::path dir_;
+  const post_function post_;
+  const options opts_;
+  std::unique_ptr<rocksdb::Env> env_;  // the fault-injecting env, if any; outlives db_
+  std::unique_ptr<rocksdb::DB> db_;
+
+  // Storage-thread state (the constructing thread's until start()).
+  std::uint64_t next_seq_ = 1;
+  std::uint64_t snapshot_seq_ = 0;
+  bool resume_needed_ = false;
+
+  std::atomic<std::uint64_t> synced_writes_{0};
+  std::atomic<std::uint64_t> failed_writes_{0};
+  std::atomic<std::uint64_t> last_seq_{0};
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<request> queue_;  // guarded by mutex_
+  bool stopping_ = false;      // guarded by mutex_
+  std::thread thread_;
+};
+
+rocks_store::rocks_store(const std::filesystem::path& dir, post_function post, options opts)
+    : impl_(std::make_unique<impl>(dir, std::move(post), std::move(opts))) {}
+
+rocks_store::~rocks_store() = default;
+
+recovered_log rocks_store::recover() { return impl_->recover(); }
+void rocks_store::start() { impl_->start(); }
+void rocks_store::stop() { impl_->stop(); }
+
+void rocks_store::append(std::vector<std::string> events, std::vector<side_record> side_records,
+                         durable_handler done) {
+  impl_->enqueue(append_request{std::move(events), std::move(side_records), std::move(done)});
+}
+
+void rocks_store::save_snapshot(std::uint64_t seq, std::string state, done_handler done) {
+  impl_->enqueue(snapshot_request{seq, std::move(state), std::move(done)});
+}
+
+void rocks_store::read(std::vector<std::string> keys, read_handler done) {
+  impl_->enqueue(read_request{std::move(keys), std::move(done)});
+}
+
+store_stats rocks_store::stats() const { return impl_->stats(); }
+
+}  // namespace foyer::store

@@ -1,0 +1,114 @@
+#pragma once
+// The durable event store on RocksDB: one storage thread owns the database and
+// group-commits every queued write as one synced WriteBatch.
+//
+// Threading: construct, recover(), start() and stop() on the thread that will run the
+// event loop, before (construct, recover, start) or after (stop) the loop runs them
+// concurrently with nothing; append/save_snapshot/read on the loop thread only (see
+// foyer/store.hpp). stats() from any thread. Completions are handed to `post`, which
+// must be safe to call from the storage thread.
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <system_error>
+
+#include "foyer/store.hpp"
+
+namespace foyer::store {
+
+// The data dir cannot be used: corrupt, unreadable, locked by another process,
+// not a Foyer store, or written by another format version. The message names the
+// dir and the cause; the server must not start.
+class store_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Why a write or read failed. Each value compares equal to the matching std::errc
+// condition (no_space == std::errc::no_space_on_device, ...).
+enum class store_errc {
+  no_space = 1,  // the device is full; writes succeed again once space is freed
+  io_error,      // any other I/O failure of the device
+  corruption,    // a checksum or format check failed while reading
+  busy,          // RocksDB refused for now (busy, timed out, try again)
+  stopped,       // the call came after stop()
+  bad_snapshot,  // seq beyond the durable log, or older than the newest snapshot
+  internal,      // any other RocksDB status (a bug on one side or the other)
+};
+
+const std::error_category& store_category() noexcept;
+std::error_code make_error_code(store_errc e) noexcept;
+
+// Test hook shared with the store: while disk_full is set, every file write and sync
+// the store makes fails with ENOSPC, as on a full device.
+struct fault_injection {
+  std::atomic<bool> disk_full{false};
+};
+
+struct options {
+  // Most events in one synced write; bounds the latency a group commit adds.
+  // Default: 8192.
+  std::size_t max_batch_events = 8192;
+  // Test hook: the storage thread sleeps this long before each synced write, as a
+  // slow fsync would. Default: 0 (no delay).
+  std::chrono::milliseconds sync_delay{0};
+  // Size of one memtable; at most two exist, so this bounds unflushed memory.
+  // Default: 16 MiB.
+  std::size_t memtable_bytes = std::size_t{16} << 20;
+  // Block cache for reads (recovery, side records), index blocks included.
+  // Default: 8 MiB.
+  std::size_t block_cache_bytes = std::size_t{8} << 20;
+  // Test hook: simulated device faults. Default: none.
+  std::shared_ptr<fault_injection> faults;
+};
+
+struct store_stats {
+  std::uint64_t synced_writes = 0;  // successful synced WriteBatches
+  std::uint64_t failed_writes = 0;  // write attempts (or resumes) that failed
+  std::uint64_t last_seq = 0;       // seq of the newest durable event (0: none)
+};
+
+class rocks_store final : public event_store {
+ public:
+  using post_function = std::function<void(std::function<void()>)>;
+
+  // Opens the store in `dir`, creating it if `dir` is missing or empty.
+  // Throws store_error when the dir cannot be used (see above).
+  rocks_store(const std::filesystem::path& dir, post_function post, options opts = {});
+  // Stops (see stop()) if still running.
+  ~rocks_store() override;
+  rocks_store(const rocks_store&) = delete;
+  rocks_store& operator=(const rocks_store&) = delete;
+
+  // The newest snapshot and every event after it, in order. Call once, before
+  // start(). Throws store_error on a corrupt log (checksum failure, missing event).
+  recovered_log recover();
+
+  // Starts the storage thread; calls made before it wait in the queue.
+  void start();
+  // Finishes every queued call (their completions are still posted), then joins the
+  // storage thread. Later calls complete with store_errc::stopped. Idempotent.
+  void stop();
+
+  void append(std::vector<std::string> events, std::vector<side_record> side_records,
+              durable_handler done) override;
+  void save_snapshot(std::uint64_t seq, std::string state, done_handler done) override;
+  void read(std::vector<std::string> keys, read_handler done) override;
+
+  store_stats stats() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace foyer::store
+
+template <>
+struct std::is_error_code_enum<foyer::store::store_errc> : std::true_type {};

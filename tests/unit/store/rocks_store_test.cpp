@@ -1,0 +1,503 @@
+#include "store/rocks_store.hpp"
+
+#include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <rocksdb/db.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "core/bytes.hpp"
+#include "support/memory_store.hpp"
+#include "support/run_loop.hpp"
+
+using namespace foyer;
+using foyer::store::rocks_store;
+using foyer::store::store_errc;
+using foyer::store::store_error;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory per test, removed afterwards.
+struct temp_dir {
+  temp_dir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("foyer-store-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(path);
+  }
+  ~temp_dir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+
+  fs::path path;
+};
+
+struct append_result {
+  std::error_code ec;
+  std::uint64_t first_seq = 0;
+};
+
+struct read_result {
+  std::error_code ec;
+  std::vector<std::optional<std::string>> values;
+};
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  REQUIRE(out.good());
+}
+
+std::string event_key(std::uint64_t seq) {
+  std::string key(9, 'e');
+  put_be64(reinterpret_cast<std::uint8_t*>(key.data() + 1), seq);
+  return key;
+}
+
+// Opens the store's RocksDB directly, to inspect or damage what the store wrote.
+std::unique_ptr<rocksdb::DB> open_raw(const fs::path& dir, bool create = false) {
+  rocksdb::Options options;
+  options.create_if_missing = create;
+  rocksdb::DB* db = nullptr;
+  const rocksdb::Status s = rocksdb::DB::Open(options, dir.string(), &db);
+  REQUIRE(s.ok());
+  return std::unique_ptr<rocksdb::DB>(db);
+}
+
+// The first line of the store_error the constructor throws, or "" if it opens.
+std::string open_error(const fs::path& dir, test::run_loop& loop) {
+  try {
+    rocks_store store(dir, loop.poster());
+  } catch (const store_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct store_fixture {
+  std::unique_ptr<rocks_store> open(store::options opts = {}) {
+    auto s = std::make_unique<rocks_store>(dir.path, loop.poster(), std::move(opts));
+    return s;
+  }
+
+  // Opens, recovers and starts, as the server does.
+  std::unique_ptr<rocks_store> open_started(recovered_log* log = nullptr,
+                                            store::options opts = {}) {
+    auto s = open(std::move(opts));
+    recovered_log recovered = s->recover();
+    if (log != nullptr) *log = std::move(recovered);
+    s->start();
+    return s;
+  }
+
+  append_result append(event_store& s, std::vector<std::string> events,
+                       std::vector<side_record> side = {}) {
+    std::optional<append_result> result;
+    s.append(std::move(events), std::move(side),
+             [&](std::error_code ec, std::uint64_t first) { result = append_result{ec, first}; });
+    REQUIRE(loop.run_until([&] { return result.has_value(); }));
+    return *result;
+  }
+
+  std::error_code snapshot(event_store& s, std::uint64_t seq, std::string state) {
+    std::optional<std::error_code> result;
+    s.save_snapshot(seq, std::move(state), [&](std::error_code ec) { result = ec; });
+    REQUIRE(loop.run_until([&] { return result.has_value(); }));
+    return *result;
+  }
+
+  read_result read(event_store& s, std::vector<std::string> keys) {
+    std::optional<read_result> result;
+    s.read(std::move(keys), [&](std::error_code ec, std::vector<std::optional<std::string>> v) {
+      result = read_result{ec, std::move(v)};
+    });
+    REQUIRE(loop.run_until([&] { return result.has_value(); }));
+    return *result;
+  }
+
+  recovered_log reopen_and_recover() {
+    rocks_store s(dir.path, loop.poster());
+    return s.recover();
+  }
+
+  temp_dir dir;
+  test::run_loop loop;
+};
+
+using strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE_METHOD(store_fixture, "a new store recovers an empty log") {
+  auto s = open();
+  const recovered_log log = s->recover();
+  CHECK_FALSE(log.snapshot);
+  CHECK(log.snapshot_seq == 0);
+  CHECK(log.events.empty());
+  CHECK(s->stats().last_seq == 0);
+}
+
+TEST_CASE_METHOD(store_fixture, "appended events and side records survive a reopen") {
+  {
+    auto s = open_started();
+    auto first = append(*s, {"a", "b"}, {{"k1", "v1"}});
+    CHECK_FALSE(first.ec);
+    CHECK(first.first_seq == 1);
+    auto second = append(*s, {"c"});
+    CHECK_FALSE(second.ec);
+    CHECK(second.first_seq == 3);
+    CHECK(s->stats().last_seq == 3);
+    s->stop();
+  }
+  recovered_log log;
+  auto s = open_started(&log);
+  CHECK(log.events == strings{"a", "b", "c"});
+  CHECK_FALSE(log.snapshot);
+  auto values = read(*s, {"k1", "missing"});
+  CHECK_FALSE(values.ec);
+  REQUIRE(values.values.size() == 2);
+  CHECK(values.values[0] == "v1");
+  CHECK_FALSE(values.values[1]);
+  // The seqs continue where the previous run stopped.
+  CHECK(append(*s, {"d"}).first_seq == 4);
+}
+
+TEST_CASE_METHOD(store_fixture, "seqs are contiguous and completions run in call order") {
+  auto s = open_started();
+  std::vector<int> order;
+  std::vector<std::uint64_t> firsts;
+  std::uint64_t expected_first = 1;
+  std::vector<std::uint64_t> expected_firsts;
+  for (int i = 0; i < 50; ++i) {
+    strings events(static_cast<std::size_t>(i % 4), "event-" + std::to_string(i));
+    expected_firsts.push_back(expected_first);
+    expected_first += events.size();
+    s->append(std::move(events), {}, [&, i](std::error_code ec, std::uint64_t first) {
+      CHECK_FALSE(ec);
+      order.push_back(i);
+      firsts.push_back(first);
+    });
+    if (i % 10 == 0) {
+      s->read({"nothing"}, [&order](std::error_code ec, auto) {
+        CHECK_FALSE(ec);
+        order.push_back(-1);
+      });
+    }
+  }
+  REQUIRE(loop.run_until([&] { return firsts.size() == 50; }));
+  CHECK(firsts == expected_firsts);
+  std::vector<int> expected_order;
+  for (int i = 0; i < 50; ++i) {
+    expected_order.push_back(i);
+    if (i % 10 == 0) expected_order.push_back(-1);
+  }
+  CHECK(order == expected_order);
+  CHECK(s->stats().last_seq == expected_first - 1);
+}
+
+TEST_CASE_METHOD(store_fixture, "queued appends share one synced write, up to the batch cap") {
+  store::options opts;
+  opts.max_batch_events = 50;
+  auto s = open(opts);
+  int done = 0;
+  // Queued before start, so the storage thread finds all 200 at once.
+  for (int i = 0; i < 200; ++i) {
+    s->append({"e" + std::to_string(i)}, {}, [&done, i](std::error_code ec, std::uint64_t first) {
+      CHECK_FALSE(ec);
+      CHECK(first == static_cast<std::uint64_t>(i) + 1);
+      ++done;
+    });
+  }
+  s->start();
+  REQUIRE(loop.run_until([&] { return done == 200; }));
+  CHECK(s->stats().synced_writes == 4);
+}
+
+TEST_CASE_METHOD(store_fixture, "appends made while a write syncs are grouped into the next") {
+  store::options opts;
+  opts.sync_delay = std::chrono::milliseconds(20);
+  auto s = open_started(nullptr, opts);
+  constexpr int appends = 200;
+  int done = 0;
+  for (int i = 0; i < appends; ++i) {
+    s->append({"e"}, {}, [&done](std::error_code ec, std::uint64_t) {
+      CHECK_FALSE(ec);
+      ++done;
+    });
+  }
+  REQUIRE(loop.run_until([&] { return done == appends; }));
+  // Enqueueing 200 appends takes far less than one 20 ms sync.
+  CHECK(s->stats().synced_writes < 10);
+  CHECK(s->stats().last_seq == appends);
+}
+
+TEST_CASE_METHOD(store_fixture, "recovery loads the newest snapshot and replays only the tail") {
+  {
+    auto s = open_started();
+    append(*s, {"e1", "e2", "e3"});
+    CHECK_FALSE(snapshot(*s, 2, "state@2"));
+    append(*s, {"e4"});
+    CHECK_FALSE(snapshot(*s, 3, "state@3"));
+    append(*s, {"e5", "e6"});
+  }
+  recovered_log log = reopen_and_recover();
+  CHECK(log.snapshot == "state@3");
+  CHECK(log.snapshot_seq == 3);
+  CHECK(log.events == strings{"e4", "e5", "e6"});
+
+  // The events the snapshot covers are kept: the log is the audit trail.
+  auto db = open_raw(dir.path);
+  std::string value;
+  CHECK(db->Get(rocksdb::ReadOptions(), event_key(1), &value).ok());
+  CHECK(value == "e1");
+}
+
+TEST_CASE_METHOD(store_fixture, "a snapshot must lie within the durable log and not go back") {
+  auto s = open_started();
+  append(*s, {"e1", "e2"});
+  CHECK(snapshot(*s, 3, "ahead") == store_errc::bad_snapshot);
+  CHECK_FALSE(snapshot(*s, 2, "state@2"));
+  CHECK(snapshot(*s, 1, "older") == store_errc::bad_snapshot);
+  CHECK(snapshot(*s, 1, "older") == std::errc::invalid_argument);
+  CHECK_FALSE(snapshot(*s, 2, "again@2"));
+  s->stop();
+  s.reset();
+  const recovered_log log = reopen_and_recover();
+  CHECK(log.snapshot == "again@2");
+  CHECK(log.events.empty());
+}
+
+TEST_CASE_METHOD(store_fixture, "a snapshot may cover appends queued before it in the same write") {
+  auto s = open();
+  std::optional<std::error_code> snapshot_result;
+  s->append({"e1", "e2"}, {}, [](std::error_code ec, std::uint64_t) { CHECK_FALSE(ec); });
+  s->save_snapshot(2, "state@2", [&](std::error_code ec) { snapshot_result = ec; });
+  s->start();
+  REQUIRE(loop.run_until([&] { return snapshot_result.has_value(); }));
+  CHECK_FALSE(*snapshot_result);
+  CHECK(s->stats().synced_writes == 1);
+}
+
+TEST_CASE_METHOD(store_fixture, "a read sees the writes queued before it") {
+  auto s = open_started();
+  std::optional<read_result> result;
+  s->append({"e1"}, {{"node/1", "hash1"}}, [](std::error_code ec, std::uint64_t) {
+    CHECK_FALSE(ec);
+  });
+  s->read({"node/1"}, [&](std::error_code ec, std::vector<std::optional<std::string>> v) {
+    result = read_result{ec, std::move(v)};
+  });
+  REQUIRE(loop.run_until([&] { return result.has_value(); }));
+  CHECK_FALSE(result->ec);
+  REQUIRE(result->values.size() == 1);
+  CHECK(result->values[0] == "hash1");
+}
+
+TEST_CASE_METHOD(store_fixture, "stop finishes queued writes; later calls complete as stopped") {
+  auto s = open();
+  int done = 0;
+  for (int i = 0; i < 100; ++i) {
+    s->append({"e"}, {}, [&done](std::error_code ec, std::uint64_t) {
+      CHECK_FALSE(ec);
+      ++done;
+    });
+  }
+  SECTION("after start") { s->start(); }
+  SECTION("never started") {}
+  s->stop();
+  CHECK(loop.run_ready() == 100);
+  CHECK(done == 100);
+
+  std::optional<append_result> late;
+  s->append({"late"}, {}, [&](std::error_code ec, std::uint64_t first) {
+    late = append_result{ec, first};
+  });
+  REQUIRE(loop.run_until([&] { return late.has_value(); }));
+  CHECK(late->ec == store_errc::stopped);
+  std::optional<std::error_code> late_snapshot;
+  s->save_snapshot(1, "x", [&](std::error_code ec) { late_snapshot = ec; });
+  REQUIRE(loop.run_until([&] { return late_snapshot.has_value(); }));
+  CHECK(*late_snapshot == store_errc::stopped);
+  s->stop();  // idempotent
+  s.reset();
+  CHECK(reopen_and_recover().events.size() == 100);
+}
+
+TEST_CASE_METHOD(store_fixture, "a full disk fails the write; seqs are reused once space is back") {
+  auto faults = std::make_shared<store::fault_injection>();
+  store::options opts;
+  opts.faults = faults;
+  {
+    auto s = open_started(nullptr, opts);
+    CHECK(append(*s, {"e1"}).first_seq == 1);
+
+    faults->disk_full = true;
+    auto failed = append(*s, {"lost-a", "lost-b"}, {{"k", "lost"}});
+    CHECK(failed.ec == store_errc::no_space);
+    CHECK(failed.ec == std::errc::no_space_on_device);
+    // Still full: the resume before this write fails too.
+    CHECK(append(*s, {"lost-c"}).ec == std::errc::no_space_on_device);
+    CHECK(s->stats().failed_writes >= 2);
+    CHECK(s->stats().last_seq == 1);
+
+    faults->disk_full = false;
+    auto resumed = append(*s, {"e2"});
+    CHECK_FALSE(resumed.ec);
+    CHECK(resumed.first_seq == 2);
+    auto values = read(*s, {"k"});
+    REQUIRE(values.values.size() == 1);
+    CHECK_FALSE(values.values[0]);
+  }
+  const recovered_log log = reopen_and_recover();
+  CHECK(log.events == strings{"e1", "e2"});
+}
+
+TEST_CASE_METHOD(store_fixture, "a second instance on the same dir is refused") {
+  auto s = open();
+  const std::string message = open_error(dir.path, loop);
+  CHECK_THAT(message, Catch::Contains("in use by another Foyer process"));
+  CHECK_THAT(message, Catch::Contains(dir.path.string()));
+}
+
+TEST_CASE_METHOD(store_fixture, "a dir locked by another process is refused") {
+  open().reset();
+  int ready[2];
+  int release[2];
+  REQUIRE(::pipe(ready) == 0);
+  REQUIRE(::pipe(release) == 0);
+  const std::string lock_path = (dir.path / "LOCK").string();
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Takes the lock the way RocksDB does (fcntl write lock), then waits to be released.
+    const int fd = ::open(lock_path.c_str(), O_RDWR);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    const bool locked = fd >= 0 && ::fcntl(fd, F_SETLK, &lock) == 0;
+    char byte = locked ? '1' : '0';
+    if (::write(ready[1], &byte, 1) != 1) ::_exit(2);
+    if (::read(release[0], &byte, 1) != 1) ::_exit(3);
+    ::_exit(0);
+  }
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  CHECK(byte == '1');
+  const std::string message = open_error(dir.path, loop);
+  CHECK(::write(release[1], "x", 1) == 1);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  for (int fd : {ready[0], ready[1], release[0], release[1]}) ::close(fd);
+  CHECK_THAT(message, Catch::Contains("in use by another Foyer process"));
+  // Once the other process is gone, the store opens.
+  CHECK(open_error(dir.path, loop).empty());
+}
+
+TEST_CASE_METHOD(store_fixture, "a corrupt store is refused with a message naming the dir") {
+  {
+    auto s = open_started();
+    append(*s, {"e1"});
+  }
+  SECTION("garbage over CURRENT") { write_file(dir.path / "CURRENT", "garbage"); }
+  SECTION("garbage over the MANIFEST") {
+    for (const auto& entry : fs::directory_iterator(dir.path)) {
+      if (entry.path().filename().string().starts_with("MANIFEST-")) {
+        write_file(entry.path(), std::string(4096, '\x5a'));
+      }
+    }
+  }
+  const std::string message = open_error(dir.path, loop);
+  CHECK_THAT(message, Catch::Contains(dir.path.string()));
+  CHECK_THAT(message, Catch::Contains("orrupt"));
+}
+
+TEST_CASE_METHOD(store_fixture, "a missing event in the log is refused at recovery") {
+  {
+    auto s = open_started();
+    append(*s, {"e1", "e2", "e3"});
+  }
+  {
+    auto db = open_raw(dir.path);
+    REQUIRE(db->Delete(rocksdb::WriteOptions(), event_key(2)).ok());
+  }
+  auto s = open();
+  CHECK_THROWS_WITH(s->recover(), Catch::Contains("event 2 is missing"));
+}
+
+TEST_CASE_METHOD(store_fixture, "a dir that is not a Foyer store is refused") {
+  SECTION("someone else's files") {
+    fs::create_directories(dir.path);
+    write_file(dir.path / "notes.txt", "hello");
+    CHECK_THAT(open_error(dir.path, loop), Catch::Contains("not a Foyer store"));
+    CHECK(fs::exists(dir.path / "notes.txt"));
+    CHECK_FALSE(fs::exists(dir.path / "CURRENT"));
+  }
+  SECTION("another RocksDB database") {
+    REQUIRE(open_raw(dir.path, /*create=*/true)->Put(rocksdb::WriteOptions(), "k", "v").ok());
+    CHECK_THAT(open_error(dir.path, loop), Catch::Contains("not a Foyer store"));
+  }
+  SECTION("a regular file") {
+    write_file(dir.path, "x");
+    CHECK_THAT(open_error(dir.path, loop), Catch::Contains("not a directory"));
+  }
+}
+
+TEST_CASE_METHOD(store_fixture, "another format version is refused") {
+  open().reset();
+  REQUIRE(open_raw(dir.path)->Put(rocksdb::WriteOptions(), "v", "foyer-event-log/2").ok());
+  const std::string message = open_error(dir.path, loop);
+  CHECK_THAT(message, Catch::Contains("foyer-event-log/2"));
+  CHECK_THAT(message, Catch::Contains("foyer-event-log/1"));
+}
+
+TEST_CASE("store errors compare equal to the generic conditions") {
+  CHECK(std::error_code(store_errc::no_space) == std::errc::no_space_on_device);
+  CHECK(std::error_code(store_errc::io_error) == std::errc::io_error);
+  CHECK(std::error_code(store_errc::stopped) == std::errc::operation_canceled);
+  CHECK(std::error_code(store_errc::corruption) != std::errc::io_error);
+  CHECK(std::error_code(store_errc::no_space).message() == "no space left on the storage device");
+}
+
+TEST_CASE("the memory store keeps the real store's contract") {
+  test::run_loop loop;
+  test::memory_store s(loop.poster());
+  std::vector<std::uint64_t> firsts;
+  std::vector<std::error_code> errors;
+  const auto record = [&](std::error_code ec, std::uint64_t first) {
+    errors.push_back(ec);
+    firsts.push_back(first);
+  };
+  s.append({"e1", "e2"}, {{"k", "v"}}, record);
+  s.fail_next_writes(1);
+  s.append({"lost"}, {{"k", "lost"}}, record);
+  s.append({"e3"}, {}, record);
+  std::optional<std::error_code> snapshot_result;
+  s.save_snapshot(4, "ahead", [&](std::error_code ec) { snapshot_result = ec; });
+  CHECK(loop.run_ready() == 4);
+  CHECK(firsts == std::vector<std::uint64_t>{1, 0, 3});
+  CHECK(errors[1] == std::errc::no_space_on_device);
+  CHECK(*snapshot_result == std::errc::invalid_argument);
+
+  s.save_snapshot(2, "state@2", [&](std::error_code ec) { snapshot_result = ec; });
+  std::optional<std::string> value;
+  s.read({"k"}, [&](std::error_code, std::vector<std::optional<std::string>> v) { value = v[0]; });
+  CHECK(loop.run_ready() == 2);
+  CHECK_FALSE(*snapshot_result);
+  CHECK(value == "v");
+  const recovered_log log = s.recover();
+  CHECK(log.snapshot == "state@2");
+  CHECK(log.snapshot_seq == 2);
+  CHECK(log.events == strings{"e3"});
+}
