@@ -1,0 +1,430 @@
+// The opening lottery, v1 (FAIRNESS.md), for the verify page and any script: seed
+// commitment, key derivation, the permutation π and its inverse, RFC 6962 inclusion
+// proofs and batch-signed lobby receipts. Runs in browsers and in Node 20.
+//
+// Hashes come from WebCrypto when the page has it (secure contexts) and from the
+// pure-JS sha256.js otherwise (plain-HTTP pages); every function takes an optional
+// `{ hashes }` to choose. Ed25519 receipt signatures can only be checked with
+// WebCrypto; without it they are reported as "not checked".
+//
+// Byte arguments accept a Uint8Array or a lowercase hex string. Sizes, indexes and
+// places are BigInts in results and BigInt or safe-integer Numbers in arguments:
+// JS numbers are exact only to 2^53 and their bitwise operators are 32-bit.
+
+import { sha256 as pureSha256, hmacSha256 as pureHmacSha256 } from './sha256.js';
+
+const encoder = new TextEncoder();
+const KEY_DOMAIN = encoder.encode('foyer/lottery/v1/key');
+const ROUND_DOMAIN = encoder.encode('foyer/lottery/v1');
+const RECEIPT_DOMAIN = encoder.encode('foyer/receipt/v1');
+const BATCH_DOMAIN = encoder.encode('foyer/receipt-batch/v1');
+const ROUNDS = 10;
+const LOBBY_SIZE_LIMIT = 1n << 48n;
+const MAX_ROOM_LENGTH = 255;
+const LEAF_PREFIX = Uint8Array.of(0x00);
+const NODE_PREFIX = Uint8Array.of(0x01);
+
+/**
+ * A source of SHA-256 and HMAC-SHA256, and of Ed25519 verification when it has one.
+ * @typedef {object} Hashes
+ * @property {string} name
+ * @property {(bytes: Uint8Array) => Promise<Uint8Array>} sha256
+ * @property {(key: Uint8Array) => Promise<(msg: Uint8Array) => Promise<Uint8Array>>} hmacKey
+ *   Prepares a key once; the returned function MACs one message.
+ * @property {SubtleCrypto | null} subtle For Ed25519; null when absent.
+ */
+
+/**
+ * Hashes from WebCrypto.
+ * @param {SubtleCrypto} subtle
+ * @returns {Hashes}
+ */
+export function webCryptoHashes(subtle = globalThis.crypto.subtle) {
+  return {
+    name: 'webcrypto',
+    subtle,
+    sha256: async (bytes) => new Uint8Array(await subtle.digest('SHA-256', bytes)),
+    hmacKey: async (key) => {
+      const prepared = await subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      return async (msg) => new Uint8Array(await subtle.sign('HMAC', prepared, msg));
+    },
+  };
+}
+
+/**
+ * Hashes from the pure-JS sha256.js, for pages without WebCrypto. No Ed25519.
+ * @type {Hashes}
+ */
+export const pureHashes = {
+  name: 'pure-js',
+  subtle: null,
+  sha256: async (bytes) => pureSha256(bytes),
+  hmacKey: async (key) => async (msg) => pureHmacSha256(key, msg),
+};
+
+/** WebCrypto when this context has it, the pure-JS hashes otherwise. */
+export function defaultHashes() {
+  return globalThis.crypto?.subtle ? webCryptoHashes(globalThis.crypto.subtle) : pureHashes;
+}
+
+/**
+ * @param {string} hex lowercase hex
+ * @returns {Uint8Array}
+ */
+export function fromHex(hex) {
+  if (typeof hex !== 'string' || !/^([0-9a-f]{2})*$/.test(hex)) throw new TypeError('expected lowercase hex');
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
+  return out;
+}
+
+/**
+ * @param {Uint8Array} bytes
+ * @returns {string} lowercase hex
+ */
+export function toHex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function bytesOf(value, length) {
+  const bytes = typeof value === 'string' ? fromHex(value) : value;
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('expected bytes or hex');
+  if (length !== undefined && bytes.length !== length) throw new RangeError(`expected ${length} bytes`);
+  return bytes;
+}
+
+function bigOf(value) {
+  if (typeof value === 'bigint') return value;
+  if (Number.isSafeInteger(value)) return BigInt(value);
+  throw new TypeError('expected a BigInt or a safe integer');
+}
+
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}
+
+function be64(value) {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, value);
+  return out;
+}
+
+function equalBytes(a, b) {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+// ---- commitment and key ----
+
+/**
+ * SHA-256 of the 32 seed bytes: the commitment published before the lobby opens.
+ * @param {Uint8Array|string} seed
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<Uint8Array>}
+ */
+export async function commitmentOf(seed, { hashes = defaultHashes() } = {}) {
+  return hashes.sha256(bytesOf(seed, 32));
+}
+
+/**
+ * Whether SHA-256(seed) equals the published commitment.
+ * @param {Uint8Array|string} seed
+ * @param {Uint8Array|string} commitment
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<boolean>}
+ */
+export async function checkCommitment(seed, commitment, options) {
+  return equalBytes(await commitmentOf(seed, options), bytesOf(commitment, 32));
+}
+
+/**
+ * The lottery key: HMAC-SHA256(seed, "foyer/lottery/v1/key" ‖ lobby root ‖ beacon).
+ * @param {Uint8Array|string} seed
+ * @param {Uint8Array|string} lobbyRoot
+ * @param {Uint8Array|string|null} beacon null or empty when the room has none
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<Uint8Array>}
+ */
+export async function deriveKey(seed, lobbyRoot, beacon, { hashes = defaultHashes() } = {}) {
+  const mac = await hashes.hmacKey(bytesOf(seed, 32));
+  return mac(concat(KEY_DOMAIN, bytesOf(lobbyRoot, 32), beacon == null ? new Uint8Array(0) : bytesOf(beacon)));
+}
+
+// ---- the permutation ----
+
+function bitLength(v) {
+  return v === 0n ? 0 : v.toString(2).length;
+}
+
+async function feistel(key, n, hashes) {
+  const size = bigOf(n);
+  if (size < 1n || size >= LOBBY_SIZE_LIMIT) throw new RangeError('lobby size outside [1, 2^48)');
+  let bits = Math.max(2, bitLength(size - 1n));
+  bits += bits % 2;
+  const half = BigInt(bits / 2);
+  const mask = (1n << half) - 1n;
+  const mac = await hashes.hmacKey(bytesOf(key, 32));
+  const msg = new Uint8Array(ROUND_DOMAIN.length + 1 + 8 + 8);
+  msg.set(ROUND_DOMAIN);
+  const view = new DataView(msg.buffer);
+  view.setBigUint64(ROUND_DOMAIN.length + 1, size);
+  const round = async (r, v) => {
+    msg[ROUND_DOMAIN.length] = r;
+    view.setBigUint64(ROUND_DOMAIN.length + 9, v);
+    const out = await mac(msg);
+    return new DataView(out.buffer, out.byteOffset, out.byteLength).getBigUint64(0) & mask;
+  };
+  const encrypt = async (x) => {
+    let left = x >> half;
+    let right = x & mask;
+    for (let r = 0; r < ROUNDS; r++) [left, right] = [right, left ^ (await round(r, right))];
+    return (left << half) | right;
+  };
+  const decrypt = async (y) => {
+    let left = y >> half;
+    let right = y & mask;
+    for (let r = ROUNDS - 1; r >= 0; r--) [left, right] = [right ^ (await round(r, left)), left];
+    return (left << half) | right;
+  };
+  // Cycle walking: apply the Feistel network until the value lands inside [0, n).
+  const walk = async (step, start) => {
+    const x = bigOf(start);
+    if (x < 0n || x >= size) throw new RangeError('index or place outside the lobby');
+    if (size === 1n) return 0n;
+    let y = await step(x);
+    while (y >= size) y = await step(y);
+    return y;
+  };
+  return { place: (index) => walk(encrypt, index), holder: (place) => walk(decrypt, place) };
+}
+
+/**
+ * π(index): the place of lobby index `index` in a lobby of n.
+ * @param {Uint8Array|string} key the lottery key
+ * @param {bigint|number} n lobby size, 1 ≤ n < 2^48
+ * @param {bigint|number} index 0 ≤ index < n
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<bigint>}
+ */
+export async function place(key, n, index, { hashes = defaultHashes() } = {}) {
+  return (await feistel(key, n, hashes)).place(index);
+}
+
+/**
+ * π⁻¹(p): the lobby index that holds place p in a lobby of n.
+ * @param {Uint8Array|string} key
+ * @param {bigint|number} n
+ * @param {bigint|number} p 0 ≤ p < n
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<bigint>}
+ */
+export async function holder(key, n, p, { hashes = defaultHashes() } = {}) {
+  return (await feistel(key, n, hashes)).holder(p);
+}
+
+// ---- Merkle trees (RFC 6962) ----
+
+/**
+ * SHA-256(0x00 ‖ data).
+ * @param {Uint8Array|string} data
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<Uint8Array>}
+ */
+export async function leafHash(data, { hashes = defaultHashes() } = {}) {
+  return hashes.sha256(concat(LEAF_PREFIX, bytesOf(data)));
+}
+
+/**
+ * SHA-256(0x01 ‖ left ‖ right).
+ * @param {Uint8Array|string} left
+ * @param {Uint8Array|string} right
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<Uint8Array>}
+ */
+export async function nodeHash(left, right, { hashes = defaultHashes() } = {}) {
+  return hashes.sha256(concat(NODE_PREFIX, bytesOf(left, 32), bytesOf(right, 32)));
+}
+
+/**
+ * The root an audit path leads to (RFC 9162 §2.1.3.2), or null if the path cannot
+ * belong to leaf `index` of a tree of `size` leaves.
+ * @param {Uint8Array|string} leaf the leaf hash
+ * @param {bigint|number} index
+ * @param {bigint|number} size
+ * @param {Array<Uint8Array|string>} path nearest sibling first
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<Uint8Array|null>}
+ */
+export async function rootFromPath(leaf, index, size, path, options) {
+  let fn = bigOf(index);
+  let sn = bigOf(size) - 1n;
+  if (fn < 0n || fn > sn) return null;
+  let hash = bytesOf(leaf, 32);
+  for (const sibling of path) {
+    if (sn === 0n) return null;
+    if ((fn & 1n) === 1n || fn === sn) {
+      hash = await nodeHash(sibling, hash, options);
+      while ((fn & 1n) === 0n && fn !== 0n) {
+        fn >>= 1n;
+        sn >>= 1n;
+      }
+    } else {
+      hash = await nodeHash(hash, sibling, options);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  return sn === 0n ? hash : null;
+}
+
+/**
+ * Whether `path` proves leaf hash `leaf` at `index` in the tree of `size` leaves with `root`.
+ * @param {Uint8Array|string} leaf
+ * @param {bigint|number} index
+ * @param {bigint|number} size
+ * @param {Array<Uint8Array|string>} path
+ * @param {Uint8Array|string} root
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<boolean>}
+ */
+export async function verifyInclusion(leaf, index, size, path, root, options) {
+  const computed = await rootFromPath(leaf, index, size, path, options);
+  return computed !== null && equalBytes(computed, bytesOf(root, 32));
+}
+
+// ---- receipts ----
+
+/**
+ * The signed bytes of a receipt (see src/core/receipt.hpp): "foyer/receipt/v1" ‖ u8
+ * room length ‖ room (UTF-8) ‖ u64be lobby_index ‖ entrant id (16) ‖ u64be joined_at
+ * (unix ms) ‖ commitment (32).
+ * @param {{room: string, lobby_index: number|bigint, entrant_id: string|Uint8Array,
+ *          joined_at: number|bigint, commitment: string|Uint8Array}} receipt as the server returns it
+ * @returns {Uint8Array}
+ */
+export function receiptMessage(receipt) {
+  const room = encoder.encode(receipt.room);
+  if (room.length > MAX_ROOM_LENGTH) throw new RangeError('room id longer than 255 bytes');
+  return concat(RECEIPT_DOMAIN, Uint8Array.of(room.length), room, be64(bigOf(receipt.lobby_index)),
+    bytesOf(receipt.entrant_id, 16), be64(bigOf(receipt.joined_at)), bytesOf(receipt.commitment, 32));
+}
+
+/**
+ * Checks a receipt: its message under the batch root, and the Ed25519 signature of
+ * "foyer/receipt-batch/v1" ‖ batch root by the room's public key.
+ * "not checked" when this context has no WebCrypto Ed25519 (the batch root is still computed).
+ * @param {object} receipt the receipt JSON object
+ * @param {Uint8Array|string} publicKey 32 bytes
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<{status: 'valid'|'invalid'|'not checked', batchRoot: Uint8Array|null}>}
+ */
+export async function verifyReceipt(receipt, publicKey, { hashes = defaultHashes() } = {}) {
+  let batchRoot = null;
+  try {
+    const leaf = await leafHash(receiptMessage(receipt), { hashes });
+    batchRoot = await rootFromPath(leaf, receipt.batch_index, receipt.batch_size, receipt.batch_path, { hashes });
+  } catch {
+    return { status: 'invalid', batchRoot: null };
+  }
+  if (batchRoot === null || receipt.version !== 'v1') return { status: 'invalid', batchRoot };
+  if (!hashes.subtle) return { status: 'not checked', batchRoot };
+  let key;
+  try {
+    key = await hashes.subtle.importKey('raw', bytesOf(publicKey, 32), { name: 'Ed25519' }, false, ['verify']);
+  } catch (error) {
+    if (error?.name === 'NotSupportedError') return { status: 'not checked', batchRoot };
+    return { status: 'invalid', batchRoot };
+  }
+  let signature;
+  try {
+    signature = bytesOf(receipt.signature, 64);
+  } catch {
+    return { status: 'invalid', batchRoot };
+  }
+  const valid = await hashes.subtle.verify({ name: 'Ed25519' }, key, signature, concat(BATCH_DOMAIN, batchRoot));
+  return { status: valid ? 'valid' : 'invalid', batchRoot };
+}
+
+// ---- the whole check, as `foyer lottery verify` does it ----
+
+/**
+ * @typedef {object} Check
+ * @property {string} name
+ * @property {'pass'|'fail'|'skipped'} status
+ * @property {string} detail
+ */
+
+/**
+ * Checks one entrant's draw from what the server published and what they hold:
+ * the seed against the commitment, the receipt's commitment and signature, the
+ * inclusion proof of their entrant id under the lobby root, and the key; then
+ * recomputes their place. `ok` is true when no check failed; a check without its
+ * input (no public key, no proof, no Ed25519 here) is "skipped".
+ * @param {object} input
+ * @param {object} input.lottery GET /api/v1/rooms/{room}/lottery
+ * @param {object} input.receipt the join's receipt
+ * @param {object} [input.proof] GET /api/v1/rooms/{room}/lottery/proof?index=I
+ * @param {string|Uint8Array} [input.publicKey] the room's receipt key; default lottery.receipt_key
+ * @param {{hashes?: Hashes}} [options]
+ * @returns {Promise<{ok: boolean, checks: Check[], key: Uint8Array|null, place: bigint|null}>}
+ */
+export async function verifyEntry({ lottery, receipt, proof, publicKey }, { hashes = defaultHashes() } = {}) {
+  const options = { hashes };
+  const checks = [];
+  const record = (name, status, detail) => checks.push({ name, status, detail });
+  let key = null;
+  let placeValue = null;
+
+  if (lottery.seed == null) {
+    record('commitment', 'fail', 'the seed is not revealed yet');
+  } else if (await checkCommitment(lottery.seed, lottery.commitment, options)) {
+    record('commitment', 'pass', 'SHA-256(seed) equals the published commitment');
+  } else {
+    record('commitment', 'fail', 'SHA-256(seed) differs from the published commitment');
+  }
+
+  if (receipt.commitment === lottery.commitment) {
+    record('receipt commitment', 'pass', 'the receipt carries the published commitment');
+  } else {
+    record('receipt commitment', 'fail', 'the receipt carries another commitment');
+  }
+
+  const receiptKey = publicKey ?? lottery.receipt_key;
+  if (receiptKey == null) {
+    record('receipt signature', 'skipped', 'no public key given');
+  } else {
+    const { status } = await verifyReceipt(receipt, receiptKey, options);
+    if (status === 'valid') record('receipt signature', 'pass', `signed by key ${receipt.kid}`);
+    else if (status === 'invalid') record('receipt signature', 'fail', 'the receipt does not match its signature');
+    else record('receipt signature', 'skipped', 'Ed25519 needs WebCrypto, absent here');
+  }
+
+  if (proof == null) {
+    record('inclusion', 'skipped', 'no proof given');
+  } else if (proof.index !== receipt.lobby_index || proof.entrant_id !== receipt.entrant_id) {
+    record('inclusion', 'fail', 'the proof is for another entrant');
+  } else if (proof.lobby_size !== lottery.lobby_size || proof.lobby_root !== lottery.lobby_root) {
+    record('inclusion', 'fail', 'the proof is for another lobby');
+  } else if (await verifyInclusion(await leafHash(proof.entrant_id, options), proof.index, proof.lobby_size,
+    proof.path, proof.lobby_root, options)) {
+    record('inclusion', 'pass', `entrant ${proof.entrant_id} is leaf ${proof.index} of ${proof.lobby_size}`);
+  } else {
+    record('inclusion', 'fail', 'the proof does not lead to the lobby root');
+  }
+
+  if (lottery.seed == null || lottery.lobby_root == null || lottery.lobby_size == null) {
+    record('key derivation', 'fail', 'the lobby is not closed or the seed not revealed');
+  } else if (!(receipt.lobby_index < lottery.lobby_size)) {
+    record('key derivation', 'fail', 'the lobby index is outside the lobby');
+  } else {
+    key = await deriveKey(lottery.seed, lottery.lobby_root, lottery.beacon, options);
+    placeValue = await place(key, lottery.lobby_size, receipt.lobby_index, options);
+    record('key derivation', 'pass', `key ${toHex(key)}`);
+  }
+  return { ok: checks.every((c) => c.status !== 'fail'), checks, key, place: placeValue };
+}
