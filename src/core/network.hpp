@@ -1,0 +1,80 @@
+#pragma once
+// Client networks for proof-of-work pricing: the /24 or /48 a client joins from,
+// and operator-listed CIDR ranges with fixed extra difficulty.
+//
+// Pure: parses text with inet_pton and touches no socket.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace foyer {
+
+enum class ip_family : std::uint8_t { v4 = 4, v6 = 6 };
+
+// An address as the server saw it. IPv4-mapped IPv6 (::ffff:a.b.c.d) is stored as
+// IPv4, so a dual-stack socket and a plain IPv4 socket price a client alike.
+struct ip_address {
+  ip_family family = ip_family::v4;
+  std::array<std::uint8_t, 16> bytes{};  // network order; IPv4 uses the first 4
+
+  friend bool operator==(const ip_address&, const ip_address&) = default;
+};
+
+// Accepts dotted IPv4 and any RFC 4291 IPv6 text, optionally with a zone suffix
+// ("fe80::1%eth0", dropped). Nothing else: no brackets, no ports.
+std::optional<ip_address> parse_ip(std::string_view text);
+
+// The network a client is counted and priced by: IPv4 /24, IPv6 /48 (one site).
+// Fixed width so it can sit under a MAC as is: byte 0 is the family (4 or 6),
+// bytes 1..6 the prefix, an IPv4 /24 zero-padded.
+struct network_key {
+  static constexpr std::size_t size = 7;
+  std::array<std::uint8_t, size> bytes{};
+
+  friend bool operator==(const network_key&, const network_key&) = default;
+};
+
+network_key network_of(const ip_address& address);
+
+// "203.0.113.0/24" or "2001:db8:1::/48", for logs and metrics.
+std::string to_string(const network_key& key);
+
+struct cidr {
+  ip_address base;  // host bits are zero
+  std::uint8_t prefix_length = 0;
+
+  bool contains(const ip_address& address) const;
+};
+
+// Parses "203.0.113.0/24" or "2001:db8::/32". Throws std::invalid_argument with a
+// message that quotes the text and names the problem (no slash, bad address,
+// prefix out of range, host bits set, IPv4-mapped form). Meant for config loading.
+cidr parse_cidr(std::string_view text);
+
+// Operator-listed networks with fixed extra difficulty bits. The most specific
+// matching range wins, so a narrow entry with 0 bits can exempt part of a wide one.
+class network_rules {
+ public:
+  // Throws std::invalid_argument as parse_cidr does, or when the range is listed twice.
+  void add(std::string_view cidr_text, std::uint32_t extra_bits);
+
+  // 0 when no range matches. Linear in the number of entries (an operator's
+  // short list), no allocation.
+  std::uint32_t extra_bits(const ip_address& address) const;
+
+  std::size_t size() const { return rules_.size(); }
+
+ private:
+  struct rule {
+    cidr range;
+    std::uint32_t extra_bits;
+  };
+  std::vector<rule> rules_;  // most specific first
+};
+
+}  // namespace foyer
