@@ -41,9 +41,9 @@ export function rounds(v, w, from, to) {
   let a = v[0], b = v[1], c = v[2], d = v[3], e = v[4], f = v[5], g = v[6], h = v[7];
   for (let t = from; t < to; t++) {
     const t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) +
-      ((e & f) ^ (~e & g)) + K[t] + w[t]) | 0;
+      (g ^ (e & (f ^ g))) + K[t] + w[t]) | 0;
     const t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) +
-      ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      ((a & b) | (c & (a | b)))) | 0;
     h = g; g = f; f = e; e = (d + t1) | 0;
     d = c; c = b; b = a; a = (t1 + t2) | 0;
   }
