@@ -1,0 +1,262 @@
+#include "app/config.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <regex>
+#include <set>
+
+#include <fmt/core.h>
+#include <toml++/toml.h>
+
+#include "core/network.hpp"
+
+namespace foyer::app {
+namespace {
+
+constexpr std::uint32_t max_rate_per_minute = 10'000'000;
+
+// Reads one TOML table, remembering which keys were used, so that a misspelt key is
+// refused instead of silently ignored.
+class table_reader {
+ public:
+  table_reader(const toml::table& table, std::string where) : table_(table), where_(std::move(where)) {}
+
+  std::string name(std::string_view key) const {
+    return where_.empty() ? std::string(key) : fmt::format("{}.{}", where_, key);
+  }
+
+  [[noreturn]] void fail(std::string_view key, std::string_view problem) const {
+    throw config_error(fmt::format("config: {}: {}", name(key), problem));
+  }
+
+  template <class T>
+  void integer(std::string_view key, T& out, std::int64_t min, std::int64_t max) {
+    const toml::node* node = take(key);
+    if (!node) return;
+    auto v = node->value<std::int64_t>();
+    if (!node->is_integer() || !v || *v < min || *v > max) {
+      fail(key, fmt::format("must be a whole number from {} to {}", min, max));
+    }
+    out = static_cast<T>(*v);
+  }
+
+  void string(std::string_view key, std::string& out) {
+    const toml::node* node = take(key);
+    if (!node) return;
+    if (!node->is_string()) fail(key, "must be a string");
+    out = *node->value<std::string>();
+  }
+
+  void boolean(std::string_view key, bool& out) {
+    const toml::node* node = take(key);
+    if (!node) return;
+    if (!node->is_boolean()) fail(key, "must be true or false");
+    out = *node->value<bool>();
+  }
+
+  const toml::node* take(std::string_view key) {
+    used_.insert(std::string(key));
+    return table_.get(key);
+  }
+
+  void refuse_unknown() const {
+    for (const auto& [key, node] : table_) {
+      if (!used_.contains(std::string(key.str()))) fail(key.str(), "unknown setting");
+    }
+  }
+
+ private:
+  const toml::table& table_;
+  std::string where_;
+  std::set<std::string> used_;
+};
+
+std::optional<std::int64_t> parse_time_ms(const toml::node& node) {
+  if (auto dt = node.as_date_time()) {
+    const auto& v = dt->get();
+    if (!v.offset) return std::nullopt;
+    std::chrono::sys_days day = std::chrono::year_month_day{
+        std::chrono::year{v.date.year}, std::chrono::month{v.date.month}, std::chrono::day{v.date.day}};
+    std::int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(day.time_since_epoch()).count();
+    ms += ((v.time.hour * 60 + v.time.minute) * 60 + v.time.second) * 1000LL + v.time.nanosecond / 1'000'000;
+    ms -= v.offset->minutes * 60'000LL;
+    return ms;
+  }
+  if (auto s = node.value<std::string>()) {
+    // Also accept the RFC 3339 text in a string.
+    try {
+      auto parsed = toml::parse(fmt::format("t = {}", *s));
+      if (const auto* t = parsed.get("t"); t && t->is_date_time()) return parse_time_ms(*t);
+    } catch (const toml::parse_error&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+room_config read_room(const toml::table& table, std::size_t index) {
+  table_reader t(table, fmt::format("rooms[{}]", index));
+  room_config r;
+  t.string("id", r.id);
+  static const std::regex id_pattern("[a-z0-9][a-z0-9_-]{0,63}");
+  if (!std::regex_match(r.id, id_pattern)) {
+    t.fail("id", "must be 1 to 64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit");
+  }
+  r.name = r.id;
+  t.string("name", r.name);
+  t.integer("rate_per_minute", r.rate_per_minute, 1, max_rate_per_minute);
+  t.integer("pass_ttl_seconds", r.pass_ttl_seconds, 10, 7 * 24 * 3600);
+  t.string("target_url", r.target_url);
+  if (r.target_url.empty()) t.fail("target_url", "is required: where admitted visitors are sent");
+  if (const auto* node = t.take("opens_at")) {
+    r.opens_at_ms = parse_time_ms(*node);
+    if (!r.opens_at_ms) t.fail("opens_at", "must be an RFC 3339 date-time with an offset, e.g. 2026-12-01T10:00:00+05:30");
+  }
+  t.integer("lobby_window_seconds", r.lobby_window_seconds, 0, 3600);
+  t.string("beacon_rule", r.beacon_rule);
+  if (!r.beacon_rule.empty() && !r.opens_at_ms) t.fail("beacon_rule", "needs opens_at: only a lottery has a beacon");
+  if (table.contains("stock")) {
+    std::uint64_t stock = 0;
+    t.integer("stock", stock, 0, std::int64_t{1} << 48);
+    r.stock = stock;
+  }
+  t.string("logo_url", r.logo_url);
+  if (!r.logo_url.empty() && !r.logo_url.starts_with("https://") && !r.logo_url.starts_with("/")) {
+    t.fail("logo_url", "must be an https:// URL or a path on this server");
+  }
+  t.string("accent_colour", r.accent_colour);
+  static const std::regex colour_pattern("#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?");
+  if (!r.accent_colour.empty() && !std::regex_match(r.accent_colour, colour_pattern)) {
+    t.fail("accent_colour", "must be a hex colour like #1a5fb4");
+  }
+  t.refuse_unknown();
+  return r;
+}
+
+void read_server(const toml::table& table, config& c) {
+  table_reader t(table, "server");
+  t.string("listen", c.listen);
+  std::string data_dir = c.data_dir.string();
+  t.string("data_dir", data_dir);
+  c.data_dir = data_dir;
+  t.string("issuer", c.api.issuer);
+  t.string("admin_token", c.api.admin_token);
+  if (!c.api.admin_token.empty() && c.api.admin_token.size() < 16) {
+    t.fail("admin_token", "must be at least 16 characters (or empty to turn the admin API off)");
+  }
+  t.boolean("secure_cookies", c.api.secure_cookies);
+  t.integer("max_connections", c.limits.max_connections, 1, 1'000'000);
+  t.integer("max_header_bytes", c.limits.header_limit, 1024, 1 << 20);
+  t.integer("max_body_bytes", c.limits.body_limit, 1024, 1 << 20);
+  std::int64_t header_timeout = c.limits.header_timeout.count();
+  std::int64_t idle_timeout = c.limits.idle_timeout.count();
+  t.integer("header_timeout_ms", header_timeout, 100, 600'000);
+  t.integer("idle_timeout_ms", idle_timeout, 100, 3'600'000);
+  c.limits.header_timeout = std::chrono::milliseconds(header_timeout);
+  c.limits.idle_timeout = std::chrono::milliseconds(idle_timeout);
+  t.refuse_unknown();
+  check_listen(c.listen);
+}
+
+void read_proof_of_work(const toml::table& table, config& c) {
+  table_reader t(table, "proof_of_work");
+  auto& p = c.proof_of_work;
+  t.integer("base_bits", p.base_bits, 0, pow::max_difficulty_bits);
+  t.integer("puzzles", p.puzzles, 1, pow::max_puzzles);
+  t.integer("challenge_ttl_ms", p.challenge_ttl_ms, 1'000, 3'600'000);
+  t.integer("pressure_window_ms", p.pressure_window_ms, 1'000, 3'600'000);
+  t.integer("pressure_threshold", p.pressure_threshold, 1, 1'000'000);
+  t.integer("max_pressure_bits", p.max_pressure_bits, 0, 16);
+  t.integer("tracked_networks", p.tracked_networks, 16, 16'777'216);
+  t.integer("spent_capacity", p.spent_capacity, 1'024, std::int64_t{1} << 30);
+  if (const auto* rules = t.take("network_rules")) {
+    const auto* list = rules->as_array();
+    if (!list) t.fail("network_rules", "must be an array of { cidr = \"...\", extra_bits = N }");
+    std::size_t i = 0;
+    for (const auto& item : *list) {
+      const auto* rule_table = item.as_table();
+      if (!rule_table) t.fail(fmt::format("network_rules[{}]", i), "must be a table { cidr, extra_bits }");
+      table_reader rt(*rule_table, fmt::format("proof_of_work.network_rules[{}]", i));
+      network_rule rule;
+      rt.string("cidr", rule.cidr);
+      rt.integer("extra_bits", rule.extra_bits, 0, pow::max_difficulty_bits);
+      try {
+        parse_cidr(rule.cidr);
+      } catch (const std::exception& e) {
+        rt.fail("cidr", e.what());
+      }
+      rt.refuse_unknown();
+      c.network_rules.push_back(rule);
+      ++i;
+    }
+  }
+  t.refuse_unknown();
+  try {
+    pow::validate(p);
+  } catch (const std::invalid_argument& e) {
+    throw config_error(fmt::format("config: proof_of_work: {}", e.what()));
+  }
+}
+
+}  // namespace
+
+void check_listen(const std::string& listen) {
+  auto colon = listen.rfind(':');
+  unsigned port = 0;
+  auto digits = std::string_view(listen).substr(colon == std::string::npos ? listen.size() : colon + 1);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+  if (colon == std::string::npos || colon == 0 || ec != std::errc() || end != digits.data() + digits.size() ||
+      port > 65535) {
+    throw config_error(fmt::format("config: listen: '{}' is not HOST:PORT (e.g. 127.0.0.1:8080 or [::1]:8080)", listen));
+  }
+}
+
+config default_config() {
+  config c;
+  room_config demo;
+  demo.id = "demo";
+  demo.name = "Demo room";
+  demo.rate_per_minute = 60;
+  demo.target_url = "/welcome";
+  c.rooms.push_back(demo);
+  return c;
+}
+
+config load_config(const std::filesystem::path& path) {
+  config c = default_config();
+  toml::table root;
+  try {
+    root = toml::parse_file(path.string());
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw config_error(fmt::format("config: {}:{}:{}: {}", path.string(), where.line, where.column, e.description()));
+  }
+  table_reader top(root, "");
+  if (const auto* server = top.take("server")) {
+    if (!server->is_table()) top.fail("server", "must be a table");
+    read_server(*server->as_table(), c);
+  }
+  if (const auto* pow_table = top.take("proof_of_work")) {
+    if (!pow_table->is_table()) top.fail("proof_of_work", "must be a table");
+    read_proof_of_work(*pow_table->as_table(), c);
+  }
+  if (const auto* rooms = top.take("rooms")) {
+    const auto* list = rooms->as_array();
+    if (!list || list->empty()) top.fail("rooms", "must be one or more [[rooms]] tables");
+    c.rooms.clear();
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const auto* table = list->get(i)->as_table();
+      if (!table) top.fail(fmt::format("rooms[{}]", i), "must be a table");
+      auto room = read_room(*table, i);
+      if (!ids.insert(room.id).second) {
+        throw config_error(fmt::format("config: rooms[{}].id: '{}' is used by another room", i, room.id));
+      }
+      c.rooms.push_back(std::move(room));
+    }
+  }
+  top.refuse_unknown();
+  return c;
+}
+
+}  // namespace foyer::app

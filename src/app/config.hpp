@@ -1,0 +1,48 @@
+#pragma once
+// Foyer's configuration: built-in defaults, overridden by a TOML file, overridden by
+// command-line flags. Parsed and validated once at start, then passed down by const&.
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/pow.hpp"
+#include "core/room.hpp"
+#include "http/api.hpp"
+#include "http/server.hpp"
+
+namespace foyer::app {
+
+struct network_rule {
+  std::string cidr;
+  std::uint32_t extra_bits = 0;
+};
+
+struct config {
+  std::string listen = "127.0.0.1:8080";           // Default: loopback, port 8080
+  std::filesystem::path data_dir = "foyer-data";   // Default: ./foyer-data
+  http::server_limits limits;                      // Defaults: see http/server.hpp
+  http::api_settings api;                          // Defaults: see http/api.hpp
+  pow::config proof_of_work;                       // Defaults: see core/pow.hpp
+  std::vector<network_rule> network_rules;         // Default: none
+  std::vector<room_config> rooms;                  // Default: one demo room
+};
+
+// A setting that is missing its mark: the message names the key and the problem.
+class config_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The built-in defaults: a demo room admitting 60 visitors a minute.
+config default_config();
+
+// Defaults overridden by the TOML file at `path`. Throws config_error.
+config load_config(const std::filesystem::path& path);
+
+// Throws config_error if an endpoint string is not HOST:PORT.
+void check_listen(const std::string& listen);
+
+}  // namespace foyer::app

@@ -1,0 +1,115 @@
+#include "app/serve.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <fmt/core.h>
+
+#include "app/data_dir.hpp"
+#include "app/keyring.hpp"
+#include "app/ticker.hpp"
+#include "core/journal.hpp"
+#include "core/ticket.hpp"
+#include "http/api.hpp"
+#include "http/server.hpp"
+#include "store/rocks_store.hpp"
+
+namespace foyer::app {
+namespace {
+
+namespace net = boost::asio;
+
+net::ip::tcp::endpoint parse_endpoint(const std::string& listen) {
+  check_listen(listen);
+  auto colon = listen.rfind(':');
+  std::string host = listen.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "localhost") host = "127.0.0.1";
+  boost::system::error_code ec;
+  auto address = net::ip::make_address(host, ec);
+  if (ec) throw config_error(fmt::format("config: listen: '{}' is not an IP address", host));
+  return {address, static_cast<unsigned short>(std::stoi(listen.substr(colon + 1)))};
+}
+
+// Derives independent keys from the one server secret.
+digest subkey(const digest& secret, std::string_view label) { return hmac_sha256(secret, {as_bytes(label)}); }
+
+}  // namespace
+
+int serve(const config& c) {
+  system_clock clock;
+  net::io_context ioc{1};
+  auto endpoint = parse_endpoint(c.listen);
+
+  prepare_data_dir(c.data_dir);
+  auto secret = load_or_create_secret(c.data_dir);
+  auto keys = load_or_create_keyring(c.data_dir, clock.now_ms() / 1000);
+  ticket_codec tickets(subkey(secret, "foyer/ticket-key/v1"));
+
+  store::rocks_store store(c.data_dir / "log", [&ioc](std::function<void()> f) { net::post(ioc, std::move(f)); });
+  journal rooms(store);
+  rooms.recover(store.recover(), c.rooms);
+  store.start();
+
+  // Rooms seen for the first time draw their seed now; it must be durable before the
+  // commitment is published, so the server listens only once every room exists.
+  auto missing = rooms.missing_rooms();
+  std::size_t creating = missing.size();
+  bool create_failed = false;
+  std::unique_ptr<http::server> server;
+  http::api api(rooms, store, tickets, keys, clock, c.api);
+  ticker admissions(ioc, rooms, clock);
+  auto work = net::make_work_guard(ioc);
+
+  auto start_serving = [&] {
+    server = std::make_unique<http::server>(ioc, endpoint, c.limits,
+                                            [&api](http::request& req, const http::peer& who) {
+                                              return api.handle(req, who);
+                                            });
+    server->start();
+    admissions.start();
+    fmt::print("foyer: serving {} room(s) on http://{} (data dir {})\n", c.rooms.size(),
+               c.listen, c.data_dir.string());
+    std::fflush(stdout);
+  };
+
+  for (const auto& room : missing) {
+    room_created e{room.id, random_array<32>(), clock.now_ms()};
+    rooms.submit(e, [&, id = room.id](std::error_code ec, const join_outcome&) {
+      if (ec) {
+        fmt::print(stderr, "foyer: room '{}' could not be created durably: {}\n", id, ec.message());
+        create_failed = true;
+      }
+      if (--creating == 0) {
+        if (create_failed) {
+          ioc.stop();
+        } else {
+          start_serving();
+        }
+      }
+    });
+  }
+  if (missing.empty()) start_serving();
+
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    fmt::print("foyer: stopping: finishing requests in flight\n");
+    admissions.stop();
+    if (!server) {
+      work.reset();
+      return;
+    }
+    server->stop([&] { work.reset(); });
+  });
+
+  ioc.run();
+  // Every write queued so far is finished before the process exits.
+  store.stop();
+  if (create_failed) return 1;
+  fmt::print("foyer: stopped\n");
+  return 0;
+}
+
+}  // namespace foyer::app

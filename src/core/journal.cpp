@@ -1,0 +1,188 @@
+#include "core/journal.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "core/codec.hpp"
+
+namespace foyer {
+namespace {
+
+constexpr std::uint8_t snapshot_format = 1;
+
+template <class... F>
+struct overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+overloaded(F...) -> overloaded<F...>;
+
+}  // namespace
+
+journal::journal(event_store& store, journal_options options) : store_(store), options_(options) {}
+
+std::string journal::lobby_node_key(std::string_view room, unsigned level, std::uint64_t index) {
+  writer w;
+  w.u8('m');
+  w.str(room);
+  w.u8(static_cast<std::uint8_t>(level));
+  w.u64(index);
+  return w.take();
+}
+
+std::string journal::lobby_leaf_key(std::string_view room, std::uint64_t index) {
+  writer w;
+  w.u8('l');
+  w.str(room);
+  w.u64(index);
+  return w.take();
+}
+
+room_config journal::config_for(std::string_view id) const {
+  if (auto it = configured_.find(id); it != configured_.end()) return it->second;
+  room_config unlisted;
+  unlisted.id = id;
+  return unlisted;
+}
+
+const room* journal::find(std::string_view id) const {
+  if (!configured_.contains(id)) return nullptr;
+  auto it = rooms_.find(id);
+  return it == rooms_.end() ? nullptr : &it->second;
+}
+
+room* journal::find(std::string_view id) {
+  return const_cast<room*>(std::as_const(*this).find(id));
+}
+
+std::vector<room_config> journal::missing_rooms() const {
+  std::vector<room_config> missing;
+  for (const auto& [id, config] : configured_) {
+    if (!rooms_.contains(id)) missing.push_back(config);
+  }
+  return missing;
+}
+
+void journal::recover(const recovered_log& log, const std::vector<room_config>& configured) {
+  for (const auto& config : configured) configured_.emplace(config.id, config);
+  if (log.snapshot) decode_snapshot(*log.snapshot);
+  applied_seq_ = log.snapshot_seq;
+  for (const auto& bytes : log.events) {
+    auto e = decode_event(bytes);
+    if (!e) throw std::runtime_error(fmt::format("event {} in the log is not readable", applied_seq_ + 1));
+    apply(*e);
+    ++applied_seq_;
+  }
+  since_snapshot_ = log.events.size();
+  for (auto& [id, r] : rooms_) {
+    if (auto it = configured_.find(id); it != configured_.end()) r.reconfigure(it->second);
+  }
+}
+
+void journal::submit(event e, applied_handler done) {
+  std::vector<std::string> events{encode(e)};
+  auto side = std::exchange(pending_side_, {});
+  store_.append(std::move(events), side,
+                [this, e = std::move(e), side, done = std::move(done)](std::error_code ec, std::uint64_t seq) {
+                  if (ec) {
+                    requeue(side);
+                    done(ec, {});
+                    return;
+                  }
+                  auto outcome = apply(e);
+                  applied_seq_ = seq;
+                  if (++since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) snapshot();
+                  done({}, outcome);
+                });
+}
+
+void journal::requeue(const std::vector<side_record>& side) {
+  ++side_failures_;
+  pending_side_.insert(pending_side_.end(), side.begin(), side.end());
+}
+
+join_outcome journal::apply(const event& e) {
+  return std::visit(
+      overloaded{
+          [&](const room_created& c) -> join_outcome {
+            rooms_.try_emplace(c.room, config_for(c.room), c);
+            return {};
+          },
+          [&](const visitor_joined& j) -> join_outcome {
+            auto it = rooms_.find(j.room);
+            if (it == rooms_.end()) return {};
+            std::vector<merkle::stored_node> nodes;
+            auto outcome = it->second.apply(j, nodes);
+            if (outcome.lobby_index) {
+              pending_side_.push_back({lobby_leaf_key(j.room, *outcome.lobby_index),
+                                       std::string(as_chars(j.entrant))});
+            }
+            for (const auto& n : nodes) {
+              if (n.level == 0) continue;  // leaves are stored as entrant ids
+              pending_side_.push_back(
+                  {lobby_node_key(j.room, n.level, n.index), std::string(as_chars(n.hash))});
+            }
+            return outcome;
+          },
+          [&](const auto& other) -> join_outcome {
+            if (auto it = rooms_.find(other.room); it != rooms_.end()) it->second.apply(other);
+            return {};
+          },
+      },
+      e);
+}
+
+void journal::snapshot() {
+  // Encoded now, at applied_seq_, but saved only once every side record up to here
+  // is durable: no write of side records failed in between. Otherwise replay from
+  // this snapshot would never regenerate the lost ones.
+  snapshot_in_flight_ = true;
+  since_snapshot_ = 0;
+  auto side = std::exchange(pending_side_, {});
+  store_.append({}, side,
+                [this, seq = applied_seq_, failures = side_failures_, state = encode_snapshot(), side](
+                    std::error_code ec, std::uint64_t) mutable {
+                  if (ec) requeue(side);
+                  if (ec || failures != side_failures_) {
+                    snapshot_in_flight_ = false;
+                    return;
+                  }
+                  store_.save_snapshot(seq, std::move(state),
+                                       [this](std::error_code) { snapshot_in_flight_ = false; });
+                });
+}
+
+std::string journal::encode_snapshot() const {
+  writer w;
+  w.u8(snapshot_format);
+  w.u64(rooms_.size());
+  for (const auto& [id, r] : rooms_) {
+    w.str(id);
+    w.str(r.encode_state());
+  }
+  return w.take();
+}
+
+void journal::decode_snapshot(const std::string& bytes) {
+  reader r(bytes);
+  if (r.u8() != snapshot_format) throw std::runtime_error("the snapshot has an unknown format");
+  auto count = r.u64();
+  for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
+    auto id = r.str();
+    auto state = r.str();
+    // The seed is the first field after the format byte: the room is made from it,
+    // then takes the rest of its state.
+    reader seed_reader(state);
+    seed_reader.u8();
+    room_created created{id, seed_reader.raw<32>(), 0};
+    auto [pos, inserted] = rooms_.try_emplace(id, config_for(id), created);
+    if (seed_reader.failed() || !pos->second.decode_state(state)) {
+      throw std::runtime_error(fmt::format("the snapshot's state of room '{}' is not readable", id));
+    }
+  }
+  if (!r.done()) throw std::runtime_error("the snapshot is truncated or has trailing bytes");
+}
+
+}  // namespace foyer

@@ -1,0 +1,34 @@
+#pragma once
+// Writing JSON objects field by field; reading is simdjson's job.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace foyer {
+
+// s as a JSON string literal, quotes included.
+std::string json_quote(std::string_view s);
+
+class json_object {
+ public:
+  json_object& str(std::string_view key, std::string_view value);
+  json_object& num(std::string_view key, std::int64_t value);
+  json_object& num(std::string_view key, std::uint64_t value);
+  json_object& num(std::string_view key, std::uint32_t value) { return num(key, std::uint64_t{value}); }
+  json_object& boolean(std::string_view key, bool value);
+  json_object& null(std::string_view key);
+  // A value that is already JSON text.
+  json_object& raw(std::string_view key, std::string_view json);
+  json_object& opt_str(std::string_view key, const std::optional<std::string>& value);
+  json_object& opt_num(std::string_view key, const std::optional<std::uint64_t>& value);
+  // Closes the object and hands its text over.
+  std::string done();
+
+ private:
+  std::string& field(std::string_view key);
+  std::string out_ = "{";
+};
+
+}  // namespace foyer

@@ -1,0 +1,574 @@
+#include "http/api.hpp"
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http/field.hpp>
+#include <charconv>
+#include <fmt/core.h>
+#include <simdjson.h>
+
+#include "core/json.hpp"
+#include "core/status.hpp"
+
+namespace foyer::http {
+namespace {
+
+namespace bhttp = beast::http;
+using net::use_awaitable;
+
+constexpr std::string_view api_prefix = "/api/v1/rooms";
+constexpr std::string_view admin_prefix = "/api/v1/admin/rooms";
+constexpr std::string_view ticket_cookie = "foyer_ticket";
+constexpr std::int64_t ticket_cookie_max_age_s = 7 * 24 * 3600;
+
+response json_response(const request& req, unsigned status, std::string body) {
+  response res{static_cast<bhttp::status>(status), req.version()};
+  res.set(bhttp::field::content_type, "application/json");
+  res.set(bhttp::field::cache_control, "no-store");
+  res.body() = std::move(body);
+  res.prepare_payload();
+  return res;
+}
+
+response error(const request& req, unsigned status, std::string_view code, std::string_view message) {
+  return json_error(status, code, message, req.version(), req.keep_alive());
+}
+
+response unavailable(const request& req) {
+  auto res = error(req, 503, "storage_unavailable",
+                   "The server could not make this change durable; nothing was recorded. Retry shortly.");
+  res.set(bhttp::field::retry_after, "2");
+  return res;
+}
+
+// Splits "/a/b/c" into {"a","b","c"}; the query string is not part of it.
+std::vector<std::string_view> segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  while (!path.empty()) {
+    if (path.front() == '/') {
+      path.remove_prefix(1);
+      continue;
+    }
+    auto end = path.find('/');
+    out.push_back(path.substr(0, end));
+    path = end == std::string_view::npos ? std::string_view() : path.substr(end);
+  }
+  return out;
+}
+
+std::optional<std::string_view> query_param(std::string_view target, std::string_view name) {
+  auto q = target.find('?');
+  if (q == std::string_view::npos) return std::nullopt;
+  auto query = target.substr(q + 1);
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    auto pair = query.substr(0, amp);
+    auto eq = pair.find('=');
+    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? "" : pair.substr(eq + 1);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> parse_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::string_view> cookie(const request& req, std::string_view name) {
+  for (auto it = req.find(bhttp::field::cookie); it != req.end() && it->name() == bhttp::field::cookie; ++it) {
+    std::string_view all = it->value();
+    while (!all.empty()) {
+      auto semi = all.find(';');
+      auto pair = all.substr(0, semi);
+      while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+      auto eq = pair.find('=');
+      if (eq != std::string_view::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
+      all = semi == std::string_view::npos ? std::string_view() : all.substr(semi + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> bearer(const request& req) {
+  auto it = req.find(bhttp::field::authorization);
+  if (it == req.end()) return std::nullopt;
+  std::string_view v = it->value();
+  constexpr std::string_view scheme = "Bearer ";
+  if (v.size() <= scheme.size() || !v.starts_with(scheme)) return std::nullopt;
+  return v.substr(scheme.size());
+}
+
+std::string hex_or_null(const std::optional<digest>& d) {
+  return d ? json_quote(to_hex(*d)) : "null";
+}
+
+std::int64_t seconds(std::int64_t ms) { return ms / 1000; }
+
+}  // namespace
+
+api::api(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
+         const clock& clock, api_settings settings)
+    : rooms_(rooms),
+      store_(store),
+      tickets_(tickets),
+      keys_(keys),
+      clock_(clock),
+      settings_(std::move(settings)),
+      jitter_state_(static_cast<std::uint64_t>(clock.now_ms()) | 1) {}
+
+double api::jitter() {
+  // xorshift64: poll jitter needs spread, not secrecy.
+  jitter_state_ ^= jitter_state_ << 13;
+  jitter_state_ ^= jitter_state_ >> 7;
+  jitter_state_ ^= jitter_state_ << 17;
+  return static_cast<double>(jitter_state_ >> 11) / static_cast<double>(std::uint64_t{1} << 53);
+}
+
+net::awaitable<response> api::handle(request& req, const peer& who) {
+  response res = co_await route(req, who);
+  add_security_headers(res);
+  co_return res;
+}
+
+net::awaitable<response> api::route(request& req, const peer& who) {
+  std::string_view target = req.target();
+  std::string_view path = target.substr(0, target.find('?'));
+  auto parts = segments(path);
+  bool get = req.method() == bhttp::verb::get || req.method() == bhttp::verb::head;
+  bool post = req.method() == bhttp::verb::post;
+  auto wrong_method = [&](std::string_view allowed) {
+    auto res = error(req, 405, "method_not_allowed", fmt::format("Use {} for this path.", allowed));
+    res.set(bhttp::field::allow, allowed);
+    return res;
+  };
+
+  if (path.starts_with(admin_prefix) || path == "/api/v1/admin") co_return co_await admin(req, path);
+
+  if (parts.size() >= 3 && parts[0] == "api" && parts[1] == "v1" && parts[2] == "rooms") {
+    if (parts.size() == 3) co_return get ? rooms_list(req) : wrong_method("GET");
+    room* r = rooms_.find(parts[3]);
+    if (!r) co_return error(req, 404, "unknown_room", fmt::format("There is no room '{}'.", parts[3]));
+    std::string_view action = parts.size() > 4 ? parts[4] : "";
+    if (parts.size() == 4) co_return get ? room_info(req, *r) : wrong_method("GET");
+    if (parts.size() == 5 && action == "join") {
+      if (!post) co_return wrong_method("POST");
+      co_return co_await join(req, *r);
+    }
+    if (parts.size() == 5 && action == "status") co_return get ? status(req, *r) : wrong_method("GET");
+    if (parts.size() == 5 && action == "frontier") co_return get ? frontier(req, *r) : wrong_method("GET");
+    if (parts.size() == 5 && action == "lottery") co_return get ? lottery(req, *r) : wrong_method("GET");
+    if (parts.size() == 6 && action == "lottery" && parts[5] == "proof") {
+      if (!get) co_return wrong_method("GET");
+      co_return co_await lottery_proof(req, *r);
+    }
+    co_return error(req, 404, "not_found", "No such API path.");
+  }
+  if (path == "/.well-known/jwks.json") co_return get ? jwks(req) : wrong_method("GET");
+  if (path == "/healthz") {
+    co_return get ? json_response(req, 200, R"({"status":"ok"})") : wrong_method("GET");
+  }
+  if (path.starts_with("/api/")) co_return error(req, 404, "not_found", "No such API path.");
+
+  // Pages: the waiting room of a room, the verify page, the console, and their assets.
+  std::string page(path);
+  if (parts.size() == 2 && parts[0] == "r") {
+    if (!rooms_.find(parts[1])) co_return error(req, 404, "unknown_room", fmt::format("There is no room '{}'.", parts[1]));
+    page = "/room.html";
+  } else if (path == "/") {
+    page = "/index.html";
+  } else if (path == "/verify" || path == "/admin" || path == "/welcome") {
+    page = std::string(path) + ".html";
+  }
+  if (!static_files_.contains(page)) co_return error(req, 404, "not_found", "No such page.");
+  if (!get) co_return wrong_method("GET, HEAD");
+  co_return *static_files_.serve(req, page);
+  (void)who;
+}
+
+std::optional<ticket> api::presented_ticket(const request& req, std::string_view room_id,
+                                            response* failure) const {
+  auto text = bearer(req);
+  if (!text) text = cookie(req, ticket_cookie);
+  if (!text) {
+    *failure = error(req, 401, "missing_ticket",
+                     "Send your ticket as 'Authorization: Bearer <ticket>' or the foyer_ticket cookie.");
+    return std::nullopt;
+  }
+  ticket_error why{};
+  auto t = tickets_.decode(*text, &why);
+  if (!t) {
+    *failure = error(req, 401, "invalid_ticket",
+                     why == ticket_error::forged ? "The ticket's signature does not match; it was altered or forged."
+                                                 : "The ticket is malformed or truncated.");
+    return std::nullopt;
+  }
+  if (t->room != room_id) {
+    *failure = error(req, 403, "ticket_for_other_room", fmt::format("This ticket is for room '{}'.", t->room));
+    return std::nullopt;
+  }
+  return t;
+}
+
+net::awaitable<std::tuple<std::error_code, join_outcome>> api::commit(event e) {
+  auto initiate = [this, e = std::move(e)](auto handler) mutable {
+    // std::function needs a copyable callable; the coroutine's handler is move-only.
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    rooms_.submit(std::move(e), [shared](std::error_code ec, const join_outcome& outcome) {
+      (*shared)(std::make_tuple(ec, outcome));
+    });
+  };
+  co_return co_await net::async_initiate<decltype(use_awaitable),
+                                         void(std::tuple<std::error_code, join_outcome>)>(
+      std::move(initiate), use_awaitable);
+}
+
+net::awaitable<receipt::receipt> api::sign_receipt(receipt::receipt_fields fields) {
+  auto initiate = [this, fields = std::move(fields)](auto handler) mutable {
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    // The first receipt of a batch schedules the signing after the completions that
+    // are already queued, so every join made durable by the same write shares it.
+    if (pending_receipts_.empty()) {
+      net::post(net::get_associated_executor(*shared), [this] { sign_pending_receipts(); });
+    }
+    pending_receipts_.push_back({std::move(fields), [shared](receipt::receipt r) { (*shared)(std::move(r)); }});
+  };
+  co_return co_await net::async_initiate<decltype(use_awaitable), void(receipt::receipt)>(
+      std::move(initiate), use_awaitable);
+}
+
+void api::sign_pending_receipts() {
+  auto pending = std::exchange(pending_receipts_, {});
+  std::vector<receipt::receipt_fields> fields;
+  fields.reserve(pending.size());
+  for (auto& p : pending) fields.push_back(p.fields);
+  const auto& key = keys_.active();
+  auto signed_receipts = receipt::sign_batch(std::move(fields), key.secret, key.kid);
+  for (std::size_t i = 0; i < pending.size(); ++i) pending[i].done(std::move(signed_receipts[i]));
+}
+
+net::awaitable<response> api::join(request& req, room& r) {
+  std::string room_id = r.config().id;
+  // One entry per visitor: a visitor who already holds a ticket for this room gets it back.
+  response ignored;
+  if (auto existing = presented_ticket(req, room_id, &ignored)) {
+    auto st = status_of(r, existing->place, clock_.now_ms(), jitter());
+    auto body = json_object()
+                    .str("ticket", tickets_.encode(*existing))
+                    .opt_num("place", existing->place)
+                    .opt_num("position", st.position)
+                    .num("poll_after_ms", st.poll_after_ms)
+                    .boolean("existing", true)
+                    .done();
+    co_return json_response(req, 200, std::move(body));
+  }
+  if (!r.accepts_joins()) {
+    co_return error(req, 410, std::string(to_string(r.state())),
+                    r.state() == room_state::sold_out ? "Everything has been sold; the queue is closed."
+                                                      : "This room is closed to new visitors.");
+  }
+
+  visitor_joined e;
+  e.room = room_id;
+  random_bytes(e.visitor);
+  random_bytes(e.entrant);
+  e.at_ms = clock_.now_ms();
+  auto [ec, outcome] = co_await commit(e);
+  if (ec) co_return unavailable(req);
+  // The room may have been looked up before the suspension; find it again.
+  room* now = rooms_.find(room_id);
+  if (!now) co_return unavailable(req);
+
+  ticket t;
+  t.room = room_id;
+  t.visitor = e.visitor;
+  t.place = outcome.place;
+  t.lobby_index = outcome.lobby_index;
+  if (outcome.lobby_index) t.entrant = e.entrant;
+  t.issued_ms = e.at_ms;
+  std::string ticket_text = tickets_.encode(t);
+  auto st = status_of(*now, t.place, clock_.now_ms(), jitter());
+
+  json_object body;
+  body.str("ticket", ticket_text)
+      .opt_num("place", t.place)
+      .opt_num("position", st.position)
+      .num("poll_after_ms", st.poll_after_ms)
+      .str("visitor_id", to_hex(t.visitor));
+  if (outcome.lobby_index) {
+    receipt::receipt_fields fields{room_id, *outcome.lobby_index, e.entrant,
+                                   static_cast<std::uint64_t>(e.at_ms), now->commitment()};
+    auto receipt = co_await sign_receipt(std::move(fields));
+    body.num("lobby_index", *outcome.lobby_index)
+        .str("entrant_id", to_hex(e.entrant))
+        .raw("receipt", receipt::to_json(receipt));
+    if (auto closes = now->lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  }
+  auto res = json_response(req, 201, body.done());
+  res.set(bhttp::field::set_cookie,
+          fmt::format("{}={}; Path={}/{}; Max-Age={}; HttpOnly; SameSite=Lax{}", ticket_cookie, ticket_text,
+                      api_prefix, room_id, ticket_cookie_max_age_s, settings_.secure_cookies ? "; Secure" : ""));
+  co_return res;
+}
+
+std::string api::pass_for(const room& r, const ticket& t) {
+  std::int64_t now = seconds(clock_.now_ms());
+  pass::claims c;
+  c.issuer = settings_.issuer;
+  c.audience = r.config().id;
+  c.subject = to_hex(t.visitor);
+  c.issued_at = now;
+  c.not_before = now;
+  c.expires_at = now + r.config().pass_ttl_seconds;
+  // One pass id per visitor and room, so a single-use check sees re-issued passes as one.
+  c.jti = to_hex(byte_view(sha256({as_bytes(r.config().id), t.visitor})).first(16));
+  return pass::sign_pass(keys_.active(), c);
+}
+
+response api::status(const request& req, room& r) {
+  response failure;
+  auto t = presented_ticket(req, r.config().id, &failure);
+  if (!t) return failure;
+  std::optional<std::string> reissued;
+  if (!t->place && t->lobby_index) {
+    // After the draw a lobby member's place is computed once and carried in a new
+    // ticket, so that later polls are arithmetic again.
+    if (auto place = r.place_of(*t->lobby_index)) {
+      t->place = place;
+      reissued = tickets_.encode(*t);
+    }
+  }
+  auto st = status_of(r, t->place, clock_.now_ms(), jitter());
+  json_object body;
+  body.str("state", st.state)
+      .opt_num("place", st.place)
+      .num("served", st.served)
+      .opt_num("position", st.position)
+      .opt_num("eta_seconds", st.eta_seconds)
+      .num("poll_after_ms", st.poll_after_ms);
+  if (t->lobby_index) body.num("lobby_index", *t->lobby_index);
+  if (st.state == "lobby") {
+    if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  }
+  if (st.state == "admitted") {
+    body.str("pass", pass_for(r, *t)).str("target_url", r.config().target_url);
+  }
+  if (r.config().stock) {
+    body.num("stock_left", *r.config().stock > r.served() ? *r.config().stock - r.served() : 0);
+  }
+  if (reissued) body.str("ticket", *reissued);
+  auto res = json_response(req, 200, body.done());
+  if (reissued) {
+    res.set(bhttp::field::set_cookie,
+            fmt::format("{}={}; Path={}/{}; Max-Age={}; HttpOnly; SameSite=Lax{}", ticket_cookie, *reissued,
+                        api_prefix, r.config().id, ticket_cookie_max_age_s, settings_.secure_cookies ? "; Secure" : ""));
+  }
+  return res;
+}
+
+response api::room_info(const request& req, const room& r) const {
+  const auto& c = r.config();
+  json_object body;
+  body.str("id", c.id)
+      .str("name", c.name)
+      .str("state", to_string(r.state()))
+      .num("rate_per_minute", c.rate_per_minute)
+      .num("served", r.served())
+      .num("joined", r.joined())
+      .num("waiting", r.joined() - r.served())
+      .num("created_at", seconds(r.created_at_ms()))
+      .str("commitment", to_hex(r.commitment()));
+  if (c.opens_at_ms) body.num("opens_at", seconds(*c.opens_at_ms));
+  if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  if (auto opened = r.opened_at_ms()) body.num("opened_at", seconds(*opened));
+  if (c.stock) body.num("stock", *c.stock);
+  json_object brand;
+  brand.str("name", c.name);
+  if (!c.logo_url.empty()) brand.str("logo_url", c.logo_url);
+  if (!c.accent_colour.empty()) brand.str("accent_colour", c.accent_colour);
+  body.raw("branding", brand.done());
+  return json_response(req, 200, body.done());
+}
+
+response api::frontier(const request& req, const room& r) const {
+  auto body = json_object()
+                  .num("served", r.served())
+                  .str("state", to_string(r.state()))
+                  .num("rate_per_minute", r.config().rate_per_minute)
+                  .num("at", clock_.now_ms())
+                  .done();
+  auto res = json_response(req, 200, std::move(body));
+  // Tiny and the same for everyone: any HTTP cache or CDN can absorb the polling.
+  res.set(bhttp::field::cache_control, "public, max-age=1");
+  return res;
+}
+
+response api::rooms_list(const request& req) const {
+  std::string list = "[";
+  for (const auto& [id, r] : rooms_.rooms()) {
+    if (!rooms_.find(id)) continue;
+    if (list.size() > 1) list += ',';
+    list += json_object().str("id", id).str("name", r.config().name).str("state", to_string(r.state())).done();
+  }
+  list += ']';
+  return json_response(req, 200, json_object().raw("rooms", list).done());
+}
+
+response api::lottery(const request& req, const room& r) const {
+  json_object body;
+  body.str("version", "v1")
+      .str("commitment", to_hex(r.commitment()))
+      .str("state", r.config().opens_at_ms ? to_string(r.state()) : "fifo");
+  if (r.lobby_root()) {
+    body.num("lobby_size", r.lobby_size());
+  } else {
+    body.null("lobby_size");
+  }
+  body.raw("lobby_root", hex_or_null(r.lobby_root()))
+      .opt_str("beacon", r.beacon() ? std::optional(to_hex(as_bytes(*r.beacon()))) : std::nullopt)
+      .raw("seed", hex_or_null(r.revealed_seed()))
+      .str("beacon_rule", r.config().beacon_rule)
+      .str("receipt_key", to_hex(keys_.active().public_key))
+      .str("receipt_kid", keys_.active().kid);
+  if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  auto res = json_response(req, 200, body.done());
+  res.set(bhttp::field::cache_control, "public, max-age=1");
+  return res;
+}
+
+net::awaitable<response> api::lottery_proof(const request& req, const room& r) {
+  auto index_text = query_param(req.target(), "index");
+  auto index = index_text ? parse_u64(*index_text) : std::nullopt;
+  if (!index) co_return error(req, 400, "bad_index", "Give the lobby index as ?index=<number>.");
+  auto root = r.lobby_root();
+  if (!root) co_return error(req, 409, "lobby_open", "Proofs exist once the lobby has closed.");
+  std::uint64_t size = r.lobby_size();
+  if (*index >= size) {
+    co_return error(req, 404, "no_such_entrant", fmt::format("The lobby has {} entrants.", size));
+  }
+  std::string room_id = r.config().id;
+  auto nodes = merkle::audit_path_nodes(*index, size);
+  std::vector<std::string> keys{journal::lobby_leaf_key(room_id, *index)};
+  for (const auto& n : nodes) {
+    keys.push_back(n.level == 0 ? journal::lobby_leaf_key(room_id, n.index)
+                                : journal::lobby_node_key(room_id, n.level, n.index));
+  }
+  auto initiate = [this, keys = std::move(keys)](auto handler) mutable {
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    store_.read(std::move(keys), [shared](std::error_code ec, std::vector<std::optional<std::string>> values) {
+      (*shared)(std::make_tuple(ec, std::move(values)));
+    });
+  };
+  auto [ec, values] = co_await net::async_initiate<
+      decltype(use_awaitable), void(std::tuple<std::error_code, std::vector<std::optional<std::string>>>)>(
+      std::move(initiate), use_awaitable);
+  if (ec) co_return unavailable(req);
+  std::vector<digest> hashes;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& v = values[i + 1];
+    bool leaf = nodes[i].level == 0;
+    if (!v || v->size() != (leaf ? 16u : 32u)) {
+      co_return error(req, 503, "proof_unavailable", "The lobby tree is still being written; retry shortly.");
+    }
+    if (leaf) {
+      hashes.push_back(merkle::leaf_hash(as_bytes(*v)));
+    } else {
+      digest d;
+      std::copy(v->begin(), v->end(), d.begin());
+      hashes.push_back(d);
+    }
+  }
+  if (!values[0] || values[0]->size() != 16) {
+    co_return error(req, 503, "proof_unavailable", "The lobby tree is still being written; retry shortly.");
+  }
+  std::string path = "[";
+  for (const auto& h : merkle::audit_path(*index, size, hashes)) {
+    if (path.size() > 1) path += ',';
+    path += json_quote(to_hex(h));
+  }
+  path += ']';
+  auto body = json_object()
+                  .num("index", *index)
+                  .str("entrant_id", to_hex(as_bytes(*values[0])))
+                  .num("lobby_size", size)
+                  .str("lobby_root", to_hex(*root))
+                  .raw("path", path)
+                  .done();
+  co_return json_response(req, 200, std::move(body));
+}
+
+response api::jwks(const request& req) const {
+  auto res = json_response(req, 200, keys_.jwks_json());
+  res.set(bhttp::field::cache_control, "public, max-age=300");
+  return res;
+}
+
+net::awaitable<response> api::admin(request& req, std::string_view path) {
+  if (settings_.admin_token.empty()) {
+    co_return error(req, 404, "admin_disabled", "The admin API is off: set server.admin_token to enable it.");
+  }
+  auto token = bearer(req);
+  if (!token || !equal_constant_time(as_bytes(*token), as_bytes(settings_.admin_token))) {
+    co_return error(req, 401, "admin_token_required", "Send the admin token as 'Authorization: Bearer <token>'.");
+  }
+  auto parts = segments(path);  // api v1 admin rooms {room} {action}
+  bool post = req.method() == bhttp::verb::post;
+  if (parts.size() == 4) {
+    if (req.method() != bhttp::verb::get) co_return error(req, 405, "method_not_allowed", "Use GET for this path.");
+    std::string list = "[";
+    for (const auto& [id, r] : rooms_.rooms()) {
+      if (!rooms_.find(id)) continue;
+      if (list.size() > 1) list += ',';
+      list += json_object()
+                  .str("id", id)
+                  .str("name", r.config().name)
+                  .str("state", to_string(r.state()))
+                  .num("joined", r.joined())
+                  .num("served", r.served())
+                  .num("waiting", r.joined() - r.served())
+                  .num("lobby_size", r.lobby_size())
+                  .num("rate_per_minute", r.config().rate_per_minute)
+                  .opt_num("stock", r.config().stock)
+                  .boolean("needs_beacon", r.needs_beacon())
+                  .done();
+    }
+    list += ']';
+    co_return json_response(req, 200, json_object().raw("rooms", list).num("at", clock_.now_ms()).done());
+  }
+  if (parts.size() != 6) co_return error(req, 404, "not_found", "No such admin path.");
+  room* r = rooms_.find(parts[4]);
+  if (!r) co_return error(req, 404, "unknown_room", fmt::format("There is no room '{}'.", parts[4]));
+  if (!post) co_return error(req, 405, "method_not_allowed", "Use POST for this path.");
+  std::string room_id = r->config().id;
+  std::string_view action = parts[5];
+  event e;
+  if (action == "close-lobby") {
+    if (r->state() != room_state::lobby) co_return error(req, 409, "not_in_lobby", "The lobby is not open.");
+    e = lobby_closed{room_id, clock_.now_ms()};
+  } else if (action == "beacon") {
+    if (r->state() != room_state::drawing) {
+      co_return error(req, 409, "not_drawing", "A beacon is taken only after the lobby closed and before the draw.");
+    }
+    simdjson::ondemand::parser parser;
+    simdjson::padded_string body(req.body());
+    std::string_view hex;
+    auto doc = parser.iterate(body);
+    if (doc.error() || doc["value"].get_string().get(hex) || !from_hex(hex) || hex.empty() || hex.size() > 1024) {
+      co_return error(req, 400, "bad_beacon", "Send {\"value\": \"<hex bytes of the public random value>\"}.");
+    }
+    auto bytes = *from_hex(hex);
+    e = beacon_supplied{room_id, std::string(as_chars(bytes)), clock_.now_ms()};
+  } else {
+    co_return error(req, 404, "not_found", "No such admin action.");
+  }
+  auto [ec, outcome] = co_await commit(std::move(e));
+  if (ec) co_return unavailable(req);
+  room* now = rooms_.find(room_id);
+  co_return json_response(req, 200, json_object().str("state", to_string(now->state())).done());
+}
+
+}  // namespace foyer::http

@@ -1,0 +1,80 @@
+#pragma once
+// HTTP/1.1 server on Beast: one coroutine per connection, keep-alive, limits, and a
+// graceful stop. Runs on one io_context thread; handlers run there too.
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <memory>
+#include <utility>  // boost/asio/awaitable.hpp uses std::exchange without it
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+namespace foyer::http {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
+using request = beast::http::request<beast::http::string_body>;
+using response = beast::http::response<beast::http::string_body>;
+
+struct peer {
+  net::ip::address address;
+};
+
+using handler = std::function<net::awaitable<response>(request&, const peer&)>;
+
+struct server_limits {
+  // Apply reasonable limits to the size of a request to prevent abuse.
+  std::size_t header_limit = 8 * 1024;  // Default: 8 KiB of request line and headers
+  std::size_t body_limit = 16 * 1024;   // Default: 16 KiB of body
+  // A request must arrive whole this soon after its first byte (slow senders are cut).
+  std::chrono::milliseconds header_timeout{10'000};  // Default: 10 s
+  // A keep-alive connection may wait this long for its next request.
+  std::chrono::milliseconds idle_timeout{60'000};  // Default: 60 s
+  std::size_t max_connections = 10'000;  // Default: 10,000 open connections
+};
+
+// A JSON error body as every error of the API has it.
+response json_error(unsigned status, std::string_view code, std::string_view message,
+                    unsigned version = 11, bool keep_alive = false);
+
+class server {
+ public:
+  server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h);
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
+
+  tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
+  void start();
+  // Stops accepting and closes idle connections; requests in flight finish and are
+  // answered, then their connections close. `on_drained` runs once none is left.
+  void stop(std::function<void()> on_drained);
+
+  std::size_t connections() const { return sessions_.size(); }
+
+ private:
+  struct session_state {
+    beast::tcp_stream* stream = nullptr;
+    bool idle = true;
+  };
+  net::awaitable<void> accept_loop();
+  net::awaitable<void> session(tcp::socket socket);
+  void session_ended(std::list<session_state>::iterator it);
+
+  net::io_context& ioc_;
+  tcp::acceptor acceptor_;
+  server_limits limits_;
+  handler handler_;
+  std::list<session_state> sessions_;
+  bool stopping_ = false;
+  std::function<void()> on_drained_;
+};
+
+}  // namespace foyer::http

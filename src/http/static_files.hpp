@@ -1,0 +1,36 @@
+#pragma once
+// The embedded web front end: content types, ETags, gzip where it pays, and strict
+// security headers. Only paths that name an embedded file are served, so no request
+// path ever reaches the file system.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "http/server.hpp"
+
+namespace foyer::http {
+
+class static_files {
+ public:
+  static_files();
+  // The asset at `path` ("/room.html"), or nullopt if there is none.
+  std::optional<response> serve(const request& req, std::string_view path) const;
+  bool contains(std::string_view path) const { return files_.contains(std::string(path)); }
+
+ private:
+  struct file {
+    std::string_view body;
+    std::string gzipped;  // empty where compression does not pay
+    std::string etag;
+    std::string_view content_type;
+  };
+  std::unordered_map<std::string, file> files_;
+};
+
+// Headers every response of the server carries: no framing, no sniffing, no referrer,
+// and a CSP without inline scripts or third-party origins.
+void add_security_headers(response& res);
+
+}  // namespace foyer::http

@@ -1,0 +1,42 @@
+// foyer: argv -> config -> app.
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "app/config.hpp"
+#include "app/keyring.hpp"
+#include "app/lottery_cli.hpp"
+#include "app/serve.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Foyer: a fair virtual waiting room in one binary."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("foyer ") + FOYER_VERSION);
+
+  std::string config_file, listen, data_dir;
+  auto* serve = app.add_subcommand("serve", "Run the waiting room server.");
+  serve->add_option("--config", config_file, "TOML config file (see config/foyer.toml)")->check(CLI::ExistingFile);
+  serve->add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080)");
+  serve->add_option("--data-dir", data_dir, "Directory for the log, keys and secret (default ./foyer-data)");
+
+  foyer::app::add_keygen_command(app);
+  foyer::app::add_lottery_commands(app);
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (serve->parsed()) {
+    try {
+      auto config = config_file.empty() ? foyer::app::default_config() : foyer::app::load_config(config_file);
+      if (!listen.empty()) {
+        foyer::app::check_listen(listen);
+        config.listen = listen;
+      }
+      if (!data_dir.empty()) config.data_dir = data_dir;
+      return foyer::app::serve(config);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "foyer: {}\n", e.what());
+      return 1;
+    }
+  }
+  return 0;
+}
