@@ -74,7 +74,7 @@ export function defaultHashes() {
 export function fromHex(hex) {
   if (typeof hex !== 'string' || !/^([0-9a-f]{2})*$/.test(hex)) throw new TypeError('expected lowercase hex');
   const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return out;
 }
 
@@ -372,6 +372,7 @@ export async function verifyReceipt(receipt, publicKey, { hashes = defaultHashes
  * @param {string|Uint8Array} [input.publicKey] the room's receipt key; default lottery.receipt_key
  * @param {{hashes?: Hashes}} [options]
  * @returns {Promise<{ok: boolean, checks: Check[], key: Uint8Array|null, place: bigint|null}>}
+ * @throws {TypeError|RangeError} when a published value is not hex of the right length
  */
 export async function verifyEntry({ lottery, receipt, proof, publicKey }, { hashes = defaultHashes() } = {}) {
   const options = { hashes };
