@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/foyer_core_tests_tests-b12d07c.cmake")
-  include("/work/main/build/foyer_core_tests_tests-b12d07c.cmake")
-else()
-  add_test(foyer_core_tests_NOT_BUILT-b12d07c foyer_core_tests_NOT_BUILT-b12d07c)
-endif()
