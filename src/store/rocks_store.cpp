@@ -156,6 +156,7 @@ rocksdb::Options tuned_options(const options& opts, rocksdb::Env* env) {
   rocksdb::Options o;
   if (env != nullptr) o.env = env;
   o.paranoid_checks = true;
+  // One way out of a write error: the storage thread's Resume() (see manual_recovery).
   o.listeners.push_back(std::make_shared<manual_recovery>());
   o.max_bgerror_resume_count = 0;
   // Every write is synced before it is acknowledged, so a torn record at the tail of
@@ -174,11 +175,11 @@ rocksdb::Options tuned_options(const options& opts, rocksdb::Env* env) {
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   o.max_open_files = max_open_files;
   // Keys arrive in order, so flushed tables never overlap and compaction mostly moves
-  // files down without rewriting them; two background jobs leave the loop a core.
+  // files down without rewriting them: one flush and one compaction job suffice, and
+  // leave the CPU to the event loop.
   o.max_background_jobs = max_background_jobs;
   o.level_compaction_dynamic_level_bytes = true;
-  // Events are read back only at recovery: cheap compression, everywhere the same so
-  // that moving a table down a level never needs a rewrite.
+  // Events are read back only at recovery: LZ4 is cheap both ways.
   o.compression = rocksdb::kLZ4Compression;
   // File deletions after flushes happen in the background, not in the synced write.
   o.avoid_unnecessary_blocking_io = true;
@@ -222,7 +223,7 @@ struct rocks_store::impl {
     const bool exists = fs::exists(dir_, ec);
     if (ec) fail(fmt::format("cannot access: {}", ec.message()));
     if (exists && !fs::is_directory(dir_, ec)) fail("not a directory");
-    const bool fresh = !exists || fs::is_empty(dir_, ec);
+    const bool fresh = !exists || holds_nothing(ec);
     if (ec) fail(fmt::format("cannot list: {}", ec.message()));
     // Never create a database among someone else's files.
     if (!fresh && !fs::exists(dir_ / "CURRENT", ec)) {
@@ -247,6 +248,15 @@ struct rocks_store::impl {
 
     check_version();
     load_positions();
+  }
+
+  // True if the dir has no entries but the file system's own lost+found (the root of
+  // a freshly formatted volume, as a container platform hands one out).
+  bool holds_nothing(std::error_code& ec) const {
+    for (std::filesystem::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().filename() != "lost+found") return false;
+    }
+    return true;
   }
 
   std::string open_failure(const rocksdb::Status& s) const {

@@ -436,6 +436,15 @@ TEST_CASE_METHOD(store_fixture, "a missing event in the log is refused at recove
   CHECK_THROWS_WITH(s->recover(), Catch::Contains("event 2 is missing"));
 }
 
+TEST_CASE_METHOD(store_fixture, "a store is created in a fresh volume's root") {
+  fs::create_directories(dir.path / "lost+found");
+  {
+    auto s = open_started();
+    CHECK(append(*s, {"e1"}).first_seq == 1);
+  }
+  CHECK(reopen_and_recover().events == strings{"e1"});
+}
+
 TEST_CASE_METHOD(store_fixture, "a dir that is not a Foyer store is refused") {
   SECTION("someone else's files") {
     fs::create_directories(dir.path);
