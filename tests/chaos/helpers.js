@@ -1,0 +1,221 @@
+// Shared by the chaos tests: crowds of joins, the invariants every chaos test checks,
+// raw sockets, and real faulty storage (a tiny tmpfs, a frozen ext4 on a loop device).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Foyer } from '../lib/foyer.js';
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Work off and no join pressure: the chaos tests join hundreds of times from 127.0.0.1,
+// which would otherwise raise the price past an empty body after 16 joins a minute.
+export function chaosConfig({ rate = 600, server = {}, room = {} } = {}) {
+  return {
+    server,
+    proof_of_work: { base_bits: 0, max_pressure_bits: 0 },
+    rooms: [{ id: 'demo', name: 'Demo', rate_per_minute: rate, target_url: '/welcome', ...room }],
+  };
+}
+
+export async function withFoyer(config, options, fn) {
+  const foyer = new Foyer(config, options);
+  try {
+    await foyer.start();
+    await fn(foyer);
+  } finally {
+    await foyer.cleanup();
+  }
+}
+
+// One join; never throws: a dead server is { status: 0 }.
+export async function tryJoin(foyer) {
+  try {
+    const r = await foyer.join();
+    return { status: r.status, json: r.json, headers: r.headers };
+  } catch (e) {
+    return { status: 0, error: e };
+  }
+}
+
+// `concurrency` visitors join back to back until `until()` says stop. Every 201 is an
+// acknowledged join and lands in `acked` as { ticket, place }.
+export async function crowd(foyer, { concurrency = 16, until, acked, statuses = new Map() }) {
+  const one = async () => {
+    while (!until()) {
+      const r = await tryJoin(foyer);
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      if (r.status === 201) acked.push({ ticket: r.json.ticket, place: r.json.place });
+      else if (r.status === 0) await sleep(5);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, one));
+  return statuses;
+}
+
+export function assertNoPlaceTwice(acked) {
+  const seen = new Map();
+  for (const a of acked) {
+    assert.equal(typeof a.place, 'number', 'every acknowledged join has a place');
+    assert.ok(!seen.has(a.place), `place ${a.place} was issued twice`);
+    seen.set(a.place, a.ticket);
+  }
+}
+
+// Every acknowledged join still holds: its ticket polls, with the same place, and the
+// answer is consistent with admission in place order (admitted exactly when place < served).
+export async function assertAckedHold(foyer, acked, { concurrency = 16 } = {}) {
+  let next = 0;
+  const check = async () => {
+    while (next < acked.length) {
+      const a = acked[next++];
+      const r = await foyer.status(a.ticket);
+      assert.equal(r.status, 200, `acknowledged ticket for place ${a.place} polls: ${r.text}`);
+      assert.equal(r.json.place, a.place, 'the place survived');
+      assertInOrder(r.json);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, check));
+}
+
+export function assertInOrder(st) {
+  if (st.place < st.served) {
+    assert.equal(st.state, 'admitted', `place ${st.place} < served ${st.served} is admitted`);
+    assert.ok(st.pass, 'an admitted visitor gets a pass');
+  } else {
+    assert.notEqual(st.state, 'admitted', `place ${st.place} >= served ${st.served} is not admitted yet`);
+  }
+}
+
+export async function frontier(foyer) {
+  const r = await foyer.request('GET', '/api/v1/rooms/demo/frontier');
+  assert.equal(r.status, 200);
+  return r.json;
+}
+
+export async function roomInfo(foyer) {
+  const r = await foyer.request('GET', '/api/v1/rooms/demo');
+  assert.equal(r.status, 200);
+  return r.json;
+}
+
+// Watches the frontier: served never goes backwards (across restarts too) and never
+// runs ahead of the rate: served <= rate × (time since the first start) + 1.
+export class FrontierWatch {
+  constructor(ratePerMinute, firstStartMs) {
+    this.rate = ratePerMinute;
+    this.t0 = firstStartMs;
+    this.samples = [];
+  }
+
+  record(f) {
+    const last = this.samples.at(-1);
+    if (last) assert.ok(f.served >= last.served, `served went back from ${last.served} to ${f.served}`);
+    const allowed = (this.rate * (f.at - this.t0)) / 60000 + 1;
+    assert.ok(f.served <= allowed, `served ${f.served} ran ahead of the rate (at most ${allowed.toFixed(2)})`);
+    this.samples.push(f);
+    return f;
+  }
+
+  async sample(foyer) {
+    return this.record(await frontier(foyer));
+  }
+
+  get last() {
+    return this.samples.at(-1);
+  }
+}
+
+// A raw TCP exchange: writes `chunks` (strings or Buffers, `gapMs` apart), then reads
+// until the server closes or `timeoutMs` passes. Resolves with what came back and when
+// the server closed (null if it did not).
+export function rawExchange(port, chunks, { gapMs = 0, timeoutMs = 3000 } = {}) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = net.connect(port, '127.0.0.1');
+    const received = [];
+    let closedAfterMs = null;
+    let timer = null;
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text: Buffer.concat(received).toString('latin1'), closedAfterMs });
+    };
+    socket.on('data', (d) => received.push(d));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      closedAfterMs = Date.now() - started;
+      finish();
+    });
+    timer = setTimeout(finish, timeoutMs);
+    socket.on('connect', async () => {
+      for (const c of chunks) {
+        if (socket.destroyed) return;
+        socket.write(c);
+        if (gapMs) await sleep(gapMs);
+      }
+    });
+  });
+}
+
+// Status codes of the responses in a raw HTTP/1.1 byte stream, in order.
+export function statusCodes(text) {
+  return [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+}
+
+export const isRoot = process.getuid?.() === 0;
+export const rootOnly = isRoot ? false : 'needs root to mount a tmpfs and a loop device (CI runs as root)';
+
+function run(cmd, args) {
+  execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+// A tmpfs of `bytes` bytes. Small enough that RocksDB's preallocation of a 17 MiB WAL
+// fails (it is only advisory), so the data dir meets ENOSPC as soon as the device is full.
+export function mountTmpfs(bytes) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'foyer-chaos-tmpfs-'));
+  run('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir]);
+  return { dir, unmount: () => { run('umount', [dir]); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+// Fills the file system holding `dir` with one file until ENOSPC; returns its path.
+export function fillDevice(dir) {
+  const file = path.join(dir, 'filler');
+  const fd = openSync(file, 'w');
+  for (const size of [1 << 20, 4096, 512, 1]) {
+    const chunk = Buffer.alloc(size);
+    try {
+      for (;;) writeSync(fd, chunk);
+    } catch (e) {
+      if (e.code !== 'ENOSPC') throw e;
+    }
+  }
+  closeSync(fd);
+  return file;
+}
+
+// An ext4 file system on a loop device, which, unlike tmpfs, can be frozen: while frozen,
+// every write and fsync to it blocks, as on a storage that stalls.
+export function mountLoopExt4(megabytes) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'foyer-chaos-ext4-'));
+  const image = `${dir}.img`;
+  const mnt = path.join(dir, 'mnt');
+  run('truncate', ['-s', `${megabytes}M`, image]);
+  run('mkfs.ext4', ['-q', '-F', image]);
+  run('mkdir', [mnt]);
+  run('mount', ['-o', 'loop', image, mnt]);
+  let frozen = false;
+  return {
+    dir: mnt,
+    freeze: () => { run('fsfreeze', ['--freeze', mnt]); frozen = true; },
+    thaw: () => { if (frozen) run('fsfreeze', ['--unfreeze', mnt]); frozen = false; },
+    unmount: () => {
+      if (frozen) run('fsfreeze', ['--unfreeze', mnt]);
+      run('umount', [mnt]);
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(image, { force: true });
+    },
+  };
+}
