@@ -145,6 +145,10 @@ void read_server(const toml::table& table, config& c) {
     t.fail("admin_token", "must be at least 16 characters (or empty to turn the admin API off)");
   }
   t.boolean("secure_cookies", c.api.secure_cookies);
+  t.string("account_hint_secret", c.api.account_hint_secret);
+  if (!c.api.account_hint_secret.empty() && c.api.account_hint_secret.size() < 16) {
+    t.fail("account_hint_secret", "must be at least 16 characters (or empty to refuse account hints)");
+  }
   t.integer("max_connections", c.limits.max_connections, 1, 1'000'000);
   t.integer("max_header_bytes", c.limits.header_limit, 1024, 1 << 20);
   t.integer("max_body_bytes", c.limits.body_limit, 1024, 1 << 20);

@@ -24,8 +24,11 @@ constexpr std::string_view secret_file = "secret";
 
 void prepare_data_dir(const std::filesystem::path& dir) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  bool created = std::filesystem::create_directories(dir, ec);
   if (ec) fail(dir, fmt::format("cannot create it: {}", ec.message()));
+  // Keys and the secret live here: only the owner may look inside.
+  if (created) std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);
+  if (ec) fail(dir, fmt::format("cannot restrict its permissions: {}", ec.message()));
   if (!std::filesystem::is_directory(dir)) fail(dir, "exists but is not a directory");
   if (::access(dir.c_str(), R_OK | W_OK | X_OK) != 0) fail(dir, fmt::format("not usable: {}", std::strerror(errno)));
 }

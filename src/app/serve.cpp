@@ -58,7 +58,11 @@ int serve(const config& c) {
   std::size_t creating = missing.size();
   bool create_failed = false;
   std::unique_ptr<http::server> server;
-  http::api api(rooms, store, tickets, keys, clock, c.api);
+  network_rules rules;
+  for (const auto& rule : c.network_rules) rules.add(rule.cidr, rule.extra_bits);
+  http::join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
+                         static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
+  http::api api(rooms, store, tickets, keys, clock, price, c.api);
   ticker admissions(ioc, rooms, clock);
   auto work = net::make_work_guard(ioc);
 
@@ -69,8 +73,11 @@ int serve(const config& c) {
                                             });
     server->start();
     admissions.start();
+    auto bound = server->local_endpoint();
     fmt::print("foyer: serving {} room(s) on http://{} (data dir {})\n", c.rooms.size(),
-               c.listen, c.data_dir.string());
+               bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
+                                       : fmt::format("{}:{}", bound.address().to_string(), bound.port()),
+               c.data_dir.string());
     std::fflush(stdout);
   };
 

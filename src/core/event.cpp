@@ -29,6 +29,8 @@ struct encoder {
     w.raw(e.visitor);
     w.raw(e.entrant);
     w.i64(e.at_ms);
+    w.u8(e.account.has_value());
+    if (e.account) w.raw(*e.account);
   }
   void operator()(const visitors_admitted& e) {
     w.u8(static_cast<std::uint8_t>(tag::visitors_admitted));
@@ -69,6 +71,7 @@ std::optional<event> read_event(reader& r) {
       e.visitor = r.raw<16>();
       e.entrant = r.raw<16>();
       e.at_ms = r.i64();
+      if (r.u8() != 0) e.account = r.raw<16>();
       return e;
     }
     case tag::visitors_admitted: {

@@ -30,6 +30,7 @@ struct visitor_joined {
   id16 visitor{};
   id16 entrant{};
   std::int64_t at_ms = 0;
+  std::optional<id16> account;  // a keyed digest of the site's account id, if the site sent one
 };
 
 // The admission ticker's durable step: the new frontier and the ticker clock it

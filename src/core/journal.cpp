@@ -40,6 +40,42 @@ std::string journal::lobby_leaf_key(std::string_view room, std::uint64_t index) 
   return w.take();
 }
 
+std::string journal::account_key(std::string_view room, const id16& account) {
+  writer w;
+  w.u8('a');
+  w.str(room);
+  w.raw(account);
+  return w.take();
+}
+
+namespace {
+constexpr std::uint64_t none = ~std::uint64_t{0};
+}  // namespace
+
+std::string joined_entry::encode() const {
+  writer w;
+  w.raw(visitor);
+  w.raw(entrant);
+  w.i64(at_ms);
+  w.u64(outcome.place.value_or(none));
+  w.u64(outcome.lobby_index.value_or(none));
+  return w.take();
+}
+
+std::optional<joined_entry> joined_entry::decode(std::string_view bytes) {
+  reader r(bytes);
+  joined_entry e;
+  e.visitor = r.raw<16>();
+  e.entrant = r.raw<16>();
+  e.at_ms = r.i64();
+  auto place = r.u64();
+  auto lobby_index = r.u64();
+  if (!r.done()) return std::nullopt;
+  if (place != none) e.outcome.place = place;
+  if (lobby_index != none) e.outcome.lobby_index = lobby_index;
+  return e;
+}
+
 room_config journal::config_for(std::string_view id) const {
   if (auto it = configured_.find(id); it != configured_.end()) return it->second;
   room_config unlisted;
@@ -93,6 +129,9 @@ void journal::submit(event e, applied_handler done) {
                   }
                   auto outcome = apply(e);
                   applied_seq_ = seq;
+                  // An account's entry must be readable by the next join with that
+                  // account, which may come at once: write it now.
+                  if (const auto* j = std::get_if<visitor_joined>(&e); j && j->account) flush_side_records();
                   if (++since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) snapshot();
                   done({}, outcome);
                 });
@@ -124,6 +163,10 @@ join_outcome journal::apply(const event& e) {
               pending_side_.push_back(
                   {lobby_node_key(j.room, n.level, n.index), std::string(as_chars(n.hash))});
             }
+            if (j.account) {
+              pending_side_.push_back(
+                  {account_key(j.room, *j.account), joined_entry{j.visitor, j.entrant, j.at_ms, outcome}.encode()});
+            }
             return outcome;
           },
           [&](const auto& other) -> join_outcome {
@@ -132,6 +175,13 @@ join_outcome journal::apply(const event& e) {
           },
       },
       e);
+}
+
+void journal::flush_side_records() {
+  auto side = std::exchange(pending_side_, {});
+  store_.append({}, side, [this, side](std::error_code ec, std::uint64_t) {
+    if (ec) requeue(side);
+  });
 }
 
 void journal::snapshot() {

@@ -22,6 +22,17 @@ struct journal_options {
   std::uint64_t snapshot_every = 100'000;  // Default: a snapshot every 100,000 events
 };
 
+// What a join made with an account hint left behind, to give the same entry back.
+struct joined_entry {
+  id16 visitor{};
+  id16 entrant{};
+  std::int64_t at_ms = 0;
+  join_outcome outcome;
+
+  std::string encode() const;
+  static std::optional<joined_entry> decode(std::string_view bytes);
+};
+
 class journal {
  public:
   using applied_handler = std::function<void(std::error_code ec, const join_outcome& outcome)>;
@@ -47,11 +58,14 @@ class journal {
   // Keys of the side records that hold a lobby's tree, for inclusion proofs.
   static std::string lobby_node_key(std::string_view room, unsigned level, std::uint64_t index);
   static std::string lobby_leaf_key(std::string_view room, std::uint64_t index);
+  // The side record of a join made with an account hint: the joined_entry below.
+  static std::string account_key(std::string_view room, const id16& account);
 
  private:
   room_config config_for(std::string_view id) const;
   join_outcome apply(const event& e);
   void snapshot();
+  void flush_side_records();
   void requeue(const std::vector<side_record>& side);
   std::string encode_snapshot() const;
   void decode_snapshot(const std::string& bytes);

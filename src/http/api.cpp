@@ -103,6 +103,37 @@ std::optional<std::string_view> bearer(const request& req) {
   return v.substr(scheme.size());
 }
 
+// nullopt if the body is not a JSON object of string fields.
+std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, const std::string& text) {
+  join_body body;
+  if (text.empty()) return body;
+  simdjson::padded_string padded(text);
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  if (parser.iterate(padded).get(doc) || doc.get_object().get(object)) return std::nullopt;
+  for (auto field : object) {
+    std::string_view key, value;
+    if (field.unescaped_key().get(key) || field.value().get_string().get(value)) return std::nullopt;
+    if (key == "challenge") body.challenge = value;
+    else if (key == "nonce") body.nonce = value;
+    else if (key == "account") body.account = value;
+    else if (key == "account_hint") body.account_hint = value;
+  }
+  return body;
+}
+
+// The ticket a join was given, rebuilt from what it left in the log.
+ticket ticket_of(const std::string& room_id, const joined_entry& entry) {
+  ticket t;
+  t.room = room_id;
+  t.visitor = entry.visitor;
+  t.place = entry.outcome.place;
+  t.lobby_index = entry.outcome.lobby_index;
+  if (t.lobby_index) t.entrant = entry.entrant;
+  t.issued_ms = entry.at_ms;
+  return t;
+}
+
 std::string hex_or_null(const std::optional<digest>& d) {
   return d ? json_quote(to_hex(*d)) : "null";
 }
@@ -112,12 +143,13 @@ std::int64_t seconds(std::int64_t ms) { return ms / 1000; }
 }  // namespace
 
 api::api(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
-         const clock& clock, api_settings settings)
+         const clock& clock, join_price& price, api_settings settings)
     : rooms_(rooms),
       store_(store),
       tickets_(tickets),
       keys_(keys),
       clock_(clock),
+      price_(price),
       settings_(std::move(settings)),
       jitter_state_(static_cast<std::uint64_t>(clock.now_ms()) | 1) {}
 
@@ -157,7 +189,10 @@ net::awaitable<response> api::route(request& req, const peer& who) {
     if (parts.size() == 4) co_return get ? room_info(req, *r) : wrong_method("GET");
     if (parts.size() == 5 && action == "join") {
       if (!post) co_return wrong_method("POST");
-      co_return co_await join(req, *r);
+      co_return co_await join(req, *r, who);
+    }
+    if (parts.size() == 5 && action == "challenge") {
+      co_return post ? challenge(req, *r, who) : wrong_method("POST");
     }
     if (parts.size() == 5 && action == "status") co_return get ? status(req, *r) : wrong_method("GET");
     if (parts.size() == 5 && action == "frontier") co_return get ? frontier(req, *r) : wrong_method("GET");
@@ -169,6 +204,7 @@ net::awaitable<response> api::route(request& req, const peer& who) {
     co_return error(req, 404, "not_found", "No such API path.");
   }
   if (path == "/.well-known/jwks.json") co_return get ? jwks(req) : wrong_method("GET");
+  if (path == "/metrics") co_return get ? metrics(req) : wrong_method("GET");
   if (path == "/healthz") {
     co_return get ? json_response(req, 200, R"({"status":"ok"})") : wrong_method("GET");
   }
@@ -180,14 +216,14 @@ net::awaitable<response> api::route(request& req, const peer& who) {
     if (!rooms_.find(parts[1])) co_return error(req, 404, "unknown_room", fmt::format("There is no room '{}'.", parts[1]));
     page = "/room.html";
   } else if (path == "/") {
-    page = "/index.html";
+    // With one room, the front page is its waiting room.
+    page = rooms_.rooms().size() == 1 ? "/room.html" : "/index.html";
   } else if (path == "/verify" || path == "/admin" || path == "/welcome") {
     page = std::string(path) + ".html";
   }
   if (!static_files_.contains(page)) co_return error(req, 404, "not_found", "No such page.");
   if (!get) co_return wrong_method("GET, HEAD");
   co_return *static_files_.serve(req, page);
-  (void)who;
 }
 
 std::optional<ticket> api::presented_ticket(const request& req, std::string_view room_id,
@@ -227,6 +263,19 @@ net::awaitable<std::tuple<std::error_code, join_outcome>> api::commit(event e) {
       std::move(initiate), use_awaitable);
 }
 
+net::awaitable<std::optional<std::vector<std::optional<std::string>>>> api::read_side_records(
+    std::vector<std::string> keys) {
+  using values = std::vector<std::optional<std::string>>;
+  auto initiate = [this, keys = std::move(keys)](auto handler) mutable {
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    store_.read(std::move(keys), [shared](std::error_code ec, values v) {
+      (*shared)(ec ? std::nullopt : std::optional<values>(std::move(v)));
+    });
+  };
+  co_return co_await net::async_initiate<decltype(use_awaitable), void(std::optional<values>)>(std::move(initiate),
+                                                                                              use_awaitable);
+}
+
 net::awaitable<receipt::receipt> api::sign_receipt(receipt::receipt_fields fields) {
   auto initiate = [this, fields = std::move(fields)](auto handler) mutable {
     auto shared = std::make_shared<decltype(handler)>(std::move(handler));
@@ -251,34 +300,137 @@ void api::sign_pending_receipts() {
   for (std::size_t i = 0; i < pending.size(); ++i) pending[i].done(std::move(signed_receipts[i]));
 }
 
-net::awaitable<response> api::join(request& req, room& r) {
+response api::existing_entry(const request& req, const ticket& t, const room& r) {
+  auto st = status_of(r, t.place, clock_.now_ms(), jitter());
+  auto body = json_object()
+                  .str("ticket", tickets_.encode(t))
+                  .opt_num("place", t.place)
+                  .opt_num("position", st.position)
+                  .num("poll_after_ms", st.poll_after_ms)
+                  .str("visitor_id", to_hex(t.visitor))
+                  .boolean("existing", true);
+  if (t.lobby_index) body.num("lobby_index", *t.lobby_index).str("entrant_id", to_hex(t.entrant));
+  return json_response(req, 200, body.done());
+}
+
+std::variant<std::optional<id16>, response> api::check_account(const request& req, const room& r,
+                                                               const join_body& body) const {
+  if (body.account.empty() && body.account_hint.empty()) return std::optional<id16>();
+  if (settings_.account_hint_secret.empty()) {
+    return error(req, 400, "account_hints_off", "This server takes no account hints.");
+  }
+  const auto& room_id = r.config().id;
+  auto secret = as_bytes(settings_.account_hint_secret);
+  std::uint8_t room_size = static_cast<std::uint8_t>(room_id.size());
+  auto expected = hmac_sha256(secret, {as_bytes("foyer/account/v1"), byte_view(&room_size, 1), as_bytes(room_id),
+                                       as_bytes(body.account)});
+  auto given = from_hex(body.account_hint);
+  if (body.account.empty() || body.account.size() > 256 || !given || !equal_constant_time(*given, expected)) {
+    return error(req, 403, "bad_account_hint", "The account hint does not match the account.");
+  }
+  // Only a keyed digest of the account id is stored, never the id.
+  auto digest = hmac_sha256(secret, {as_bytes("foyer/account-id/v1"), byte_view(&room_size, 1), as_bytes(room_id),
+                                     as_bytes(body.account)});
+  id16 out;
+  std::copy_n(digest.begin(), out.size(), out.begin());
+  return std::optional<id16>(out);
+}
+
+std::optional<ip_address> client_address(const peer& who) {
+  return parse_ip(who.address.to_string());
+}
+
+response api::challenge(const request& req, const room& r, const peer& who) {
+  auto address = client_address(who);
+  if (!address) return error(req, 400, "bad_client_address", "The client's address could not be read.");
+  if (!r.accepts_joins()) return error(req, 410, std::string(to_string(r.state())), "This room takes no new visitors.");
+  auto network = network_of(*address);
+  auto now = static_cast<std::uint64_t>(clock_.now_ms());
+  std::uint32_t extra = price_.pressure.extra_bits(network, now) + price_.rules.extra_bits(*address);
+  auto c = price_.authority.mint(r.config().id, network, now, extra);
+  return json_response(req, 200,
+                       json_object()
+                           .str("challenge", c.token)
+                           .num("difficulty_bits", c.difficulty_bits)
+                           .num("expires_at", c.expires_at_ms)
+                           .done());
+}
+
+std::optional<response> api::check_proof(const request& req, const room& r, const ip_address& address,
+                                         const join_body& body) {
+  auto network = network_of(address);
+  auto now = static_cast<std::uint64_t>(clock_.now_ms());
+  // Without any price, local development and tests may join with no challenge.
+  bool free = price_.base_bits == 0 && price_.rules.extra_bits(address) == 0 &&
+              price_.pressure.extra_bits(network, now) == 0;
+  if (free && body.challenge.empty()) return std::nullopt;
+  if (body.challenge.empty() || body.nonce.empty()) {
+    return error(req, 400, "bad_join_body",
+                 "Send {\"challenge\": \"...\", \"nonce\": \"...\"} from POST .../challenge and its solution.");
+  }
+  auto verdict = price_.authority.verify(body.challenge, body.nonce, r.config().id, network, now);
+  bool ok = verdict.ok() &&
+            price_.spent.try_spend(verdict.challenge_id, verdict.expires_at_ms, now) == pow::spend_outcome::spent;
+  if (ok) return std::nullopt;
+  // One answer for every reason, so a bot learns nothing about why; the reason
+  // goes to the metrics.
+  ++proof_rejections_[verdict.ok() ? "replayed" : std::string(pow::to_string(verdict.outcome))];
+  auto res = error(req, 403, "proof_rejected",
+                   "The proof of work was not accepted. Fetch a new challenge and solve it again.");
+  res.set(bhttp::field::retry_after, "1");
+  return res;
+}
+
+net::awaitable<response> api::join(request& req, room& r, const peer& who) {
   std::string room_id = r.config().id;
   // One entry per visitor: a visitor who already holds a ticket for this room gets it back.
   response ignored;
-  if (auto existing = presented_ticket(req, room_id, &ignored)) {
-    auto st = status_of(r, existing->place, clock_.now_ms(), jitter());
-    auto body = json_object()
-                    .str("ticket", tickets_.encode(*existing))
-                    .opt_num("place", existing->place)
-                    .opt_num("position", st.position)
-                    .num("poll_after_ms", st.poll_after_ms)
-                    .boolean("existing", true)
-                    .done();
-    co_return json_response(req, 200, std::move(body));
-  }
+  if (auto existing = presented_ticket(req, room_id, &ignored)) co_return existing_entry(req, *existing, r);
   if (!r.accepts_joins()) {
     co_return error(req, 410, std::string(to_string(r.state())),
                     r.state() == room_state::sold_out ? "Everything has been sold; the queue is closed."
                                                       : "This room is closed to new visitors.");
   }
 
+  auto address = client_address(who);
+  if (!address) co_return error(req, 400, "bad_client_address", "The client's address could not be read.");
+  auto parsed = parse_join_body(json_parser_, req.body());
+  if (!parsed) {
+    co_return error(req, 400, "bad_join_body",
+                    "The body must be a JSON object: {\"challenge\", \"nonce\"} and optionally {\"account\", \"account_hint\"}.");
+  }
+  auto account_check = check_account(req, r, *parsed);
+  if (auto* refused = std::get_if<response>(&account_check)) co_return std::move(*refused);
+  const auto& account = std::get<std::optional<id16>>(account_check);
+  if (account) {
+    if (accounts_joining_.contains(*account)) {
+      auto res = error(req, 409, "join_in_progress", "This account is joining already; retry in a moment.");
+      res.set(bhttp::field::retry_after, "1");
+      co_return res;
+    }
+    // Built before the co_await: GCC 12 cannot keep an initializer_list across one.
+    std::vector<std::string> keys(1, journal::account_key(room_id, *account));
+    auto stored = co_await read_side_records(std::move(keys));
+    if (!stored) co_return unavailable(req);
+    if ((*stored)[0]) {
+      auto entry = joined_entry::decode(*(*stored)[0]);
+      room* again = rooms_.find(room_id);
+      if (entry && again) co_return existing_entry(req, ticket_of(room_id, *entry), *again);
+    }
+  }
+  if (auto refused = check_proof(req, r, *address, *parsed)) co_return std::move(*refused);
+
   visitor_joined e;
   e.room = room_id;
+  e.account = account;
   random_bytes(e.visitor);
   random_bytes(e.entrant);
   e.at_ms = clock_.now_ms();
+  if (account) accounts_joining_.insert(*account);
   auto [ec, outcome] = co_await commit(e);
+  if (account) accounts_joining_.erase(*account);
   if (ec) co_return unavailable(req);
+  price_.pressure.record(network_of(*address), static_cast<std::uint64_t>(clock_.now_ms()));
   // The room may have been looked up before the suspension; find it again.
   room* now = rooms_.find(room_id);
   if (!now) co_return unavailable(req);
@@ -457,16 +609,9 @@ net::awaitable<response> api::lottery_proof(const request& req, const room& r) {
     keys.push_back(n.level == 0 ? journal::lobby_leaf_key(room_id, n.index)
                                 : journal::lobby_node_key(room_id, n.level, n.index));
   }
-  auto initiate = [this, keys = std::move(keys)](auto handler) mutable {
-    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-    store_.read(std::move(keys), [shared](std::error_code ec, std::vector<std::optional<std::string>> values) {
-      (*shared)(std::make_tuple(ec, std::move(values)));
-    });
-  };
-  auto [ec, values] = co_await net::async_initiate<
-      decltype(use_awaitable), void(std::tuple<std::error_code, std::vector<std::optional<std::string>>>)>(
-      std::move(initiate), use_awaitable);
-  if (ec) co_return unavailable(req);
+  auto stored = co_await read_side_records(std::move(keys));
+  if (!stored) co_return unavailable(req);
+  const auto& values = *stored;
   std::vector<digest> hashes;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& v = values[i + 1];
@@ -499,6 +644,26 @@ net::awaitable<response> api::lottery_proof(const request& req, const room& r) {
                   .raw("path", path)
                   .done();
   co_return json_response(req, 200, std::move(body));
+}
+
+response api::metrics(const request& req) const {
+  // Prometheus text format: room gauges and why proofs were refused.
+  std::string out =
+      "# TYPE foyer_room_joined gauge\n# TYPE foyer_room_served gauge\n# TYPE foyer_proof_rejections_total counter\n";
+  for (const auto& [id, r] : rooms_.rooms()) {
+    if (!rooms_.find(id)) continue;
+    out += fmt::format("foyer_room_joined{{room=\"{}\"}} {}\nfoyer_room_served{{room=\"{}\"}} {}\n", id, r.joined(), id,
+                       r.served());
+  }
+  for (const auto& [reason, count] : proof_rejections_) {
+    out += fmt::format("foyer_proof_rejections_total{{reason=\"{}\"}} {}\n", reason, count);
+  }
+  response res{bhttp::status::ok, req.version()};
+  res.set(bhttp::field::content_type, "text/plain; version=0.0.4");
+  res.set(bhttp::field::cache_control, "no-store");
+  res.body() = std::move(out);
+  res.prepare_payload();
+  return res;
 }
 
 response api::jwks(const request& req) const {
@@ -553,10 +718,9 @@ net::awaitable<response> api::admin(request& req, std::string_view path) {
     if (r->state() != room_state::drawing) {
       co_return error(req, 409, "not_drawing", "A beacon is taken only after the lobby closed and before the draw.");
     }
-    simdjson::ondemand::parser parser;
     simdjson::padded_string body(req.body());
     std::string_view hex;
-    auto doc = parser.iterate(body);
+    auto doc = json_parser_.iterate(body);
     if (doc.error() || doc["value"].get_string().get(hex) || !from_hex(hex) || hex.empty() || hex.size() > 1024) {
       co_return error(req, 400, "bad_beacon", "Send {\"value\": \"<hex bytes of the public random value>\"}.");
     }

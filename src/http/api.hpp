@@ -3,12 +3,19 @@
 
 #include <deque>
 #include <functional>
+#include <map>
+#include <set>
+#include <variant>
 #include <string>
 
 #include <foyer/clock.hpp>
+#include <simdjson.h>
 #include <foyer/store.hpp>
 
+#include "core/join_pressure.hpp"
 #include "core/journal.hpp"
+#include "core/network.hpp"
+#include "core/pow.hpp"
 #include "core/pass.hpp"
 #include "core/receipt.hpp"
 #include "core/ticket.hpp"
@@ -21,18 +28,47 @@ struct api_settings {
   std::string issuer = "foyer";  // Default: "foyer"; the `iss` of every pass
   std::string admin_token;       // Default: empty, the admin API is off
   bool secure_cookies = false;   // Default: false; set behind HTTPS
+  // Shared with the site, which signs account hints with it so that one account gets
+  // one entry per room. Default: empty, hints are refused.
+  std::string account_hint_secret;
+};
+
+// A join's body: the solved challenge, and optionally the site's account hint.
+struct join_body {
+  std::string challenge, nonce, account, account_hint;
+};
+
+// What a join costs: signed single-use challenges, priced per client network.
+struct join_price {
+  join_price(byte_view secret, const pow::config& cfg, std::uint64_t start_ms, network_rules rules)
+      : authority(secret, cfg, start_ms), spent(cfg.spent_capacity), pressure(cfg), rules(std::move(rules)),
+        base_bits(cfg.base_bits) {}
+
+  pow::authority authority;
+  pow::spent_set spent;
+  pow::join_pressure pressure;
+  network_rules rules;
+  std::uint32_t base_bits;
 };
 
 class api {
  public:
   api(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
-      const clock& clock, api_settings settings);
+      const clock& clock, join_price& price, api_settings settings);
 
   net::awaitable<response> handle(request& req, const peer& who);
 
  private:
   net::awaitable<response> route(request& req, const peer& who);
-  net::awaitable<response> join(request& req, room& r);
+  net::awaitable<response> join(request& req, room& r, const peer& who);
+  response challenge(const request& req, const room& r, const peer& who);
+  // nullopt if the join may go ahead; else the answer to give.
+  std::optional<response> check_proof(const request& req, const room& r, const ip_address& address,
+                                      const join_body& body);
+  // The keyed digest of a hinted account, or the answer to give if the hint is bad.
+  std::variant<std::optional<id16>, response> check_account(const request& req, const room& r,
+                                                            const join_body& body) const;
+  response existing_entry(const request& req, const ticket& t, const room& r);
   response status(const request& req, room& r);
   response room_info(const request& req, const room& r) const;
   response frontier(const request& req, const room& r) const;
@@ -41,11 +77,15 @@ class api {
   net::awaitable<response> admin(request& req, std::string_view path);
   response rooms_list(const request& req) const;
   response jwks(const request& req) const;
+  response metrics(const request& req) const;
 
   // Lobby receipts are signed once per batch of joins made durable together.
   net::awaitable<receipt::receipt> sign_receipt(receipt::receipt_fields fields);
   void sign_pending_receipts();
 
+  // Reads side records; nullopt if the store could not.
+  net::awaitable<std::optional<std::vector<std::optional<std::string>>>> read_side_records(
+      std::vector<std::string> keys);
   // Awaits the event's durability and application.
   net::awaitable<std::tuple<std::error_code, join_outcome>> commit(event e);
 
@@ -59,6 +99,7 @@ class api {
   const ticket_codec& tickets_;
   const pass::keyring& keys_;
   const clock& clock_;
+  join_price& price_;
   api_settings settings_;
   static_files static_files_;
 
@@ -68,6 +109,10 @@ class api {
   };
   std::vector<pending_receipt> pending_receipts_;
   std::uint64_t jitter_state_;
+  std::map<std::string, std::uint64_t, std::less<>> proof_rejections_;  // by reason
+  std::set<id16> accounts_joining_;  // hinted joins between submit and apply
+  // Reused: a parser keeps its buffers, and requests are parsed one at a time.
+  simdjson::ondemand::parser json_parser_;
 };
 
 }  // namespace foyer::http

@@ -145,7 +145,8 @@ TEST_CASE_METHOD(journal_fixture, "status is arithmetic on the counters") {
 TEST_CASE("events round-trip through their encoding") {
   std::vector<event> all = {
       room_created{"r", digest{1, 2, 3}, 5},
-      visitor_joined{"r", id16{9}, id16{8}, 7},
+      visitor_joined{"r", id16{9}, id16{8}, 7, std::nullopt},
+      visitor_joined{"r", id16{9}, id16{8}, 7, id16{6}},
       visitors_admitted{"r", 10, 11, 12},
       lobby_closed{"r", 13},
       beacon_supplied{"r", std::string("\0\1", 2), 14},

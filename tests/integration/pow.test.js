@@ -1,0 +1,89 @@
+// Joins that cost work: challenges from the real server, solved by the page's solver.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { Foyer } from '../lib/foyer.js';
+import { solveSync } from '../../web/js/pow.js';
+
+const challenge = async (f, room = 'demo') => (await f.request('POST', `/api/v1/rooms/${room}/challenge`)).json;
+
+test('a solved challenge joins once; replays, reuse after a restart and wrong rooms are refused alike', async () => {
+  const f = new Foyer({
+    proof_of_work: { base_bits: 10 },
+    rooms: [
+      { id: 'demo', name: 'Demo', rate_per_minute: 60, target_url: '/welcome' },
+      { id: 'other', name: 'Other', rate_per_minute: 60, target_url: '/welcome' },
+    ],
+  });
+  try {
+    await f.start();
+    const c = await challenge(f);
+    assert.equal(c.difficulty_bits, 10);
+    assert.ok(c.expires_at > Date.now());
+    const proof = solveSync(c.challenge);
+    assert.equal((await f.join('other', proof)).json.error, 'proof_rejected');
+    assert.equal((await f.join('demo', proof)).status, 201);
+    const replay = await f.join('demo', proof);
+    assert.equal(replay.status, 403);
+    assert.equal(replay.headers.get('retry-after'), '1');
+    // Solved before a restart, redeemed after it: refused, so replays can't reopen.
+    const early = solveSync((await challenge(f)).challenge);
+    await f.kill9();
+    await f.start();
+    const afterRestart = await f.join('demo', early);
+    assert.equal(afterRestart.status, 403);
+    assert.deepEqual(afterRestart.json, replay.json, 'every refusal looks the same');
+    const metrics = (await f.request('GET', '/metrics')).text;
+    assert.match(metrics, /foyer_proof_rejections_total\{reason="issued_before_start"\} 1/);
+    assert.equal((await f.join('demo', solveSync((await challenge(f)).challenge))).status, 201);
+    assert.equal((await f.join('demo', {})).json.error, 'bad_join_body');
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('a network that joins often pays more; the page still gets in', async () => {
+  const f = new Foyer({ proof_of_work: { base_bits: 2, pressure_threshold: 4, max_pressure_bits: 6, puzzles: 1 } });
+  try {
+    await f.start();
+    const bits = [];
+    for (let i = 0; i < 40; i++) {
+      const c = await challenge(f);
+      bits.push(c.difficulty_bits);
+      assert.equal((await f.join('demo', solveSync(c.challenge))).status, 201);
+    }
+    assert.equal(bits[0], 2);
+    assert.ok(bits.at(-1) >= 2 + 3, `difficulty rose: ${bits}`);
+    assert.ok(bits.at(-1) <= 2 + 6);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('an account hint gives one entry per account per room', async () => {
+  const secret = 'shared-with-the-shop-0123456789';
+  const f = new Foyer({ server: { account_hint_secret: secret } });
+  try {
+    await f.start();
+    const hint = (room, account) =>
+      createHmac('sha256', secret)
+        .update(Buffer.concat([Buffer.from('foyer/account/v1'), Buffer.from([room.length]), Buffer.from(room), Buffer.from(account)]))
+        .digest('hex');
+    const first = await f.join('demo', { account: 'alice@example', account_hint: hint('demo', 'alice@example') });
+    assert.equal(first.status, 201);
+    const second = await f.join('demo', { account: 'alice@example', account_hint: hint('demo', 'alice@example') });
+    assert.equal(second.status, 200);
+    assert.equal(second.json.place, first.json.place);
+    assert.equal(second.json.visitor_id, first.json.visitor_id);
+    const bob = await f.join('demo', { account: 'bob@example', account_hint: hint('demo', 'bob@example') });
+    assert.equal(bob.json.place, first.json.place + 1);
+    assert.equal((await f.join('demo', { account: 'bob@example', account_hint: hint('demo', 'alice@example') })).status, 403);
+    // After a kill -9 the account still has its entry.
+    await f.kill9();
+    await f.start();
+    const third = await f.join('demo', { account: 'alice@example', account_hint: hint('demo', 'alice@example') });
+    assert.equal(third.json.place, first.json.place);
+  } finally {
+    await f.cleanup();
+  }
+});

@@ -1,0 +1,125 @@
+// Test harness: starts the real `foyer` binary on a loopback port with a temp data
+// dir and a generated config, and talks to it over HTTP.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repo = path.resolve(here, '../..');
+export const foyerBin = process.env.FOYER_BIN ?? path.join(repo, 'build/foyer');
+
+if (!existsSync(foyerBin)) {
+  throw new Error(`the foyer binary is missing at ${foyerBin}: build it first (cmake --build build)`);
+}
+
+function toml(value) {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(toml).join(', ')}]`;
+  if (typeof value === 'object') {
+    return `{ ${Object.entries(value).map(([k, v]) => `${k} = ${toml(v)}`).join(', ')} }`;
+  }
+  return String(value);
+}
+
+// config: { server: {...}, proof_of_work: {...}, rooms: [{...}] }. Defaults: work off
+// (no base work, no pressure),
+// one FIFO room "demo" at 600/min.
+export function configText(config = {}) {
+  const server = { listen: '127.0.0.1:0', ...config.server };
+  const pow = { base_bits: 0, max_pressure_bits: 0, ...config.proof_of_work };
+  const rooms = config.rooms ?? [{ id: 'demo', name: 'Demo', rate_per_minute: 600, target_url: '/welcome' }];
+  let text = '[server]\n';
+  for (const [k, v] of Object.entries(server)) text += `${k} = ${toml(v)}\n`;
+  text += '[proof_of_work]\n';
+  for (const [k, v] of Object.entries(pow)) text += `${k} = ${toml(v)}\n`;
+  for (const room of rooms) {
+    text += '[[rooms]]\n';
+    for (const [k, v] of Object.entries(room)) {
+      // opens_at is a TOML date-time, not a string.
+      text += k === 'opens_at' ? `${k} = ${v}\n` : `${k} = ${toml(v)}\n`;
+    }
+  }
+  return text;
+}
+
+export class Foyer {
+  constructor(config = {}, { dataDir } = {}) {
+    this.dir = mkdtempSync(path.join(tmpdir(), 'foyer-test-'));
+    this.dataDir = dataDir ?? path.join(this.dir, 'data');
+    this.configPath = path.join(this.dir, 'foyer.toml');
+    writeFileSync(this.configPath, configText(config));
+    this.port = null;
+    this.output = '';
+  }
+
+  // Starts the server; resolves once it listens. `listen` can pin the port for restarts.
+  async start(extraArgs = []) {
+    const args = ['serve', '--config', this.configPath, '--data-dir', this.dataDir, ...extraArgs];
+    if (this.port) args.push('--listen', `127.0.0.1:${this.port}`);
+    this.proc = spawn(foyerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.exited = new Promise((resolve) => this.proc.on('exit', (code, signal) => resolve({ code, signal })));
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`foyer did not start:\n${this.output}`)), 15000);
+      const onData = (chunk) => {
+        this.output += chunk;
+        const m = /serving \d+ room\(s\) on http:\/\/127\.0\.0\.1:(\d+)/.exec(this.output);
+        if (m) {
+          clearTimeout(timer);
+          this.port = Number(m[1]);
+          resolve();
+        }
+      };
+      this.proc.stdout.on('data', onData);
+      this.proc.stderr.on('data', onData);
+      this.exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`foyer exited (${code}):\n${this.output}`)); });
+    });
+    this.url = `http://127.0.0.1:${this.port}`;
+    return this;
+  }
+
+  // Runs the binary to completion with these args against this config (expects failure or output).
+  async runOnce(extraArgs = []) {
+    const proc = spawn(foyerBin, ['serve', '--config', this.configPath, '--data-dir', this.dataDir, ...extraArgs]);
+    let output = '';
+    proc.stdout.on('data', (c) => { output += c; });
+    proc.stderr.on('data', (c) => { output += c; });
+    const code = await new Promise((resolve) => proc.on('exit', resolve));
+    return { code, output };
+  }
+
+  async kill9() {
+    this.proc.kill('SIGKILL');
+    await this.exited;
+  }
+
+  async stop() {
+    if (!this.proc || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    this.proc.kill('SIGTERM');
+    return this.exited;
+  }
+
+  async cleanup() {
+    if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) await this.kill9();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  async request(method, urlPath, { body, ticket, headers = {} } = {}) {
+    const h = { ...headers };
+    if (ticket) h.authorization = `Bearer ${ticket}`;
+    if (body !== undefined) h['content-type'] = 'application/json';
+    const res = await fetch(this.url + urlPath, {
+      method,
+      headers: h,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json = null;
+    try { json = JSON.parse(text); } catch { /* not JSON */ }
+    return { status: res.status, headers: res.headers, json, text };
+  }
+
+  join(room = 'demo', body) { return this.request('POST', `/api/v1/rooms/${room}/join`, { body }); }
+  status(ticket, room = 'demo') { return this.request('GET', `/api/v1/rooms/${room}/status`, { ticket }); }
+}

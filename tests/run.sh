@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: a build with warnings as errors; the unit and
+# store tests (ctest); the core and store tests again under AddressSanitizer and
+# UndefinedBehaviorSanitizer; then the JS, integration, chaos, nginx and browser
+# tests against the real binary on loopback.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/deps.sh
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOYER_WERROR=ON -DFOYER_SANITIZE=OFF -DFOYER_ONLY_CORE_TESTS=OFF
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs")
+
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFOYER_WERROR=ON -DFOYER_SANITIZE=ON -DFOYER_ONLY_CORE_TESTS=ON
+cmake --build build-asan -j"$jobs" --target foyer_core_tests foyer_store_tests
+build-asan/foyer_core_tests
+build-asan/foyer_store_tests
+
+export FOYER_BIN="$PWD/build/foyer"
+node --test tests/js/ tests/integration/ tests/chaos/ tests/nginx/ tests/browser/
