@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "app/config.hpp"
+#include "app/guard.hpp"
 #include "app/keyring.hpp"
 #include "app/lottery_cli.hpp"
 #include "app/serve.hpp"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   serve->add_option("--data-dir", data_dir, "Directory for the log, keys and secret (default ./foyer-data)");
 
   foyer::app::add_keygen_command(app);
+  foyer::app::add_guard_command(app);
   foyer::app::add_lottery_commands(app);
 
   CLI11_PARSE(app, argc, argv);

@@ -10,23 +10,25 @@
 // Contract of verify(): a pass is accepted only if all of these hold:
 //   - it is at most max_token_size bytes, three base64url segments (no padding), the header
 //     and claims are strict JSON objects (UTF-8, no duplicate names, bounded depth);
-//   - the header's alg is exactly "EdDSA" and it carries none of jwk, jku, x5u, x5c, crit:
-//     keys come from the JWKS given here, never from the token;
-//   - its kid names an Ed25519 key of the JWKS. The key pins the algorithm: only Ed25519 keys
-//     are loaded, so no token can make the verifier use another algorithm with that key;
-//   - the Ed25519 signature verifies (checked before the claims are parsed);
+//   - the header carries none of jwk, jku, x5u, x5c, crit: keys come from the JWKS given
+//     here, never from the token;
+//   - its kid names a key of the JWKS, and its alg is exactly that key's algorithm: "EdDSA"
+//     for Ed25519 keys. The key pins the algorithm, so no token can make the verifier use
+//     another algorithm with that key;
+//   - the signature verifies (checked before the claims are parsed);
 //   - iss equals the expected issuer; aud equals the expected audience (the room id), or is
 //     an array of strings containing it;
 //   - now < exp + leeway, and now >= nbf - leeway when nbf is present;
 //   - sub and jti are strings. Dates are integer seconds in [0, 253402300799].
 //
 // Errors. The constructor throws foyer::jwks_error for a JWKS that is not usable (too large,
-// not JSON, a key without kid or with a bad x, a duplicate kid, a private key, no Ed25519
-// key at all) and std::invalid_argument for bad expectations. verify() never throws for bad
+// not JSON, a key without kid or with a bad x, a duplicate kid, a private key, no key of a
+// known type at all) and std::invalid_argument for bad expectations or key kinds. verify() never throws for bad
 // input; a refused pass has ok == false and error_code one of:
 //   too_large        the token exceeds max_token_size
 //   malformed        not three segments, bad base64url, bad JSON, not an object, bad signature size
-//   unsupported_alg  alg is not "EdDSA" (none, HS256, RS256, ES256, ... are all refused)
+//   unsupported_alg  alg is not the algorithm of a loaded key type (none, HS256, RS256, ... are
+//                    all refused), or not the algorithm of the key named by kid
 //   forbidden_header the header carries jwk, jku, x5u, x5c or crit
 //   unknown_kid      no kid, or a kid that is not in the key set
 //   bad_signature    the signature does not verify with the key named by kid
@@ -53,6 +55,12 @@
 //   foyer::pass_verify_result r = verifier.verify(token, std::time(nullptr));
 //   if (!r.ok) return redirect_to_waiting_room(r.error_code);
 //   serve_visitor(r.subject);
+//
+// Other algorithms. A deployment may sign passes with ES256 (ECDSA P-256) for verifiers that
+// lack EdDSA. This header stays libsodium-only: a caller that has ECDSA (OpenSSL, say) passes
+// a key_kind that loads such JWKs and checks their signatures; the verifier then loads those
+// keys too, pins each kid to its kind's algorithm and applies the same header and claims
+// rules. Foyer's guard does that with OpenSSL (pass::es256_key_kind() in src/core/pass.hpp).
 
 #include <sodium.h>
 
@@ -61,6 +69,8 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -87,6 +97,28 @@ struct pass_verify_result {
 class jwks_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A public key loaded from the JWKS, for one algorithm. verify() is called from any thread
+// that calls pass_verifier::verify(), so it must be safe to call concurrently.
+class signature_key {
+ public:
+  virtual ~signature_key() = default;
+  // `signature` has exactly the kind's signature_size bytes.
+  virtual bool verify(std::string_view signing_input, std::string_view signature) const = 0;
+};
+
+// Reads a member of the JWK being loaded: nullptr when absent or not a string.
+using jwk_member = std::function<const std::string*(std::string_view name)>;
+
+// A type of key the verifier loads, and the one algorithm its tokens must name.
+struct key_kind {
+  std::string kty;                 // the JWK's kty, e.g. "EC"
+  std::string crv;                 // the JWK's crv, e.g. "P-256"
+  std::string alg;                 // e.g. "ES256"
+  std::size_t signature_size = 0;  // bytes; a signature of another size is malformed
+  // Builds the key from the JWK; throws jwks_error when its members are no valid public key.
+  std::function<std::shared_ptr<const signature_key>(const jwk_member& member)> load;
 };
 
 namespace detail::jwt {
@@ -122,11 +154,14 @@ inline std::size_t utf8_sequence_length(std::string_view s) {
   std::uint32_t cp = 0;
   if (byte(0) < 0x80) return 1;
   if (byte(0) >= 0xc2 && byte(0) <= 0xdf) {
-    n = 2, cp = byte(0) & 0x1fu;
+    n = 2;
+    cp = byte(0) & 0x1fu;
   } else if (byte(0) >= 0xe0 && byte(0) <= 0xef) {
-    n = 3, cp = byte(0) & 0x0fu;
+    n = 3;
+    cp = byte(0) & 0x0fu;
   } else if (byte(0) >= 0xf0 && byte(0) <= 0xf4) {
-    n = 4, cp = byte(0) & 0x07u;
+    n = 4;
+    cp = byte(0) & 0x07u;
   } else {
     return 0;
   }
@@ -361,6 +396,34 @@ inline std::optional<std::int64_t> numeric_date(const json_value* v) {
   return out;
 }
 
+class ed25519_key final : public signature_key {
+ public:
+  explicit ed25519_key(const std::string& public_key) {
+    std::copy(public_key.begin(), public_key.end(), public_key_.begin());
+  }
+  bool verify(std::string_view signing_input, std::string_view signature) const override {
+    return crypto_sign_verify_detached(reinterpret_cast<const unsigned char*>(signature.data()),
+                                       reinterpret_cast<const unsigned char*>(signing_input.data()),
+                                       signing_input.size(), public_key_.data()) == 0;
+  }
+
+ private:
+  std::array<unsigned char, crypto_sign_PUBLICKEYBYTES> public_key_{};
+};
+
+inline key_kind ed25519_kind() {
+  key_kind kind{"OKP", "Ed25519", "EdDSA", crypto_sign_BYTES, nullptr};
+  kind.load = [](const jwk_member& member) -> std::shared_ptr<const signature_key> {
+    const std::string* x = member("x");
+    auto public_key = x == nullptr ? std::nullopt : base64url_decode(*x);
+    if (!public_key || public_key->size() != crypto_sign_PUBLICKEYBYTES) {
+      throw jwks_error("JWKS: key " + *member("kid") + " has a bad x");
+    }
+    return std::make_shared<ed25519_key>(*public_key);
+  };
+  return kind;
+}
+
 }  // namespace detail::jwt
 
 class pass_verifier {
@@ -371,9 +434,19 @@ class pass_verifier {
   static constexpr std::size_t max_keys = 64;
   static constexpr std::int64_t max_leeway_seconds = 300;
 
-  pass_verifier(std::string_view jwks_json, pass_expectations expect)
+  // `extra_kinds`: key types beyond Ed25519 (see "Other algorithms" above); their kty/crv
+  // pairs must differ from each other and from OKP/Ed25519.
+  pass_verifier(std::string_view jwks_json, pass_expectations expect, std::vector<key_kind> extra_kinds = {})
       : expect_(std::move(expect)) {
     using detail::jwt::json_value;
+    kinds_.push_back(detail::jwt::ed25519_kind());
+    for (key_kind& kind : extra_kinds) {
+      if (kind.alg.empty() || kind.signature_size == 0 || !kind.load || find_kind(kind.kty, kind.crv) != nullptr) {
+        throw std::invalid_argument("pass_verifier: key kind " + kind.kty + "/" + kind.crv +
+                                    " is incomplete or repeats another");
+      }
+      kinds_.push_back(std::move(kind));
+    }
     if (expect_.issuer.empty()) throw std::invalid_argument("pass_verifier: the issuer is empty");
     if (expect_.audience.empty()) throw std::invalid_argument("pass_verifier: the audience is empty");
     if (expect_.leeway_seconds < 0 || expect_.leeway_seconds > max_leeway_seconds) {
@@ -389,7 +462,7 @@ class pass_verifier {
       throw jwks_error("JWKS: \"keys\" is not an array");
     }
     for (const json_value& jwk : keys->items) add_key(jwk);
-    if (keys_.empty()) throw jwks_error("JWKS: no Ed25519 signing key");
+    if (keys_.empty()) throw jwks_error("JWKS: no signing key of a known type");
   }
 
   pass_verify_result verify(std::string_view token, std::int64_t now_seconds) const {
@@ -413,20 +486,20 @@ class pass_verifier {
       if (header->find(name) != nullptr) return refuse("forbidden_header");
     }
     const std::string* alg = header->string_member("alg");
-    if (alg == nullptr || *alg != "EdDSA") return refuse("unsupported_alg");
+    auto known_alg = [this](const std::string& name) {
+      return std::any_of(kinds_.begin(), kinds_.end(), [&name](const key_kind& kind) { return kind.alg == name; });
+    };
+    if (alg == nullptr || !known_alg(*alg)) return refuse("unsupported_alg");
     const std::string* kid = header->string_member("kid");
     const key* k = kid == nullptr ? nullptr : find_key(*kid);
     if (k == nullptr) return refuse("unknown_kid");
+    const key_kind& kind = kinds_[k->kind];
+    if (*alg != kind.alg) return refuse("unsupported_alg");
 
     auto payload_text = detail::jwt::base64url_decode(token.substr(dot1 + 1, dot2 - dot1 - 1));
     auto signature = detail::jwt::base64url_decode(token.substr(dot2 + 1));
-    if (!payload_text || !signature || signature->size() != crypto_sign_BYTES) return refuse("malformed");
-    std::string_view signing_input = token.substr(0, dot2);
-    if (crypto_sign_verify_detached(reinterpret_cast<const unsigned char*>(signature->data()),
-                                    reinterpret_cast<const unsigned char*>(signing_input.data()),
-                                    signing_input.size(), k->public_key.data()) != 0) {
-      return refuse("bad_signature");
-    }
+    if (!payload_text || !signature || signature->size() != kind.signature_size) return refuse("malformed");
+    if (!k->public_key->verify(token.substr(0, dot2), *signature)) return refuse("bad_signature");
 
     // The claims are parsed only once the signature vouches for them.
     auto payload = detail::jwt::json_reader::parse(*payload_text);
@@ -467,6 +540,8 @@ class pass_verifier {
     return result;
   }
 
+  const pass_expectations& expectations() const { return expect_; }
+
   // The kids of the loaded keys, in JWKS order (for logs).
   std::vector<std::string> key_ids() const {
     std::vector<std::string> out;
@@ -477,8 +552,16 @@ class pass_verifier {
  private:
   struct key {
     std::string kid;
-    std::array<unsigned char, crypto_sign_PUBLICKEYBYTES> public_key{};
+    std::size_t kind = 0;  // index in kinds_
+    std::shared_ptr<const signature_key> public_key;
   };
+
+  const key_kind* find_kind(std::string_view kty, std::string_view crv) const {
+    for (const key_kind& kind : kinds_) {
+      if (kind.kty == kty && kind.crv == crv) return &kind;
+    }
+    return nullptr;
+  }
 
   const key* find_key(std::string_view kid) const {
     for (const key& k : keys_) {
@@ -487,36 +570,31 @@ class pass_verifier {
     return nullptr;
   }
 
-  // Loads an Ed25519 signing key; other key types and encryption keys are skipped, since
-  // this verifier never uses them.
+  // Loads a signing key of a known kind; other key types and encryption keys are skipped,
+  // since this verifier never uses them.
   void add_key(const detail::jwt::json_value& jwk) {
     if (jwk.type != detail::jwt::json_value::kind::object) throw jwks_error("JWKS: a key is not an object");
     if (jwk.find("d") != nullptr) throw jwks_error("JWKS: contains a private key; publish public keys only");
     const std::string* kty = jwk.string_member("kty");
     const std::string* crv = jwk.string_member("crv");
     const std::string* use = jwk.string_member("use");
-    if (kty == nullptr || *kty != "OKP" || crv == nullptr || *crv != "Ed25519") return;
+    const key_kind* kind = kty == nullptr || crv == nullptr ? nullptr : find_kind(*kty, *crv);
+    if (kind == nullptr) return;
     if (jwk.find("use") != nullptr && (use == nullptr || *use != "sig")) return;
     const std::string* alg = jwk.string_member("alg");
     const std::string* kid = jwk.string_member("kid");
-    if (jwk.find("alg") != nullptr && (alg == nullptr || *alg != "EdDSA")) {
-      throw jwks_error("JWKS: an Ed25519 key declares an algorithm other than EdDSA");
+    if (jwk.find("alg") != nullptr && (alg == nullptr || *alg != kind->alg)) {
+      throw jwks_error("JWKS: a " + kind->crv + " key declares an algorithm other than " + kind->alg);
     }
-    if (kid == nullptr || kid->empty()) throw jwks_error("JWKS: an Ed25519 key has no kid");
+    if (kid == nullptr || kid->empty()) throw jwks_error("JWKS: a " + kind->crv + " key has no kid");
     if (find_key(*kid) != nullptr) throw jwks_error("JWKS: duplicate kid " + *kid);
-    const std::string* x = jwk.string_member("x");
-    auto public_key = x == nullptr ? std::nullopt : detail::jwt::base64url_decode(*x);
-    if (!public_key || public_key->size() != crypto_sign_PUBLICKEYBYTES) {
-      throw jwks_error("JWKS: key " + *kid + " has a bad x");
-    }
-    if (keys_.size() == max_keys) throw jwks_error("JWKS: more than 64 Ed25519 keys");
-    key k;
-    k.kid = *kid;
-    std::copy(public_key->begin(), public_key->end(), k.public_key.begin());
-    keys_.push_back(std::move(k));
+    if (keys_.size() == max_keys) throw jwks_error("JWKS: more than 64 signing keys");
+    auto public_key = kind->load([&jwk](std::string_view name) { return jwk.string_member(name); });
+    keys_.push_back({*kid, static_cast<std::size_t>(kind - kinds_.data()), std::move(public_key)});
   }
 
   pass_expectations expect_;
+  std::vector<key_kind> kinds_;  // Ed25519 first, then the caller's
   std::vector<key> keys_;
 };
 

@@ -97,16 +97,25 @@ struct keygen_options {
   std::string config_file;
   std::string data_dir;
   std::string retire;
+  std::string alg = "EdDSA";
   bool list = false;
 };
 
+std::string key_state(const pass::keyring& ring, const pass::signing_key& k) {
+  if (k.retired) return "retired";
+  bool passes = &k == &ring.pass_signer();
+  bool receipts = &k == &ring.active();
+  if (passes && receipts) return "published, signs new passes and receipts";
+  if (passes) return "published, signs new passes";
+  if (receipts) return "published, signs receipts";
+  return "published";
+}
+
 void list_keys(const pass::keyring& ring) {
-  const auto& active = ring.active();
-  fmt::print("{:<18}{:<21}{}\n", "KID", "CREATED (UTC)", "STATE");
+  fmt::print("{:<18}{:<7}{:<21}{}\n", "KID", "ALG", "CREATED (UTC)", "STATE");
   for (const auto& k : ring.keys()) {
     auto created = fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(static_cast<std::time_t>(k.created_at)));
-    std::string_view state = k.retired ? "retired" : &k == &active ? "active: signs new passes" : "published";
-    fmt::print("{:<18}{:<21}{}\n", k.kid, created, state);
+    fmt::print("{:<18}{:<7}{:<21}{}\n", k.kid, pass::jws_alg(k.type), created, key_state(ring, k));
   }
 }
 
@@ -127,18 +136,20 @@ void keygen(const keygen_options& options) {
     }
     return;
   }
+  auto type = pass::key_type_of(options.alg);
   prepare_data_dir(data_dir);
   bool existed = std::filesystem::exists(path);
   auto ring = load_or_create_keyring(data_dir, unix_now());
   if (!existed) {
-    fmt::print("created {} with key {}\n", path.string(), ring.active().kid);
-    return;
+    // A ring starts with an Ed25519 key: lobby receipts are always Ed25519.
+    fmt::print("created {} with EdDSA key {}\n", path.string(), ring.active().kid);
+    if (type == pass::key_type::ed25519) return;
   }
-  ring.add(pass::generate_key(unix_now()));
+  ring.add(pass::generate_key(unix_now(), type));
   save_keyring(data_dir, ring);
-  fmt::print("added key {}: the server signs new passes with it from its next start; older keys stay "
+  fmt::print("added {} key {}: the server signs new passes with it from its next start; older keys stay "
              "published until retired with foyer keygen --retire KID\n",
-             ring.active().kid);
+             options.alg, ring.pass_signer().kid);
 }
 
 }  // namespace
@@ -174,12 +185,18 @@ void save_keyring(const std::filesystem::path& data_dir, const pass::keyring& ri
 void add_keygen_command(CLI::App& app) {
   auto options = std::make_shared<keygen_options>();
   auto* cmd = app.add_subcommand("keygen", "Add a pass signing key (rotation), retire one, or list them.");
+  auto* alg = cmd->add_option("--alg", options->alg,
+                              "Type of the new key: EdDSA (Ed25519, the default) or ES256 (P-256, for "
+                              "verifiers without EdDSA)")
+                  ->check(CLI::IsMember({"EdDSA", "ES256"}));
   cmd->add_option("--config", options->config_file, "TOML config file whose data_dir holds the keys")
       ->check(CLI::ExistingFile);
   cmd->add_option("--data-dir", options->data_dir, "Data directory (default: the config's, ./foyer-data)");
   auto* retire = cmd->add_option("--retire", options->retire, "Stop publishing the key with this kid");
   auto* list = cmd->add_flag("--list", options->list, "List the keys: kid, creation time, state");
   retire->excludes(list);
+  alg->excludes(retire);
+  alg->excludes(list);
   cmd->callback([options] {
     try {
       keygen(*options);

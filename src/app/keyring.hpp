@@ -5,6 +5,7 @@
 // Rotation runbook:
 //   foyer keygen                 adds a key; after a restart the server signs new passes with
 //                                it and publishes old and new keys in its JWKS
+//   (guards pick the new key up at their next refresh, or at once when a pass names it)
 //   (wait until the passes signed with the old key have expired: the room's pass lifetime)
 //   foyer keygen --retire KID    stops publishing the old key (takes effect at restart)
 //   foyer keygen --list          shows every key, its creation time and state
@@ -31,8 +32,10 @@ pass::keyring load_or_create_keyring(const std::filesystem::path& data_dir, std:
 // of the directory. A crash leaves the old file or the new one. Throws std::runtime_error.
 void save_keyring(const std::filesystem::path& data_dir, const pass::keyring& ring);
 
-// Registers `foyer keygen [--config FILE] [--data-dir DIR] [--retire KID | --list]`.
-// Without --retire or --list it adds a new key (creating the file if needed). Failures are
+// Registers `foyer keygen [--config FILE] [--data-dir DIR] [--alg EdDSA|ES256 | --retire KID | --list]`.
+// Without --retire or --list it adds a new key of the given type (creating the file, with an
+// Ed25519 key first, if needed). An ES256 key switches new passes to the ES256 profile (see
+// core/pass.hpp); an EdDSA key added later switches them back. Failures are
 // printed on stderr and thrown as CLI::RuntimeError(1), which CLI11_PARSE turns into exit 1.
 void add_keygen_command(CLI::App& app);
 

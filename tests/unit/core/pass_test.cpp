@@ -83,7 +83,7 @@ TEST_CASE("the active key is the newest one not retired") {
 TEST_CASE("key ring mutations refuse what would break it, leaving it unchanged") {
   keyring ring(pass::key_from_seed(seed_of(1), 100));
   auto only = ring.active().kid;
-  CHECK_THROWS_WITH(ring.retire(only), Catch::Contains("only active key"));
+  CHECK_THROWS_WITH(ring.retire(only), Catch::Contains("only active Ed25519 key"));
   CHECK_THROWS_WITH(ring.retire("nope"), Catch::Contains("no key with kid nope"));
   CHECK_THROWS_WITH(ring.add(pass::key_from_seed(seed_of(1), 999)), Catch::Contains("already"));
   auto retired = pass::key_from_seed(seed_of(2), 200);
@@ -133,18 +133,31 @@ TEST_CASE("a damaged key file is refused with a reason") {
   refused("[]", "not a JSON object");
   refused(replace_all(good, "foyer-keyring-1", "foyer-keyring-2"), "format");
   refused(replace_all(good, "\"keys\":[", "\"extra\":1,\"keys\":["), "unexpected top-level");
-  refused(R"({"format":"foyer-keyring-1","keys":[]})", "no active key");
-  refused(replace_all(good, "\"retired\":false", "\"retired\":true"), "no active key");
+  refused(R"({"format":"foyer-keyring-1","keys":[]})", "no active Ed25519 key");
+  refused(replace_all(good, "\"retired\":false", "\"retired\":true"), "no active Ed25519 key");
   refused(replace_all(good, "\"retired\":false", "\"retired\":0"), "wrong type");
   refused(replace_all(good, "\"created_at\":100", "\"created_at\":\"100\""), "wrong type");
   refused(replace_all(good, "\"retired\":false", "\"retired\":false,\"retired\":false"), "twice");
   refused(replace_all(good, "\"retired\":false", "\"retired\":false,\"comment\":\"x\""), "unknown key field");
   refused(replace_all(good, ",\"retired\":false", ""), "lacks");
+  refused(replace_all(good, "\"alg\":\"EdDSA\"", "\"alg\":\"HS256\""), "unknown key algorithm \"HS256\"");
+  refused(replace_all(good, "\"alg\":\"EdDSA\"", "\"alg\":\"ES256\""), "kid does not match");
   refused(replace_all(good, seed_text, seed_text.substr(1)), "bad seed");
   refused(replace_all(good, seed_text, base64url_encode(seed_of(9))), "does not match");
   auto key_begin = good.find("{\"kid\"");
   auto key_object = good.substr(key_begin, good.find('}') - key_begin + 1);
   refused(replace_all(good, key_object, key_object + ",\n" + key_object), "already in the key ring");
+}
+
+TEST_CASE("a key file written before ES256 existed, without alg, holds Ed25519 keys") {
+  keyring ring(rfc8032_key(100));
+  auto text = ring.encode();
+  REQUIRE(text.find("\"alg\":\"EdDSA\",") != std::string::npos);
+  auto back = keyring::decode(replace_all(text, "\"alg\":\"EdDSA\",", ""));
+  REQUIRE(back.keys().size() == 1);
+  CHECK(back.keys()[0].type == pass::key_type::ed25519);
+  CHECK(back.keys()[0].kid == "If4x36FUomFia_hU");
+  CHECK(back.encode() == text);
 }
 
 TEST_CASE("the JWKS publishes every key that is not retired, as OKP/Ed25519") {

@@ -1,0 +1,22 @@
+#pragma once
+// `foyer guard`: checks visitors' passes for nginx auth_request with the public keys alone.
+// It never calls Foyer per request; if Foyer stops, visitors holding passes keep going.
+//
+//   foyer guard --jwks FILE|URL --room ROOM --issuer ISS --login-url URL
+//               [--listen HOST:PORT] [--leeway S] [--refresh S] [--single-use]
+//               [--secure-cookie] [--cache-size N] [--single-use-capacity N]
+//
+// Keys: a JWKS file, or Foyer's http://.../.well-known/jwks.json. Loaded at start (a start
+// without keys fails), then re-read every --refresh seconds and early when a pass names an
+// unknown kid (at most every 10 s); a failed refresh keeps the last good set. Ed25519
+// (EdDSA) and P-256 (ES256) keys are both loaded; each kid accepts only its own algorithm.
+// The HTTP endpoints are described in http/guard_handler.hpp; packaging/nginx/ has the
+// nginx side. Bad options are printed and thrown as CLI::RuntimeError(1).
+
+#include <CLI/CLI.hpp>
+
+namespace foyer::app {
+
+void add_guard_command(CLI::App& app);
+
+}  // namespace foyer::app

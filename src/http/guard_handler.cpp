@@ -1,0 +1,156 @@
+#include "http/guard_handler.hpp"
+
+#include <boost/beast/http/field.hpp>
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "core/json.hpp"
+#include "http/request_fields.hpp"
+
+namespace foyer::http {
+namespace {
+
+namespace bhttp = beast::http;
+
+constexpr std::string_view pass_cookie = "foyer_pass";
+constexpr std::string_view pass_param = "foyer_pass";
+constexpr std::string_view next_param = "next";
+constexpr std::size_t max_next_size = 2048;
+
+response empty_response(const request& req, bhttp::status status) {
+  response res{status, req.version()};
+  res.set(bhttp::field::cache_control, "no-store");
+  res.keep_alive(req.keep_alive());
+  res.prepare_payload();
+  return res;
+}
+
+// The site URL the visitor asked for: nginx names it in X-Original-URI.
+std::string_view site_target(const request& req) {
+  auto it = req.find("X-Original-URI");
+  return it == req.end() ? req.target() : it->value();
+}
+
+std::optional<std::string_view> presented_pass(const request& req) {
+  if (auto token = cookie(req, pass_cookie)) return token;
+  return bearer(req);
+}
+
+}  // namespace
+
+std::optional<std::string> same_site_path(std::string_view next) {
+  if (next.empty() || next.size() > max_next_size || next.front() != '/') return std::nullopt;
+  if (next.size() > 1 && (next[1] == '/' || next[1] == '\\')) return std::nullopt;
+  for (char c : next) {
+    if (c <= ' ' || c >= 0x7f || c == '\\') return std::nullopt;
+  }
+  return std::string(next);
+}
+
+guard_handler::guard_handler(pass::gate& gate, const clock& clock, guard_settings settings,
+                             std::function<void()> on_unknown_kid)
+    : gate_(gate), clock_(clock), settings_(std::move(settings)), on_unknown_kid_(std::move(on_unknown_kid)) {}
+
+response guard_handler::handle(const request& req) {
+  std::string_view target = req.target();
+  std::string_view path = target.substr(0, target.find('?'));
+  if (path == "/auth") return auth(req);
+  if (path == "/enter") return enter(req);
+  if (path == "/healthz") {
+    if (req.method() == bhttp::verb::get || req.method() == bhttp::verb::head) return health(req);
+    auto res = json_error(405, "method_not_allowed", "Use GET for this path.", req.version(), req.keep_alive());
+    res.set(bhttp::field::allow, "GET");
+    return res;
+  }
+  return json_error(404, "not_found", "The guard answers /auth, /enter and /healthz.", req.version(), req.keep_alive());
+}
+
+pass::gate_result guard_handler::check(std::string_view token, bool spend) {
+  auto result = gate_.check(token, clock_.now_ms() / 1000, spend);
+  ++checks_;
+  if (!result.cached) ++signature_checks_;
+  if (result.error_code == "unknown_kid" && on_unknown_kid_) on_unknown_kid_();
+  return result;
+}
+
+response guard_handler::auth(const request& req) {
+  auto refuse = [&req](std::string_view code) {
+    auto res = empty_response(req, bhttp::status::unauthorized);
+    res.set("X-Foyer-Error", code);
+    return res;
+  };
+  if (query_param(site_target(req), pass_param)) return refuse("pass_in_url");
+  auto token = presented_pass(req);
+  if (!token) return refuse("no_pass");
+  auto result = check(*token, /*spend=*/true);
+  if (!result.ok) return refuse(result.error_code);
+  auto res = empty_response(req, bhttp::status::no_content);
+  res.set("X-Foyer-Visitor", result.subject);
+  res.set("X-Foyer-Pass-Expires", std::to_string(result.exp));
+  return res;
+}
+
+response guard_handler::redirect(const request& req, const std::string& location) const {
+  auto res = empty_response(req, bhttp::status::found);
+  res.set(bhttp::field::location, location);
+  return res;
+}
+
+response guard_handler::enter(const request& req) {
+  std::string_view target = site_target(req);
+  auto spent = [&req] {
+    auto res = empty_response(req, bhttp::status::forbidden);
+    res.set(bhttp::field::content_type, "text/plain; charset=utf-8");
+    res.body() = "This pass has already been used. Each pass opens this page once.\n";
+    res.prepare_payload();
+    return res;
+  };
+
+  auto raw = query_param(target, pass_param);
+  auto from_url = raw ? percent_decode(*raw) : std::nullopt;
+  if (!from_url) {
+    // Refused by /auth without a pass in the URL: missing, expired, of another room, or
+    // spent. Only the last is final; the others go (back) to the waiting room.
+    auto token = presented_pass(req);
+    if (token && check(*token, /*spend=*/false).error_code == "spent") return spent();
+    return redirect(req, settings_.login_url);
+  }
+  auto result = check(*from_url, /*spend=*/false);
+  if (result.error_code == "spent") return spent();
+  if (!result.ok) return redirect(req, settings_.login_url);
+
+  auto next = query_param(target, next_param);
+  auto decoded_next = next ? percent_decode(*next) : std::nullopt;
+  auto destination = decoded_next ? same_site_path(*decoded_next) : std::nullopt;
+  auto res = redirect(req, destination ? *destination : without_query_param(target, pass_param));
+  std::int64_t max_age = std::max<std::int64_t>(1, result.exp - clock_.now_ms() / 1000);
+  res.set(bhttp::field::set_cookie, fmt::format("{}={}; Path=/; Max-Age={}; HttpOnly; SameSite=Lax{}", pass_cookie,
+                                                *from_url, max_age, settings_.secure_cookie ? "; Secure" : ""));
+  return res;
+}
+
+response guard_handler::health(const request& req) const {
+  std::string kids = "[";
+  for (const auto& kid : gate_.verifier().key_ids()) {
+    if (kids.size() > 1) kids.push_back(',');
+    kids += json_quote(kid);
+  }
+  kids.push_back(']');
+  response res{bhttp::status::ok, req.version()};
+  res.set(bhttp::field::content_type, "application/json");
+  res.set(bhttp::field::cache_control, "no-store");
+  res.body() = json_object()
+                   .str("status", "ok")
+                   .raw("keys", kids)
+                   .num("cached", std::uint64_t{gate_.cached_passes()})
+                   .num("spent", std::uint64_t{gate_.spent_ids()})
+                   .num("checks", checks_)
+                   .num("signature_checks", signature_checks_)
+                   .done();
+  res.keep_alive(req.keep_alive());
+  res.prepare_payload();
+  return res;
+}
+
+}  // namespace foyer::http

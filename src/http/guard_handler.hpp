@@ -1,0 +1,68 @@
+#pragma once
+// The HTTP side of `foyer guard`: answers nginx's auth_request subrequests and moves a pass
+// from the URL the waiting room sent the visitor to into a cookie of the site's domain.
+//
+//   any method /auth    the pass from the foyer_pass cookie or "Authorization: Bearer":
+//                       204 with X-Foyer-Visitor (the pass's sub) and X-Foyer-Pass-Expires
+//                       (its exp), or 401 with X-Foyer-Error (the refusal code). A site URL
+//                       (X-Original-URI) carrying foyer_pass is refused too, so that it goes
+//                       through /enter and the pass leaves the URL.
+//   any method /enter   for requests /auth refused (nginx: error_page 401). The site URL is
+//                       X-Original-URI, else the request's own target. If it carries a valid
+//                       foyer_pass: 302 to its `next` parameter when that is a same-site path,
+//                       else to the URL without foyer_pass, setting the foyer_pass cookie
+//                       (HttpOnly, SameSite=Lax, Max-Age = the pass's remaining life, Secure
+//                       if configured). A spent single-use pass gets 403. Anything else: 302
+//                       to the waiting room (the login URL).
+//   GET /healthz        200 {"status":"ok","keys":[kids],"cached":N,"spent":N,"checks":N,
+//                       "signature_checks":N}
+//
+// Runs on the guard's one event-loop thread, as the gate requires.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <foyer/clock.hpp>
+
+#include "core/pass_gate.hpp"
+#include "http/server.hpp"
+
+namespace foyer::http {
+
+struct guard_settings {
+  std::string login_url;       // Required: the room's waiting page, where refused visitors go
+  bool secure_cookie = false;  // Default: false; set when the site is served over HTTPS
+};
+
+// A same-site path to redirect to, from a decoded `next` parameter: it starts with one '/'
+// (not "//" nor "/\", which browsers read as another host), is printable ASCII without
+// backslashes and at most 2 KiB. Nullopt otherwise: no open redirects.
+std::optional<std::string> same_site_path(std::string_view next);
+
+class guard_handler {
+ public:
+  // `on_unknown_kid` runs when a pass names a key the guard does not know: new keys may
+  // have been published since the last refresh.
+  guard_handler(pass::gate& gate, const clock& clock, guard_settings settings, std::function<void()> on_unknown_kid);
+
+  response handle(const request& req);
+
+ private:
+  response auth(const request& req);
+  response enter(const request& req);
+  response health(const request& req) const;
+  pass::gate_result check(std::string_view token, bool spend);
+  response redirect(const request& req, const std::string& location) const;
+
+  pass::gate& gate_;
+  const clock& clock_;
+  guard_settings settings_;
+  std::function<void()> on_unknown_kid_;
+  std::uint64_t checks_ = 0;
+  std::uint64_t signature_checks_ = 0;
+};
+
+}  // namespace foyer::http

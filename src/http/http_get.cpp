@@ -1,0 +1,102 @@
+#include "http/http_get.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <fmt/core.h>
+
+#include <charconv>
+#include <stdexcept>
+
+namespace foyer::http {
+namespace {
+
+namespace bhttp = beast::http;
+using net::redirect_error;
+using net::use_awaitable;
+
+bool valid_port(std::string_view digits) {
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+  return !digits.empty() && ec == std::errc() && end == digits.data() + digits.size() && port >= 1 && port <= 65535;
+}
+
+}  // namespace
+
+std::optional<http_url> parse_http_url(std::string_view url) {
+  constexpr std::string_view scheme = "http://";
+  if (!url.starts_with(scheme)) return std::nullopt;
+  url.remove_prefix(scheme.size());
+  auto path_at = url.find_first_of("/?");
+  http_url out;
+  out.authority = std::string(url.substr(0, path_at));
+  out.target = path_at == std::string_view::npos ? "/" : std::string(url.substr(path_at));
+  if (out.target.front() == '?') out.target.insert(0, "/");
+  std::string_view authority = out.authority;
+  if (authority.find('@') != std::string_view::npos) return std::nullopt;
+  std::string_view host = authority;
+  std::string_view port = "80";
+  if (authority.starts_with('[')) {
+    auto close = authority.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    host = authority.substr(1, close - 1);
+    auto rest = authority.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') return std::nullopt;
+      port = rest.substr(1);
+    }
+  } else if (auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+  }
+  if (host.empty() || !valid_port(port)) return std::nullopt;
+  out.host = std::string(host);
+  out.port = std::string(port);
+  return out;
+}
+
+net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseconds timeout, std::size_t body_limit) {
+  auto executor = co_await net::this_coro::executor;
+  auto where = fmt::format("http://{}{}", url.authority, url.target);
+  beast::error_code ec;
+  tcp::resolver resolver(executor);
+  auto endpoints = co_await resolver.async_resolve(url.host, url.port, redirect_error(use_awaitable, ec));
+  if (ec) throw std::runtime_error(fmt::format("{}: cannot resolve {}: {}", where, url.host, ec.message()));
+
+  beast::tcp_stream stream(executor);
+  stream.expires_after(timeout);  // one deadline for connecting, sending and reading
+  co_await stream.async_connect(endpoints, redirect_error(use_awaitable, ec));
+  if (ec) throw std::runtime_error(fmt::format("{}: cannot connect: {}", where, ec.message()));
+
+  bhttp::request<bhttp::empty_body> req{bhttp::verb::get, url.target, 11};
+  req.set(bhttp::field::host, url.authority);
+  req.set(bhttp::field::user_agent, "foyer-guard");
+  req.set(bhttp::field::accept, "application/json");
+  req.keep_alive(false);
+  co_await bhttp::async_write(stream, req, redirect_error(use_awaitable, ec));
+  if (ec) throw std::runtime_error(fmt::format("{}: cannot send the request: {}", where, ec.message()));
+
+  beast::flat_buffer buffer;
+  bhttp::response_parser<bhttp::string_body> parser;
+  parser.body_limit(body_limit);
+  co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+  if (ec == bhttp::error::body_limit) {
+    throw std::runtime_error(fmt::format("{}: the answer is larger than {} bytes", where, body_limit));
+  }
+  if (ec) throw std::runtime_error(fmt::format("{}: no whole answer: {}", where, ec.message()));
+  auto res = parser.release();
+  beast::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  if (res.result() != bhttp::status::ok) {
+    throw std::runtime_error(fmt::format("{}: answered {}", where, res.result_int()));
+  }
+  co_return std::move(res.body());
+}
+
+}  // namespace foyer::http

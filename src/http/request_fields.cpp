@@ -1,0 +1,101 @@
+#include "http/request_fields.hpp"
+
+#include <boost/beast/http/field.hpp>
+
+namespace foyer::http {
+namespace {
+
+namespace bhttp = beast::http;
+
+// Calls f(name, value) for each '&'-separated pair of a query string until f returns true.
+template <typename F>
+void for_each_pair(std::string_view query, F f) {
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    auto pair = query.substr(0, amp);
+    auto eq = pair.find('=');
+    if (f(pair.substr(0, eq), eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), pair)) return;
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+  }
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::optional<std::string_view> cookie(const request& req, std::string_view name) {
+  for (auto it = req.find(bhttp::field::cookie); it != req.end() && it->name() == bhttp::field::cookie; ++it) {
+    std::string_view all = it->value();
+    while (!all.empty()) {
+      auto semi = all.find(';');
+      auto pair = all.substr(0, semi);
+      while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+      auto eq = pair.find('=');
+      if (eq != std::string_view::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
+      all = semi == std::string_view::npos ? std::string_view() : all.substr(semi + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> bearer(const request& req) {
+  auto it = req.find(bhttp::field::authorization);
+  if (it == req.end()) return std::nullopt;
+  std::string_view v = it->value();
+  constexpr std::string_view scheme = "Bearer ";
+  if (v.size() <= scheme.size() || !v.starts_with(scheme)) return std::nullopt;
+  return v.substr(scheme.size());
+}
+
+std::optional<std::string_view> query_param(std::string_view target, std::string_view name) {
+  auto q = target.find('?');
+  if (q == std::string_view::npos) return std::nullopt;
+  std::optional<std::string_view> out;
+  for_each_pair(target.substr(q + 1), [&](std::string_view key, std::string_view value, std::string_view) {
+    if (key == name) out = value;
+    return out.has_value();
+  });
+  return out;
+}
+
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out.push_back(' ');
+    } else if (text[i] != '%') {
+      out.push_back(text[i]);
+    } else {
+      int high = i + 2 < text.size() ? hex_value(text[i + 1]) : -1;
+      int low = high < 0 ? -1 : hex_value(text[i + 2]);
+      if (low < 0) return std::nullopt;
+      out.push_back(static_cast<char>(high * 16 + low));
+      i += 2;
+    }
+  }
+  return out;
+}
+
+std::string without_query_param(std::string_view target, std::string_view name) {
+  auto q = target.find('?');
+  std::string out(target.substr(0, q));
+  if (q == std::string_view::npos) return out;
+  std::string query;
+  for_each_pair(target.substr(q + 1), [&](std::string_view key, std::string_view, std::string_view pair) {
+    if (key != name && !pair.empty()) {
+      query += query.empty() ? "" : "&";
+      query += pair;
+    }
+    return false;
+  });
+  if (!query.empty()) out += "?" + query;
+  return out;
+}
+
+}  // namespace foyer::http

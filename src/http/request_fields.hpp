@@ -1,0 +1,29 @@
+#pragma once
+// The parts of a request that carry credentials and parameters: cookies, the bearer token,
+// query parameters.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "http/server.hpp"
+
+namespace foyer::http {
+
+// The value of the first cookie called `name` in the Cookie headers, as sent.
+std::optional<std::string_view> cookie(const request& req, std::string_view name);
+
+// The token of "Authorization: Bearer <token>".
+std::optional<std::string_view> bearer(const request& req);
+
+// The value of the first query parameter called `name` in a request target, undecoded ("" for
+// a name without '=').
+std::optional<std::string_view> query_param(std::string_view target, std::string_view name);
+
+// Form-style decoding of a query value: %XX escapes, '+' as a space. Nullopt for a bad escape.
+std::optional<std::string> percent_decode(std::string_view text);
+
+// The target without any `name` query parameter, and without a '?' left with nothing after it.
+std::string without_query_param(std::string_view target, std::string_view name);
+
+}  // namespace foyer::http
