@@ -24,24 +24,25 @@
 #include "core/bytes.hpp"
 #include "store/fault_file_system.hpp"
 
-// Key layout (one column family, bytewise order):
-//   "v"              format version (format_version below), written when the store is created
-//   "e" + be64(seq)  the event with that seq (1, 2, ...); never deleted: it is the audit trail
-//   "s"              the newest snapshot: be64(seq it covers) + the state bytes
-//   "x" + key        a side record
-// Big-endian seqs sort in seq order, so recovery is one forward scan from the snapshot.
+// Layout: two column families, written together by one WriteBatch (one WAL, atomic).
+//   "events"   be64(seq) -> the event with that seq (1, 2, ...). Never deleted: it is
+//              the audit trail. Big-endian seqs sort in seq order, so recovery is one
+//              forward scan from the snapshot; and since only ever-growing keys live
+//              here, flushed tables never overlap each other or older ones, and
+//              compaction moves them down a level without rewriting them.
+//   "default"  "v"        the format version (format_version below), set at creation
+//              "s"        the newest snapshot: be64(seq it covers) + the state bytes
+//              "x" + key  a side record
 
 namespace foyer::store {
 namespace {
 
 constexpr std::string_view format_version = "foyer-event-log/1";
 constexpr std::string_view format_family = "foyer-event-log/";
+constexpr std::string_view events_family = "events";
 constexpr std::string_view version_key = "v";
 constexpr std::string_view snapshot_key = "s";
-constexpr char event_prefix = 'e';
-constexpr char event_prefix_end = 'f';
 constexpr char side_prefix = 'x';
-constexpr std::size_t event_key_size = 1 + 8;
 constexpr std::size_t seq_size = 8;
 // Recovery reads the log once, front to back: large reads, nothing worth caching.
 constexpr std::size_t recovery_readahead = std::size_t{4} << 20;
@@ -49,12 +50,14 @@ constexpr std::size_t info_log_file_bytes = std::size_t{4} << 20;
 constexpr std::size_t info_log_files_kept = 4;
 constexpr int max_background_jobs = 2;
 constexpr int max_open_files = 512;
+// The default family (snapshot, side records) gets a quarter of the events' memtable.
+constexpr std::size_t meta_memtable_share = 4;
 
 rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
 
 std::string event_key(std::uint64_t seq) {
-  std::string key(event_key_size, event_prefix);
-  put_be64(reinterpret_cast<std::uint8_t*>(key.data() + 1), seq);
+  std::string key(seq_size, '\0');
+  put_be64(reinterpret_cast<std::uint8_t*>(key.data()), seq);
   return key;
 }
 
@@ -152,8 +155,34 @@ class manual_recovery final : public rocksdb::EventListener {
   }
 };
 
-rocksdb::Options tuned_options(const options& opts, rocksdb::Env* env) {
-  rocksdb::Options o;
+struct tuned_options {
+  rocksdb::DBOptions db;
+  rocksdb::ColumnFamilyOptions meta;
+  rocksdb::ColumnFamilyOptions events;
+};
+
+rocksdb::ColumnFamilyOptions family_options(std::size_t memtable_bytes,
+                                            const std::shared_ptr<rocksdb::Cache>& cache) {
+  rocksdb::ColumnFamilyOptions o;
+  // Memory stays bounded whatever the log length: at most two memtables per family,
+  // and one small block cache that also holds the index blocks (otherwise every open
+  // table pins its index outside any budget).
+  o.write_buffer_size = memtable_bytes;
+  o.max_write_buffer_number = 2;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  o.level_compaction_dynamic_level_bytes = true;
+  // Events are read back only at recovery: LZ4 is cheap both ways.
+  o.compression = rocksdb::kLZ4Compression;
+  return o;
+}
+
+tuned_options tune(const options& opts, rocksdb::Env* env) {
+  tuned_options t;
+  rocksdb::DBOptions& o = t.db;
   if (env != nullptr) o.env = env;
   o.paranoid_checks = true;
   // One way out of a write error: the storage thread's Resume() (see manual_recovery).
@@ -163,30 +192,43 @@ rocksdb::Options tuned_options(const options& opts, rocksdb::Env* env) {
   // a WAL is a write nobody was told about (a crash mid-write): dropping it loses
   // nothing. Damage anywhere else refuses to open rather than silently losing events.
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
-  // Memory stays bounded whatever the log length: at most two memtables, and one
-  // small block cache that also holds the index blocks (otherwise every open table
-  // pins its index outside any budget).
-  o.write_buffer_size = opts.memtable_bytes;
-  o.max_write_buffer_number = 2;
-  rocksdb::BlockBasedTableOptions table;
-  table.block_cache = rocksdb::NewLRUCache(opts.block_cache_bytes);
-  table.cache_index_and_filter_blocks = true;
-  table.pin_l0_filter_and_index_blocks_in_cache = true;
-  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  // The small default family holds a little of every WAL and would keep old WALs
+  // alive until its own memtable fills; flushing it once the WALs outgrow two event
+  // memtables bounds both the disk they use and the replay at restart.
+  o.max_total_wal_size = 2 * opts.memtable_bytes;
   o.max_open_files = max_open_files;
-  // Keys arrive in order, so flushed tables never overlap and compaction mostly moves
-  // files down without rewriting them: one flush and one compaction job suffice, and
-  // leave the CPU to the event loop.
+  // Compaction of the events is mostly moving files down (see the layout above): one
+  // flush and one compaction job suffice, and leave the CPU to the event loop.
   o.max_background_jobs = max_background_jobs;
-  o.level_compaction_dynamic_level_bytes = true;
-  // Events are read back only at recovery: LZ4 is cheap both ways.
-  o.compression = rocksdb::kLZ4Compression;
   // File deletions after flushes happen in the background, not in the synced write.
   o.avoid_unnecessary_blocking_io = true;
   o.max_log_file_size = info_log_file_bytes;
   o.keep_log_file_num = info_log_files_kept;
-  return o;
+
+  const auto cache = rocksdb::NewLRUCache(opts.block_cache_bytes);
+  t.events = family_options(opts.memtable_bytes, cache);
+  t.meta = family_options(opts.memtable_bytes / meta_memtable_share, cache);
+  return t;
 }
+
+// The database and its two column family handles, released in the right order.
+struct database {
+  database() = default;
+  database(const database&) = delete;
+  database& operator=(const database&) = delete;
+  ~database() {
+    if (!db) return;
+    for (auto* family : {meta, events}) {
+      if (family != nullptr) db->DestroyColumnFamilyHandle(family).PermitUncheckedError();
+    }
+    // Every write was synced; a failure to close loses nothing and has no one to tell.
+    db->Close().PermitUncheckedError();
+  }
+
+  std::unique_ptr<rocksdb::DB> db;
+  rocksdb::ColumnFamilyHandle* meta = nullptr;
+  rocksdb::ColumnFamilyHandle* events = nullptr;
+};
 
 }  // namespace
 
@@ -205,11 +247,7 @@ struct rocks_store::impl {
     open();
   }
 
-  ~impl() {
-    stop();
-    // Every write was synced; a failure to close loses nothing and has no one to tell.
-    db_->Close().PermitUncheckedError();
-  }
+  ~impl() { stop(); }
 
   // ---- opening (constructor thread) ----
 
@@ -239,12 +277,18 @@ struct rocks_store::impl {
       env_ = rocksdb::NewCompositeEnv(
           detail::make_fault_file_system(rocksdb::FileSystem::Default(), opts_.faults));
     }
-    rocksdb::Options o = tuned_options(opts_, env_.get());
-    o.create_if_missing = fresh;
+    tuned_options t = tune(opts_, env_.get());
+    t.db.create_if_missing = fresh;
+    t.db.create_missing_column_families = fresh;
+    const std::vector<rocksdb::ColumnFamilyDescriptor> families{
+        {rocksdb::kDefaultColumnFamilyName, t.meta}, {std::string(events_family), t.events}};
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
-    rocksdb::Status s = rocksdb::DB::Open(o, dir_.string(), &raw);
+    const rocksdb::Status s = rocksdb::DB::Open(t.db, dir_.string(), families, &handles, &raw);
     if (!s.ok()) fail(open_failure(s));
-    db_.reset(raw);
+    db_.db.reset(raw);
+    db_.meta = handles.at(0);
+    db_.events = handles.at(1);
 
     check_version();
     load_positions();
@@ -265,12 +309,16 @@ struct rocks_store::impl {
       return fmt::format("in use by another Foyer process (RocksDB LOCK held): {}", text);
     }
     if (s.IsCorruption()) return fmt::format("corrupt, refusing to start: {}", text);
+    // Missing or extra column families, another comparator, ...
+    if (s.IsInvalidArgument()) {
+      return fmt::format("a RocksDB database that is not a Foyer store: {}", text);
+    }
     return fmt::format("cannot open the store: {}", text);
   }
 
   void check_version() {
     std::string version;
-    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), slice(version_key), &version);
+    rocksdb::Status s = db_.db->Get(rocksdb::ReadOptions(), db_.meta, slice(version_key), &version);
     if (s.ok()) {
       if (version == format_version) return;
       if (version.starts_with(format_family)) {
@@ -280,19 +328,27 @@ struct rocks_store::impl {
     }
     if (!s.IsNotFound()) fail(fmt::format("cannot read the version record: {}", s.ToString()));
 
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-    it->SeekToFirst();
-    if (!it->status().ok()) fail(fmt::format("cannot read: {}", it->status().ToString()));
-    if (it->Valid()) fail("a RocksDB database that is not a Foyer store (no version record)");
+    // No version record: only a store whose creation was cut short may lack it.
+    for (auto* family : {db_.meta, db_.events}) {
+      std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(rocksdb::ReadOptions(), family));
+      it->SeekToFirst();
+      if (!it->status().ok()) fail(fmt::format("cannot read: {}", it->status().ToString()));
+      if (it->Valid()) fail("a RocksDB database that is not a Foyer store (no version record)");
+    }
     rocksdb::WriteOptions sync;
     sync.sync = true;
-    s = db_->Put(sync, slice(version_key), slice(format_version));
+    s = db_.db->Put(sync, db_.meta, slice(version_key), slice(format_version));
     if (!s.ok()) fail(fmt::format("cannot write the version record: {}", s.ToString()));
+  }
+
+  std::uint64_t checked_event_seq(const rocksdb::Slice& key) const {
+    if (key.size() != seq_size) fail(fmt::format("corrupt: an event key of {} bytes", key.size()));
+    return read_be64(std::string_view(key.data(), key.size()));
   }
 
   std::optional<stored_snapshot> read_snapshot() const {
     std::string value;
-    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), slice(snapshot_key), &value);
+    rocksdb::Status s = db_.db->Get(rocksdb::ReadOptions(), db_.meta, slice(snapshot_key), &value);
     if (s.IsNotFound()) return std::nullopt;
     if (!s.ok()) fail(fmt::format("cannot read the snapshot: {}", s.ToString()));
     if (value.size() < seq_size) fail("corrupt: the snapshot record is truncated");
@@ -300,20 +356,11 @@ struct rocks_store::impl {
   }
 
   void load_positions() {
-    const std::string lower(1, event_prefix);
-    const std::string upper(1, event_prefix_end);
-    rocksdb::Slice lower_bound(lower), upper_bound(upper);
-    rocksdb::ReadOptions ro;
-    ro.iterate_lower_bound = &lower_bound;
-    ro.iterate_upper_bound = &upper_bound;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+    std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(rocksdb::ReadOptions(), db_.events));
     it->SeekToLast();
     if (!it->status().ok()) fail(fmt::format("cannot read the log: {}", it->status().ToString()));
     std::uint64_t last = 0;
-    if (it->Valid()) {
-      if (it->key().size() != event_key_size) fail("corrupt: malformed event key");
-      last = read_be64(std::string_view(it->key().data() + 1, seq_size));
-    }
+    if (it->Valid()) last = checked_event_seq(it->key());
     const auto snapshot = read_snapshot();
     snapshot_seq_ = snapshot ? snapshot->seq : 0;
     if (snapshot_seq_ > last) {
@@ -331,19 +378,14 @@ struct rocks_store::impl {
       log.snapshot = std::move(snapshot->state);
       log.snapshot_seq = snapshot->seq;
     }
-    const std::string upper(1, event_prefix_end);
-    rocksdb::Slice upper_bound(upper);
     rocksdb::ReadOptions ro;
-    ro.iterate_upper_bound = &upper_bound;
     ro.fill_cache = false;
     ro.readahead_size = recovery_readahead;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+    std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(ro, db_.events));
     log.events.reserve(next_seq_ - 1 - log.snapshot_seq);
     std::uint64_t expected = log.snapshot_seq + 1;
     for (it->Seek(event_key(expected)); it->Valid(); it->Next(), ++expected) {
-      const rocksdb::Slice key = it->key();
-      if (key.size() != event_key_size) fail("corrupt: malformed event key");
-      const std::uint64_t seq = read_be64(std::string_view(key.data() + 1, seq_size));
+      const std::uint64_t seq = checked_event_seq(it->key());
       if (seq != expected) {
         fail(fmt::format("corrupt: event {} is missing (the log continues at {})", expected, seq));
       }
@@ -433,8 +475,9 @@ struct rocks_store::impl {
   void commit_writes(std::deque<request>& work) {
     rocksdb::WriteBatch batch;
     rocksdb::Status built;
-    const auto put = [&](const rocksdb::Slice& key, const rocksdb::Slice& value) {
-      if (built.ok()) built = batch.Put(key, value);
+    const auto put = [&](rocksdb::ColumnFamilyHandle* family, const rocksdb::Slice& key,
+                         const rocksdb::Slice& value) {
+      if (built.ok()) built = batch.Put(family, key, value);
     };
     std::vector<staged_write> group;
     std::uint64_t seq = next_seq_;
@@ -449,8 +492,8 @@ struct rocks_store::impl {
       work.pop_front();
       if (auto* a = std::get_if<append_request>(&staged.req)) {
         staged.first_seq = seq;
-        for (const auto& event : a->events) put(event_key(seq++), event);
-        for (const auto& side : a->side_records) put(side_key(side.key), side.value);
+        for (const auto& event : a->events) put(db_.events, event_key(seq++), event);
+        for (const auto& side : a->side_records) put(db_.meta, side_key(side.key), side.value);
         events += a->events.size();
       } else {
         auto& s = std::get<snapshot_request>(staged.req);
@@ -461,7 +504,7 @@ struct rocks_store::impl {
           std::string value(seq_size, '\0');
           put_be64(reinterpret_cast<std::uint8_t*>(value.data()), s.seq);
           value += s.state;
-          put(slice(snapshot_key), value);
+          put(db_.meta, slice(snapshot_key), value);
           snapshot_seq = s.seq;
         }
       }
@@ -493,7 +536,7 @@ struct rocks_store::impl {
     // After a failed write RocksDB may hold a background error and refuse every write
     // until resumed; resuming also retires the WAL the failed write may have touched.
     if (resume_needed_) {
-      rocksdb::Status s = db_->Resume();
+      rocksdb::Status s = db_.db->Resume();
       if (!s.ok()) {
         failed_writes_.fetch_add(1, std::memory_order_relaxed);
         return to_error_code(s);
@@ -502,7 +545,7 @@ struct rocks_store::impl {
     }
     rocksdb::WriteOptions wo;
     wo.sync = true;
-    rocksdb::Status s = db_->Write(wo, &batch);
+    rocksdb::Status s = db_.db->Write(wo, &batch);
     if (!s.ok()) {
       resume_needed_ = true;
       failed_writes_.fetch_add(1, std::memory_order_relaxed);
@@ -517,9 +560,10 @@ struct rocks_store::impl {
     keys.reserve(r.keys.size());
     for (const auto& key : r.keys) keys.push_back(side_key(key));
     std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+    const std::vector<rocksdb::ColumnFamilyHandle*> families(keys.size(), db_.meta);
     std::vector<std::string> found;
     const std::vector<rocksdb::Status> statuses =
-        db_->MultiGet(rocksdb::ReadOptions(), slices, &found);
+        db_.db->MultiGet(rocksdb::ReadOptions(), families, slices, &found);
     std::error_code ec;
     std::vector<std::optional<std::string>> values;
     values.reserve(keys.size());
@@ -543,7 +587,7 @@ struct rocks_store::impl {
   const post_function post_;
   const options opts_;
   std::unique_ptr<rocksdb::Env> env_;  // the fault-injecting env, if any; outlives db_
-  std::unique_ptr<rocksdb::DB> db_;
+  database db_;
 
   // Storage-thread state (the constructing thread's until start()).
   std::uint64_t next_seq_ = 1;

@@ -2,11 +2,10 @@
 // The durable event store on RocksDB: one storage thread owns the database and
 // group-commits every queued write as one synced WriteBatch.
 //
-// Threading: construct, recover(), start() and stop() on the thread that will run the
-// event loop, before (construct, recover, start) or after (stop) the loop runs them
-// concurrently with nothing; append/save_snapshot/read on the loop thread only (see
-// foyer/store.hpp). stats() from any thread. Completions are handed to `post`, which
-// must be safe to call from the storage thread.
+// Threading: the constructor, recover(), start(), stop() and every event_store call
+// on the event loop's thread (the first three before the loop runs); stats() from
+// any thread. Completions are handed to `post` on the storage thread, so `post` must
+// be thread-safe (asio::post is) and stay callable until stop() returns.
 
 #include <atomic>
 #include <chrono>
@@ -92,8 +91,9 @@ class rocks_store final : public event_store {
 
   // Starts the storage thread; calls made before it wait in the queue.
   void start();
-  // Finishes every queued call (their completions are still posted), then joins the
-  // storage thread. Later calls complete with store_errc::stopped. Idempotent.
+  // Blocks until every queued call is done (their completions are posted, to run when
+  // the loop next runs), then joins the storage thread. Later calls complete with
+  // store_errc::stopped. Idempotent.
   void stop();
 
   void append(std::vector<std::string> events, std::vector<side_record> side_records,

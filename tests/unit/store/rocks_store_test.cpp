@@ -61,20 +61,32 @@ void write_file(const fs::path& path, const std::string& bytes) {
 }
 
 std::string event_key(std::uint64_t seq) {
-  std::string key(9, 'e');
-  put_be64(reinterpret_cast<std::uint8_t*>(key.data() + 1), seq);
+  std::string key(8, '\0');
+  put_be64(reinterpret_cast<std::uint8_t*>(key.data()), seq);
   return key;
 }
 
-// Opens the store's RocksDB directly, to inspect or damage what the store wrote.
-std::unique_ptr<rocksdb::DB> open_raw(const fs::path& dir, bool create = false) {
-  rocksdb::Options options;
-  options.create_if_missing = create;
-  rocksdb::DB* db = nullptr;
-  const rocksdb::Status s = rocksdb::DB::Open(options, dir.string(), &db);
-  REQUIRE(s.ok());
-  return std::unique_ptr<rocksdb::DB>(db);
-}
+// The store's RocksDB opened directly, to inspect or damage what the store wrote.
+struct raw_store {
+  explicit raw_store(const fs::path& dir) {
+    const std::vector<rocksdb::ColumnFamilyDescriptor> families{
+        {rocksdb::kDefaultColumnFamilyName, {}}, {"events", {}}};
+    rocksdb::DB* raw = nullptr;
+    REQUIRE(rocksdb::DB::Open(rocksdb::DBOptions(), dir.string(), families, &handles, &raw).ok());
+    db.reset(raw);
+  }
+  ~raw_store() {
+    for (auto* handle : handles) db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+  raw_store(const raw_store&) = delete;
+  raw_store& operator=(const raw_store&) = delete;
+
+  rocksdb::ColumnFamilyHandle* meta() const { return handles.at(0); }
+  rocksdb::ColumnFamilyHandle* events() const { return handles.at(1); }
+
+  std::unique_ptr<rocksdb::DB> db;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+};
 
 // The first line of the store_error the constructor throws, or "" if it opens.
 std::string open_error(const fs::path& dir, test::run_loop& loop) {
@@ -258,9 +270,9 @@ TEST_CASE_METHOD(store_fixture, "recovery loads the newest snapshot and replays 
   CHECK(log.events == strings{"e4", "e5", "e6"});
 
   // The events the snapshot covers are kept: the log is the audit trail.
-  auto db = open_raw(dir.path);
+  raw_store raw(dir.path);
   std::string value;
-  CHECK(db->Get(rocksdb::ReadOptions(), event_key(1), &value).ok());
+  CHECK(raw.db->Get(rocksdb::ReadOptions(), raw.events(), event_key(1), &value).ok());
   CHECK(value == "e1");
 }
 
@@ -429,8 +441,8 @@ TEST_CASE_METHOD(store_fixture, "a missing event in the log is refused at recove
     append(*s, {"e1", "e2", "e3"});
   }
   {
-    auto db = open_raw(dir.path);
-    REQUIRE(db->Delete(rocksdb::WriteOptions(), event_key(2)).ok());
+    raw_store raw(dir.path);
+    REQUIRE(raw.db->Delete(rocksdb::WriteOptions(), raw.events(), event_key(2)).ok());
   }
   auto s = open();
   CHECK_THROWS_WITH(s->recover(), Catch::Contains("event 2 is missing"));
@@ -454,7 +466,13 @@ TEST_CASE_METHOD(store_fixture, "a dir that is not a Foyer store is refused") {
     CHECK_FALSE(fs::exists(dir.path / "CURRENT"));
   }
   SECTION("another RocksDB database") {
-    REQUIRE(open_raw(dir.path, /*create=*/true)->Put(rocksdb::WriteOptions(), "k", "v").ok());
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    rocksdb::DB* db = nullptr;
+    REQUIRE(rocksdb::DB::Open(options, dir.path.string(), &db).ok());
+    std::unique_ptr<rocksdb::DB> owned(db);
+    REQUIRE(db->Put(rocksdb::WriteOptions(), "k", "v").ok());
+    owned.reset();
     CHECK_THAT(open_error(dir.path, loop), Catch::Contains("not a Foyer store"));
   }
   SECTION("a regular file") {
@@ -465,7 +483,10 @@ TEST_CASE_METHOD(store_fixture, "a dir that is not a Foyer store is refused") {
 
 TEST_CASE_METHOD(store_fixture, "another format version is refused") {
   open().reset();
-  REQUIRE(open_raw(dir.path)->Put(rocksdb::WriteOptions(), "v", "foyer-event-log/2").ok());
+  {
+    raw_store raw(dir.path);
+    REQUIRE(raw.db->Put(rocksdb::WriteOptions(), raw.meta(), "v", "foyer-event-log/2").ok());
+  }
   const std::string message = open_error(dir.path, loop);
   CHECK_THAT(message, Catch::Contains("foyer-event-log/2"));
   CHECK_THAT(message, Catch::Contains("foyer-event-log/1"));
