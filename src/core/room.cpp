@@ -83,17 +83,20 @@ void room::derive_permutation() {
   permutation_.emplace(key, lobby_.size());
 }
 
-void room::apply(const state_changed& e) {
-  bool allowed = false;
-  switch (e.state) {
-    case room_state::paused: allowed = state_ == room_state::open; break;
-    case room_state::open: allowed = state_ == room_state::paused; break;
-    case room_state::sold_out:
-    case room_state::closed: allowed = state_ != room_state::closed; break;
+bool room::allows(room_state target) const {
+  switch (target) {
+    case room_state::paused: return state_ == room_state::open;
+    case room_state::open: return state_ == room_state::paused;
+    case room_state::sold_out: return state_ != room_state::closed && state_ != room_state::sold_out;
+    case room_state::closed: return state_ != room_state::closed;
     case room_state::lobby:
-    case room_state::drawing: break;
+    case room_state::drawing: return false;
   }
-  if (!allowed) return;
+  return false;
+}
+
+void room::apply(const state_changed& e) {
+  if (!allows(e.state)) return;
   // A resumed room starts its clock afresh: the pause is not admitted as a burst.
   if (e.state == room_state::open) {
     tick_ms_ = e.at_ms;

@@ -53,6 +53,8 @@ class room {
 
   room_state state() const { return state_; }
   bool accepts_joins() const;
+  // Whether an operator may move the room to `target` now.
+  bool allows(room_state target) const;
   std::uint64_t served() const { return served_; }
   std::uint64_t joined() const { return joined_; }
   std::uint64_t lobby_size() const { return lobby_.size(); }

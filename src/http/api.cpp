@@ -11,6 +11,7 @@
 
 #include "core/json.hpp"
 #include "core/status.hpp"
+#include "http/request_fields.hpp"
 
 namespace foyer::http {
 namespace {
@@ -58,49 +59,11 @@ std::vector<std::string_view> segments(std::string_view path) {
   return out;
 }
 
-std::optional<std::string_view> query_param(std::string_view target, std::string_view name) {
-  auto q = target.find('?');
-  if (q == std::string_view::npos) return std::nullopt;
-  auto query = target.substr(q + 1);
-  while (!query.empty()) {
-    auto amp = query.find('&');
-    auto pair = query.substr(0, amp);
-    auto eq = pair.find('=');
-    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? "" : pair.substr(eq + 1);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-  }
-  return std::nullopt;
-}
-
 std::optional<std::uint64_t> parse_u64(std::string_view s) {
   std::uint64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
   return v;
-}
-
-std::optional<std::string_view> cookie(const request& req, std::string_view name) {
-  for (auto it = req.find(bhttp::field::cookie); it != req.end() && it->name() == bhttp::field::cookie; ++it) {
-    std::string_view all = it->value();
-    while (!all.empty()) {
-      auto semi = all.find(';');
-      auto pair = all.substr(0, semi);
-      while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
-      auto eq = pair.find('=');
-      if (eq != std::string_view::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
-      all = semi == std::string_view::npos ? std::string_view() : all.substr(semi + 1);
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string_view> bearer(const request& req) {
-  auto it = req.find(bhttp::field::authorization);
-  if (it == req.end()) return std::nullopt;
-  std::string_view v = it->value();
-  constexpr std::string_view scheme = "Bearer ";
-  if (v.size() <= scheme.size() || !v.starts_with(scheme)) return std::nullopt;
-  return v.substr(scheme.size());
 }
 
 // nullopt if the body is not a JSON object of string fields.
@@ -120,6 +83,15 @@ std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, con
     else if (key == "account_hint") body.account_hint = value;
   }
   return body;
+}
+
+// The operator actions that move a room between states.
+std::optional<room_state> operator_state(std::string_view action) {
+  if (action == "pause") return room_state::paused;
+  if (action == "resume") return room_state::open;
+  if (action == "sold-out") return room_state::sold_out;
+  if (action == "close") return room_state::closed;
+  return std::nullopt;
 }
 
 // The ticket a join was given, rebuilt from what it left in the log.
@@ -726,6 +698,12 @@ net::awaitable<response> api::admin(request& req, std::string_view path) {
     }
     auto bytes = *from_hex(hex);
     e = beacon_supplied{room_id, std::string(as_chars(bytes)), clock_.now_ms()};
+  } else if (auto target = operator_state(action)) {
+    if (!r->allows(*target)) {
+      co_return error(req, 409, "not_allowed",
+                      fmt::format("A room that is {} cannot become {}.", to_string(r->state()), to_string(*target)));
+    }
+    e = state_changed{room_id, *target, clock_.now_ms()};
   } else {
     co_return error(req, 404, "not_found", "No such admin action.");
   }

@@ -57,8 +57,6 @@ class server {
   // answered, then their connections close. `on_drained` runs once none is left.
   void stop(std::function<void()> on_drained);
 
-  std::size_t connections() const { return sessions_.size(); }
-
  private:
   struct session_state {
     beast::tcp_stream* stream = nullptr;

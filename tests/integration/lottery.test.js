@@ -146,3 +146,25 @@ test('the admin API wants its token', async () => {
     await f.cleanup();
   }
 });
+
+test('operators pause, resume, sell out and close a room', async () => {
+  const f = new Foyer({ server: { admin_token }, rooms: [{ id: 'tatkal', name: 'T', rate_per_minute: 60, target_url: '/welcome' }] });
+  try {
+    await f.start();
+    const j = (await f.join('tatkal')).json;
+    assert.equal((await adminPost(f, 'resume')).status, 409);
+    assert.equal((await adminPost(f, 'pause')).json.state, 'paused');
+    const paused = (await f.status(j.ticket, 'tatkal')).json;
+    assert.ok(paused.state === 'paused' || paused.state === 'admitted');
+    assert.equal((await adminPost(f, 'resume')).json.state, 'open');
+    assert.equal((await adminPost(f, 'sold-out')).json.state, 'sold_out');
+    const refused = await f.join('tatkal');
+    assert.equal(refused.status, 410);
+    assert.equal(refused.json.error, 'sold_out');
+    assert.equal((await adminPost(f, 'close')).json.state, 'closed');
+    assert.equal((await adminPost(f, 'close')).status, 409);
+    assert.equal((await adminPost(f, 'explode')).status, 404);
+  } finally {
+    await f.cleanup();
+  }
+});
