@@ -121,3 +121,62 @@ test('the helper accepts a pass signed by node:crypto and refuses the classic at
   assert.equal(verifyPass(signJws(privateKey, { ...header, kid: 'other' }, claims), jwks, expect).error, 'unknown_kid');
   assert.equal(verifyPass(`${fixture.token}x`, fixture.jwks, expect).error, 'malformed');
 });
+
+// The README's recipe for a Node site: jose, the JWKS, and the algorithm fixed by the site.
+const es256Fixture = JSON.parse(readFileSync(path.resolve(here, '../data/pass-es256-fixture.json'), 'utf8'));
+
+async function joseVerify(token, jwks, { issuer, audience, algorithms, now }) {
+  const { createLocalJWKSet, jwtVerify } = await import('jose');
+  return jwtVerify(token, createLocalJWKSet(jwks), { issuer, audience, algorithms, currentDate: new Date(now * 1000) });
+}
+
+test('jose verifies the C++ passes of both profiles, each only under its own algorithm', async () => {
+  const eddsa = await joseVerify(fixture.token, fixture.jwks, { ...expect, algorithms: ['EdDSA'] });
+  assert.deepEqual(eddsa.payload, fixture.claims);
+  const es = es256Fixture.claims;
+  const esExpect = { issuer: es.iss, audience: es.aud, now: es.iat + 1 };
+  const es256 = await joseVerify(es256Fixture.token, es256Fixture.jwks, { ...esExpect, algorithms: ['ES256'] });
+  assert.deepEqual(es256.payload, es);
+  assert.equal(es256.protectedHeader.kid, es256Fixture.jwks.keys[1].kid);
+  // node:crypto alone: JWS ECDSA signatures are r || s (IEEE P1363), not DER.
+  const [h, p, s] = es256Fixture.token.split('.');
+  const key = createPublicKey({ key: es256Fixture.jwks.keys[1], format: 'jwk' });
+  assert.ok(verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, fromB64url(s)));
+
+  await assert.rejects(joseVerify(es256Fixture.token, es256Fixture.jwks, { ...esExpect, algorithms: ['EdDSA'] }),
+    { code: 'ERR_JOSE_ALG_NOT_ALLOWED' });
+  await assert.rejects(joseVerify(fixture.token, fixture.jwks, { ...expect, audience: 'other-room', algorithms: ['EdDSA'] }),
+    { code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+  await assert.rejects(joseVerify(fixture.token, fixture.jwks, { ...expect, now: fixture.claims.exp, algorithms: ['EdDSA'] }),
+    { code: 'ERR_JWT_EXPIRED' });
+  const none = `${b64url(JSON.stringify({ alg: 'none', kid: fixture.jwks.keys[0].kid }))}.${fixture.token.split('.')[1]}.`;
+  await assert.rejects(joseVerify(none, fixture.jwks, { ...expect, algorithms: ['EdDSA'] }));
+  const hsInput = `${b64url(JSON.stringify({ alg: 'HS256', kid: fixture.jwks.keys[0].kid }))}.${fixture.token.split('.')[1]}`;
+  const mac = createHmac('sha256', fromB64url(fixture.jwks.keys[0].x)).update(hsInput).digest();
+  await assert.rejects(joseVerify(`${hsInput}.${b64url(mac)}`, fixture.jwks, { ...expect, algorithms: ['EdDSA'] }),
+    { code: 'ERR_JOSE_ALG_NOT_ALLOWED' });
+});
+
+test('the Node recipe checks a pass of the real server with its published JWKS', async (t) => {
+  const { Foyer } = await import('../lib/foyer.js');
+  const server = await new Foyer({ server: { issuer: 'https://queue.example.com' } }).start();
+  t.after(() => server.cleanup());
+  const joined = await server.join();
+  let status;
+  do {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    status = await server.status(joined.json.ticket);
+  } while (status.json.state !== 'admitted');
+
+  // The recipe, as the README gives it.
+  const { createRemoteJWKSet, jwtVerify } = await import('jose');
+  const jwks = createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`));
+  const { payload } = await jwtVerify(status.json.pass, jwks, {
+    issuer: 'https://queue.example.com',
+    audience: 'demo',
+    algorithms: ['EdDSA'],
+    clockTolerance: 5,
+  });
+  assert.equal(payload.sub, joined.json.visitor_id);
+  await assert.rejects(jwtVerify(status.json.pass, jwks, { issuer: 'https://queue.example.com', audience: 'other', algorithms: ['EdDSA'] }));
+});

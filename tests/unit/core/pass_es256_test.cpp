@@ -2,7 +2,9 @@
 // with OpenSSL, and the verifier's key-kind seam that checks them with the same rules.
 
 #include <catch2/catch.hpp>
+#include <simdjson.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -276,4 +278,36 @@ TEST_CASE("JWKS and key kinds that cannot be used are refused at construction") 
   auto incomplete = pass::es256_key_kind();
   incomplete.load = nullptr;
   CHECK_THROWS_AS(pass_verifier(only_ec, expect, {incomplete}), std::invalid_argument);
+}
+
+// tests/js/pass.test.js checks this C++-signed ES256 pass with node:crypto and jose. ECDSA
+// signatures are randomised, so the fixture was signed once; here its JWKS, header and
+// claims are what this code produces and its signature verifies.
+TEST_CASE("the ES256 Node fixture is what sign_pass produces") {
+  auto path = std::filesystem::path(FOYER_VECTORS).parent_path() / "pass-es256-fixture.json";
+  simdjson::dom::parser parser;
+  simdjson::dom::element fixture;
+  REQUIRE(parser.load(path.string()).get(fixture) == simdjson::SUCCESS);
+  std::string_view scalar_hex, issuer, audience, subject, jti, token;
+  std::int64_t iat = 0, exp = 0;
+  REQUIRE(fixture["scalar_hex"].get(scalar_hex) == simdjson::SUCCESS);
+  REQUIRE(fixture["claims"]["iss"].get(issuer) == simdjson::SUCCESS);
+  REQUIRE(fixture["claims"]["aud"].get(audience) == simdjson::SUCCESS);
+  REQUIRE(fixture["claims"]["sub"].get(subject) == simdjson::SUCCESS);
+  REQUIRE(fixture["claims"]["jti"].get(jti) == simdjson::SUCCESS);
+  REQUIRE(fixture["claims"]["iat"].get(iat) == simdjson::SUCCESS);
+  REQUIRE(fixture["claims"]["exp"].get(exp) == simdjson::SUCCESS);
+  REQUIRE(fixture["token"].get(token) == simdjson::SUCCESS);
+
+  keyring ring(pass::key_from_seed(seed_of(1), iat));
+  ring.add(pass::key_from_seed(*from_hex_fixed<32>(scalar_hex), iat, key_type::es256));
+  CHECK(simdjson::minify(fixture["jwks"]) == ring.jwks_json());
+  pass::claims c{std::string(issuer), std::string(audience), std::string(subject), iat, iat, exp, std::string(jti)};
+  auto fresh = pass::sign_pass(ring.pass_signer(), c);
+  auto signed_part = [](std::string_view t) { return t.substr(0, t.rfind('.')); };
+  CHECK(signed_part(token) == signed_part(fresh));
+  pass_verifier verifier(ring.jwks_json(), {std::string(issuer), std::string(audience), 0}, {pass::es256_key_kind()});
+  auto result = verifier.verify(token, iat + 1);
+  CHECK(result.ok);
+  CHECK(result.subject == subject);
 }

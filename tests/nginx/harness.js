@@ -1,0 +1,222 @@
+// nginx e2e harness: a real nginx from Debian on a loopback port with a temp prefix, the
+// shipped snippets (packaging/nginx/), `foyer guard`, and a tiny upstream.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
+import { repo, foyerBin } from '../lib/foyer.js';
+
+export const nginxBin = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
+const snippets = path.join(repo, 'packaging/nginx');
+
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function waitForOutput(proc, pattern, what, timeoutMs = 15000) {
+  let output = '';
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  const ready = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${output}`)), timeoutMs);
+    const onData = (chunk) => {
+      output += chunk;
+      const m = pattern.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`${what} exited (${code}):\n${output}`)); });
+  });
+  return { ready, exited, output: () => output };
+}
+
+// `foyer guard` on a loopback port chosen by the kernel.
+export class Guard {
+  constructor(args) {
+    this.args = args;
+  }
+
+  async start() {
+    this.proc = spawn(foyerBin, ['guard', '--listen', '127.0.0.1:0', ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = waitForOutput(this.proc, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'foyer guard');
+    this.exited = started.exited;
+    this.output = started.output;
+    this.port = Number((await started.ready)[1]);
+    this.url = `http://127.0.0.1:${this.port}`;
+    return this;
+  }
+
+  async stop() {
+    if (!this.proc || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    this.proc.kill('SIGTERM');
+    await this.exited;
+  }
+
+  health() { return fetch(`${this.url}/healthz`).then((r) => r.json()); }
+
+  // Asks /auth directly, as nginx does: { status, error, visitor }.
+  async auth(token, { cookie = false, originalUri = '/shop/' } = {}) {
+    const headers = { 'x-original-uri': originalUri };
+    if (token !== undefined) headers[cookie ? 'cookie' : 'authorization'] = cookie ? `foyer_pass=${token}` : `Bearer ${token}`;
+    const res = await fetch(`${this.url}/auth`, { headers });
+    return { status: res.status, error: res.headers.get('x-foyer-error'), visitor: res.headers.get('x-foyer-visitor') };
+  }
+}
+
+// Runs `foyer` once with these arguments; resolves to { code, output }.
+export function foyerOnce(args) {
+  const proc = spawn(foyerBin, args);
+  let output = '';
+  proc.stdout.on('data', (c) => { output += c; });
+  proc.stderr.on('data', (c) => { output += c; });
+  return new Promise((resolve) => proc.on('exit', (code) => resolve({ code, output })));
+}
+
+// The upstream application: answers every request with what it saw.
+export async function startUpstream() {
+  const server = createServer((req, res) => {
+    const body = JSON.stringify({ from: 'upstream', path: req.url, visitor: req.headers['x-foyer-visitor'] ?? null });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 60000;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+// nginx in front of an upstream: / open, /shop/ behind the guard, with the snippets exactly
+// as shipped. Without `upstreamPort` the upstream is a second nginx server answering a fixed
+// 200 (for benchmarks: the same cheap upstream with and without auth_request).
+export class Nginx {
+  constructor({ guardPort, upstreamPort }) {
+    this.dir = mkdtempSync(path.join(tmpdir(), 'foyer-nginx-'));
+    this.guardPort = guardPort;
+    this.upstreamPort = upstreamPort;
+  }
+
+  config() {
+    const d = this.dir;
+    return `
+worker_processes 1;
+user root;
+pid ${d}/nginx.pid;
+error_log ${d}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${d}/body;
+  proxy_temp_path ${d}/proxy;
+  fastcgi_temp_path ${d}/fastcgi;
+  uwsgi_temp_path ${d}/uwsgi;
+  scgi_temp_path ${d}/scgi;
+  upstream foyer_guard { server 127.0.0.1:${this.guardPort}; keepalive 32; }
+  upstream app { server 127.0.0.1:${this.upstreamPort ?? this.staticPort}; keepalive 32; }
+  ${this.staticPort ? `server {
+    listen 127.0.0.1:${this.staticPort};
+    location / { default_type application/json; return 200 '{"from":"upstream"}'; }
+  }` : ''}
+  server {
+    listen 127.0.0.1:${this.port};
+    include ${snippets}/foyer-guard.conf;
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    location / { proxy_pass http://app; }
+    location /shop/ {
+      include ${snippets}/foyer-protect.conf;
+      proxy_set_header Connection "";
+      proxy_pass http://app;
+    }
+  }
+}
+`;
+  }
+
+  async start() {
+    this.port = await freePort();
+    if (this.upstreamPort === undefined) this.staticPort = await freePort();
+    const conf = path.join(this.dir, 'nginx.conf');
+    writeFileSync(conf, this.config());
+    const args = ['-p', this.dir, '-e', path.join(this.dir, 'error.log'), '-c', conf];
+    execFileSync(nginxBin, [...args, '-t'], { stdio: 'pipe' });
+    this.proc = spawn(nginxBin, [...args, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.exited = new Promise((resolve) => this.proc.on('exit', resolve));
+    this.url = `http://127.0.0.1:${this.port}`;
+    // Ready once it answers.
+    for (let i = 0; ; i++) {
+      try {
+        await fetch(`${this.url}/`);
+        return this;
+      } catch (e) {
+        if (i === 100) throw new Error(`nginx did not start: ${e.message}\n${this.errors()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  errors() {
+    try { return readFileSync(path.join(this.dir, 'error.log'), 'utf8'); } catch { return ''; }
+  }
+
+  // GET without following redirects.
+  get(urlPath, headers = {}) {
+    return fetch(this.url + urlPath, { headers, redirect: 'manual' });
+  }
+
+  async stop() {
+    if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) {
+      this.proc.kill('SIGQUIT');
+      await this.exited;
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+// Joins a room with the work off and polls until admitted: { pass, visitor, ticket, targetUrl }.
+export async function admit(foyer, room) {
+  const joined = await foyer.join(room);
+  if (joined.status !== 201) throw new Error(`join: ${joined.status} ${joined.text}`);
+  for (let i = 0; i < 200; i++) {
+    const st = await foyer.status(joined.json.ticket, room);
+    if (st.json?.state === 'admitted') {
+      return { pass: st.json.pass, visitor: joined.json.visitor_id, ticket: joined.json.ticket, targetUrl: st.json.target_url };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('not admitted in time');
+}
+
+export const b64url = (bytes) => Buffer.from(bytes).toString('base64url');
+
+// The server's signing key from its key file, to sign the passes a forger cannot (expired
+// ones, other algorithms) and prove that only the checks refuse them.
+export function serverKey(dataDir, index = 0) {
+  const ring = JSON.parse(readFileSync(path.join(dataDir, 'pass-keys.json'), 'utf8'));
+  const k = ring.keys[index];
+  const pkcs8Prefix = Buffer.from('302e020100300506032b657004220420', 'hex');
+  const privateKey = createPrivateKey({ key: Buffer.concat([pkcs8Prefix, Buffer.from(k.seed, 'base64url')]), format: 'der', type: 'pkcs8' });
+  return { kid: k.kid, privateKey, publicJwk: createPublicKey(privateKey).export({ format: 'jwk' }) };
+}
+
+export function signJws(privateKey, header, claims, algorithm = null) {
+  const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
+  const signature = algorithm === 'ES256'
+    ? sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' })
+    : sign(null, Buffer.from(input), privateKey);
+  return `${input}.${b64url(signature)}`;
+}
+
+export function claimsOf(token) {
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
