@@ -430,6 +430,21 @@ TEST_CASE_METHOD(store_fixture, "a corrupt store is refused with a message namin
       }
     }
   }
+  SECTION("a flipped byte inside a complete WAL record") {
+    int damaged = 0;
+    for (const auto& entry : fs::directory_iterator(dir.path)) {
+      if (entry.path().extension() != ".log" || fs::file_size(entry.path()) < 64) continue;
+      std::fstream wal(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
+      constexpr std::streamoff inside_first_record = 16;
+      wal.seekg(inside_first_record);
+      const char byte = static_cast<char>(wal.get() ^ 0x40);
+      wal.seekp(inside_first_record);
+      wal.put(byte);
+      REQUIRE(wal.good());
+      ++damaged;
+    }
+    REQUIRE(damaged > 0);
+  }
   const std::string message = open_error(dir.path, loop);
   CHECK_THAT(message, Catch::Contains(dir.path.string()));
   CHECK_THAT(message, Catch::Contains("orrupt"));
