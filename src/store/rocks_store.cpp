@@ -12,7 +12,6 @@
 #include <cassert>
 #include <condition_variable>
 #include <deque>
-#include <limits>
 #include <mutex>
 #include <optional>
 #include <string_view>

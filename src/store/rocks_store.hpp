@@ -57,7 +57,8 @@ struct options {
   // Test hook: the storage thread sleeps this long before each synced write, as a
   // slow fsync would. Default: 0 (no delay).
   std::chrono::milliseconds sync_delay{0};
-  // Size of one memtable; at most two exist, so this bounds unflushed memory.
+  // Size of one memtable of events. At most two exist, plus two a quarter that size
+  // for snapshots and side records: unflushed data stays under 2.5 times this.
   // Default: 16 MiB.
   std::size_t memtable_bytes = std::size_t{16} << 20;
   // Block cache for reads (recovery, side records), index blocks included.
