@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { backoffDelay, clockOffset, pollDelay, retryAfterMs, retryDelay } from '../../web/js/timing.js';
+import { retrying } from '../../web/js/api.js';
+
+test('polls follow poll_after_ms within ±10 %, inside sane bounds', () => {
+  assert.equal(pollDelay(2000, 0), 1800);
+  assert.equal(pollDelay(2000, 0.5), 2000);
+  assert.equal(pollDelay(2000, 0.999999), 2200);
+  assert.equal(pollDelay(10, 0.5), 500);
+  assert.equal(pollDelay(10 * 60_000, 0.5), 60_000);
+  assert.equal(pollDelay(undefined, 0.5), 500);
+});
+
+test('back-off doubles from a second up to thirty, with jitter in its upper half', () => {
+  assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 40].map((n) => backoffDelay(n, 1)),
+    [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+  assert.equal(backoffDelay(0, 0), 500);
+  assert.equal(backoffDelay(5, 0), 15000);
+});
+
+test('Retry-After is read as seconds or as an HTTP date', () => {
+  const now = Date.parse('Tue, 01 Dec 2026 10:00:00 GMT');
+  assert.equal(retryAfterMs('2', now), 2000);
+  assert.equal(retryAfterMs(' 120 ', now), 120000);
+  assert.equal(retryAfterMs('Tue, 01 Dec 2026 10:00:30 GMT', now), 30000);
+  assert.equal(retryAfterMs('Tue, 01 Dec 2026 09:00:00 GMT', now), 0);
+  assert.equal(retryAfterMs('soon', now), null);
+  assert.equal(retryAfterMs(null, now), null);
+});
+
+test('a retry waits Retry-After (spread up to a fifth more), else backs off', () => {
+  assert.equal(retryDelay(2000, 7, 0), 2000);
+  assert.equal(retryDelay(2000, 7, 0.5), 2200);
+  assert.equal(retryDelay(0, 3, 0.5), 0);
+  assert.equal(retryDelay(null, 3, 1), 8000);
+});
+
+test('the server clock offset is taken at the midpoint of the request', () => {
+  assert.equal(clockOffset(1000, 1200, 5100), 4000);
+  assert.equal(clockOffset(1000, 1000, 900), -100);
+});
+
+test('retrying waits out network drops and busy answers, then returns the first real answer', async () => {
+  const answers = [
+    () => { throw new TypeError('Failed to fetch'); },
+    () => ({ status: 503, ok: false, retryAfter: 2000 }),
+    () => ({ status: 502, ok: false, retryAfter: null }),
+    () => ({ status: 410, ok: false, json: { error: 'closed' }, retryAfter: null }),
+  ];
+  const waits = [];
+  const told = [];
+  const res = await retrying(async () => answers.shift()(), {
+    onWait: (kind, ms) => told.push([kind, ms]),
+    wait: async (ms) => { waits.push(ms); },
+    random: () => 0,
+  });
+  assert.equal(res.status, 410);
+  assert.deepEqual(waits, [500, 2000, 2000]);
+  assert.deepEqual(told, [['offline', 500], ['busy', 2000], ['busy', 2000], [null, undefined]]);
+});
+
+test('retrying does not swallow errors other than network failures', async () => {
+  await assert.rejects(retrying(async () => { throw new RangeError('bug'); }, { wait: async () => {} }), RangeError);
+});

@@ -1,0 +1,257 @@
+// The waiting room: joins (proof of work in workers), then polls the visitor's status
+// and shows it until the visitor is admitted and sent to the site with their pass.
+
+import { strings as s } from './strings.js';
+import {
+  formatCountdown, formatDuration, formatNumber, formatOdds, formatTime, progressFraction, queueNumber, withPass,
+} from './format.js';
+import { clockOffset, pollDelay } from './timing.js';
+import { request, retrying, sleep } from './api.js';
+import { solve } from './pow.js';
+import { loadEntry, saveEntry } from './storage.js';
+import { $, applyBranding, applyStrings, setText, show } from './page.js';
+
+// A refused proof is retried with a fresh challenge this many times before asking the visitor.
+const MAX_PROOF_ATTEMPTS = 5;
+// Screen readers hear a new state at once, position changes at most this often.
+const ANNOUNCE_INTERVAL_MS = 30_000;
+// The solver's hash count is an estimate: the bar stops short of full until the last puzzle is solved.
+const WORK_ESTIMATE_CAP = 0.95;
+const SECTIONS = ['work', 'countdown', 'figures', 'queue', 'odds', 'receipt-note', 'action', 'continue'];
+
+const apiPath = (room, action) => `/api/v1/rooms/${encodeURIComponent(room)}${action ? `/${action}` : ''}`;
+
+let roomName = s.roomTitle;
+let serverAheadMs = 0;
+let countdownTimer = null;
+let lastTitle = '';
+let lastAnnounceAt = 0;
+
+function notice(kind, delayMs) {
+  if (!kind) {
+    setText('notice', '');
+    return;
+  }
+  const when = s.inSeconds(Math.ceil(delayMs / 1000));
+  setText('notice', kind === 'offline' ? s.offline(when) : s.busy(when));
+}
+
+const patient = (attempt) => retrying(attempt, { onWait: notice });
+
+function announce(text) {
+  lastAnnounceAt = Date.now();
+  setText('announce', text);
+}
+
+/** Shows one state: its title and lead, and only the named sections. */
+function screen(title, lead, sections = []) {
+  setText('title', title);
+  setText('lead', lead);
+  for (const id of SECTIONS) show(id, sections.includes(id));
+  document.title = `${title} · ${roomName}`;
+  if (!sections.includes('countdown')) stopCountdown();
+  if (title !== lastTitle) {
+    lastTitle = title;
+    announce(`${title}. ${lead}`);
+  }
+}
+
+/** Shows a button and resolves when it is pressed. */
+function choice(label) {
+  const button = $('action');
+  button.textContent = label;
+  show('action');
+  button.focus();
+  return new Promise((resolve) => {
+    button.onclick = () => {
+      show('action', false);
+      resolve();
+    };
+  });
+}
+
+async function failed(res) {
+  screen(s.errorTitle, s.errorLead(res.json?.message ?? `HTTP ${res.status}`));
+  await choice(s.tryAgain);
+}
+
+function ended(code) {
+  if (code === 'sold_out') screen(s.soldOutTitle, s.soldOutLead);
+  else screen(s.closedTitle, s.closedLead);
+}
+
+function stopCountdown() {
+  clearInterval(countdownTimer);
+  countdownTimer = null;
+}
+
+function startCountdown(drawAtMs) {
+  const tick = () => {
+    const left = (drawAtMs - serverAheadMs - Date.now()) / 1000;
+    setText('countdown-clock', left > 0 ? formatCountdown(left) : s.countdownDone);
+  };
+  tick();
+  if (!countdownTimer) countdownTimer = setInterval(tick, 1000);
+}
+
+async function measureClock(room) {
+  const sent = Date.now();
+  try {
+    const res = await request('GET', apiPath(room, 'frontier'));
+    if (res.ok) serverAheadMs = clockOffset(sent, Date.now(), res.json.at);
+  } catch {
+    // Unreachable for now: the countdown trusts this device's clock.
+  }
+}
+
+async function findRoom() {
+  const m = /^\/r\/([^/]+)\/?$/.exec(location.pathname);
+  if (m) return decodeURIComponent(m[1]);
+  const res = await patient(() => request('GET', '/api/v1/rooms'));
+  return res.ok && res.json.rooms.length === 1 ? res.json.rooms[0].id : null;
+}
+
+async function solveChallenge(challenge) {
+  const bar = $('work-bar');
+  bar.value = 0;
+  return solve(challenge, {
+    onProgress: ({ solved, puzzles, hashes, expectedHashes }) => {
+      bar.value = Math.max(solved / puzzles, Math.min(WORK_ESTIMATE_CAP, hashes / expectedHashes));
+    },
+  });
+}
+
+/** Gets a ticket: challenge, proof of work, join. Returns the new entry, or null when the room takes nobody. */
+async function join(room, previous) {
+  for (let refused = 0; ;) {
+    screen(s.joiningTitle, s.joiningLead, ['work']);
+    const challenge = await patient(() => request('POST', apiPath(room, 'challenge')));
+    if (challenge.status === 410) return ended(challenge.json?.error);
+    if (!challenge.ok) {
+      await failed(challenge);
+      continue;
+    }
+    let proof;
+    try {
+      proof = await solveChallenge(challenge.json);
+    } catch (error) {
+      await failed({ json: { message: error.message } });
+      continue;
+    }
+    const res = await patient(() => request('POST', apiPath(room, 'join'), { body: proof }));
+    if (res.status === 201 || res.status === 200) {
+      notice(null);
+      const entry = { ticket: res.json.ticket, receipt: res.json.receipt ?? (res.json.existing ? previous.receipt : undefined) };
+      saveEntry(room, entry);
+      return entry;
+    }
+    if (res.status === 403 && res.json?.error === 'proof_rejected' && ++refused < MAX_PROOF_ATTEMPTS) {
+      setText('notice', s.proofRetry);
+      continue;
+    }
+    if (res.status === 410) return ended(res.json?.error);
+    await failed(res);
+  }
+}
+
+function renderQueue(st, entry) {
+  const paused = st.state === 'paused';
+  const sections = ['figures', 'queue'];
+  setText('place', queueNumber(st.place));
+  setText('ahead', formatNumber(st.position));
+  const now = Date.now();
+  const duration = formatDuration(st.eta_seconds);
+  setText('eta', duration);
+  setText('eta-time', s.around(formatTime(now + st.eta_seconds * 1000, now)));
+  $('queue-bar').value = progressFraction(entry.firstPosition, st.position);
+  if (st.stock_left != null) {
+    setText('odds', formatOdds(st.stock_left, st.position));
+    sections.push('odds');
+  }
+  screen(paused ? s.pausedTitle : s.waitingTitle, paused ? s.pausedLead : s.waitingLead, sections);
+  if (Date.now() - lastAnnounceAt >= ANNOUNCE_INTERVAL_MS) {
+    announce(s.announceWaiting(formatNumber(st.position), st.position, duration));
+  }
+}
+
+function render(st, entry) {
+  if (entry.receipt && st.lobby_index != null) setText('receipt-note', s.lobbyNumber(formatNumber(st.lobby_index + 1)));
+  const receipt = entry.receipt ? ['receipt-note'] : [];
+  switch (st.state) {
+    case 'lobby': {
+      const drawAtMs = st.draw_at * 1000;
+      const now = Date.now();
+      screen(s.lobbyTitle, s.lobbyLead(formatTime(drawAtMs - serverAheadMs, now)), ['countdown', ...receipt]);
+      startCountdown(drawAtMs);
+      break;
+    }
+    case 'drawing':
+      screen(s.drawingTitle, s.drawingLead, receipt);
+      break;
+    case 'waiting':
+    case 'paused':
+      renderQueue(st, entry);
+      break;
+    case 'admitted': {
+      const url = withPass(st.target_url, st.pass, location.href);
+      $('continue').href = url;
+      screen(s.admittedTitle, s.admittedLead, ['continue']);
+      location.assign(url);
+      break;
+    }
+    default:
+      ended(st.state);
+  }
+}
+
+/** Polls until the visitor is admitted ('admitted'), the room ends ('ended') or the ticket is refused ('expired'). */
+async function watch(room, entry) {
+  for (;;) {
+    const res = await patient(() => request('GET', apiPath(room, 'status'), { bearer: entry.ticket }));
+    if (res.status === 401 || res.status === 403) {
+      saveEntry(room, { receipt: entry.receipt });
+      return 'expired';
+    }
+    if (!res.ok) {
+      await failed(res);
+      continue;
+    }
+    const st = res.json;
+    const before = JSON.stringify(entry);
+    if (st.ticket) entry.ticket = st.ticket;
+    if (st.position != null && entry.firstPosition == null) entry.firstPosition = st.position;
+    if (JSON.stringify(entry) !== before) saveEntry(room, entry);
+    render(st, entry);
+    if (st.state === 'admitted') return 'admitted';
+    if (st.state === 'sold_out' || st.state === 'closed') return 'ended';
+    await sleep(pollDelay(st.poll_after_ms, Math.random()));
+  }
+}
+
+async function main() {
+  applyStrings();
+  addEventListener('offline', () => setText('notice', s.offlineNow));
+  const room = await findRoom();
+  if (!room) return screen(s.unknownRoomTitle, s.unknownRoomLead);
+  $('verify-link').href = `/verify?room=${encodeURIComponent(room)}`;
+  const info = await patient(() => request('GET', apiPath(room)));
+  if (info.status === 404) return screen(s.unknownRoomTitle, s.unknownRoomLead);
+  if (info.ok) {
+    roomName = info.json.name;
+    applyBranding(info.json.branding);
+  }
+  await measureClock(room);
+  for (;;) {
+    let entry = loadEntry(room);
+    if (!entry.ticket) {
+      if (info.json?.state === 'sold_out' || info.json?.state === 'closed') return ended(info.json.state);
+      entry = await join(room, entry);
+      if (!entry) return;
+    }
+    if ((await watch(room, entry)) !== 'expired') return;
+    screen(s.expiredTitle, s.expiredLead);
+    await choice(s.rejoin);
+  }
+}
+
+main();

@@ -1,0 +1,183 @@
+// Every word the pages show, in one place so that a venue can translate them: change
+// `locale` (numbers and times follow it) and the texts below. Functions receive
+// numbers already formatted, plus the raw count where a plural depends on it.
+// Elements with data-s="key" get strings[key] as their text when the page starts.
+
+export const locale = 'en';
+
+const plural = (count, one, many) => (count === 1 ? one : many);
+
+export const strings = {
+  // Shared
+  loading: 'Loading…',
+  skipToContent: 'Skip to content',
+  poweredBy: 'A fair waiting room by Foyer',
+  verifyLink: 'How places are given, and how to check them',
+  errorTitle: 'Something went wrong',
+  errorLead: (message) => `The waiting room answered: ${message}`,
+  tryAgain: 'Try again',
+  offline: (when) => `Connection lost. Trying again ${when}; you keep your place.`,
+  offlineNow: 'You are offline. You keep your place; this page carries on when the connection returns.',
+  busy: (when) => `The waiting room is busy. Trying again ${when}; you keep your place.`,
+  inSeconds: (seconds) => `in ${seconds} ${plural(seconds, 'second', 'seconds')}`,
+  unknownRoomTitle: 'No such waiting room',
+  unknownRoomLead: 'Check the address you were given.',
+
+  // Waiting room
+  roomTitle: 'Waiting room',
+  joiningTitle: 'Joining the queue',
+  joiningLead: 'Your browser is doing a short calculation that keeps bots from crowding the queue. It takes a few seconds.',
+  workLabel: 'Calculation progress',
+  proofRetry: 'The calculation was not accepted; starting a fresh one.',
+  lobbyTitle: 'You are in the lobby',
+  lobbyLead: (time) =>
+    `At ${time} everyone in the lobby gets a place by a lottery that anyone can check. ` +
+    'Arriving earlier gives no advantage. Keep this page open, or come back on this device before then.',
+  countdownLabel: 'The draw starts in',
+  countdownDone: 'any moment now',
+  drawingTitle: 'The draw is under way',
+  drawingLead: 'The lobby is closed and places are being drawn. Yours appears here shortly; keep this page open.',
+  waitingTitle: 'You are in the queue',
+  waitingLead: 'Keep this page open: when it is your turn it takes you to the site by itself.',
+  placeLabel: 'Your number',
+  aheadLabel: 'People ahead of you',
+  waitLabel: 'Expected wait',
+  progressLabel: 'Your progress through the queue',
+  around: (time) => `around ${time}`,
+  announceWaiting: (ahead, count, duration) =>
+    `${ahead} ${plural(count, 'person', 'people')} ahead of you. Expected wait ${duration}.`,
+  lobbyNumber: (index) => `Lobby entry ${index}. Your receipt is kept on this device.`,
+  pausedTitle: 'The queue is paused',
+  pausedLead: 'The site has paused admissions for a moment. You keep your place; this page carries on by itself.',
+  admittedTitle: 'It is your turn',
+  admittedLead: 'Taking you to the site…',
+  admittedLink: 'Continue to the site',
+  soldOutTitle: 'Sold out',
+  soldOutLead: 'Everything has been sold. Thank you for waiting.',
+  closedTitle: 'The queue is closed',
+  closedLead: 'This waiting room takes no more visitors.',
+  expiredTitle: 'Your place has expired',
+  expiredLead: 'This device no longer holds a valid place in this queue. You can join again, at the back.',
+  rejoin: 'Join again',
+
+  // Durations and odds
+  lessThanMinute: 'less than a minute',
+  minutes: (n, count) => `about ${n} ${plural(count, 'minute', 'minutes')}`,
+  hours: (n, count) => `about ${n} ${plural(count, 'hour', 'hours')}`,
+  hoursMinutes: (h, m) => `about ${h} h ${m} min`,
+  days: (n, count) => `about ${n} ${plural(count, 'day', 'days')}`,
+  oddsLead: (items, itemCount, people, peopleCount) =>
+    `About ${items} ${plural(itemCount, 'item', 'items')} left for ${people} ${plural(peopleCount, 'person', 'people')} ahead of you`,
+  oddsLikely: 'you are likely to get one.',
+  oddsClose: 'it will be close.',
+  oddsUnlikely: 'you are unlikely to get one.',
+  oddsNone: 'Nothing is left for sale; the site may still release more.',
+
+  // Room list
+  indexTitle: 'Waiting rooms',
+  indexLead: 'Choose the waiting room you were sent to.',
+  indexEmpty: 'There are no waiting rooms here.',
+
+  // Verify page
+  verifyTitle: 'Check the draw',
+  verifyLead:
+    'When a room opens with a lobby, everyone in the lobby gets a place by a lottery. The organiser publishes a ' +
+    'fingerprint (commitment) of a secret seed before the lobby opens and reveals the seed after it closes, so nobody ' +
+    'can choose the order after seeing who joined. This page checks it all in your browser.',
+  roomLabel: 'Room',
+  lotteryHeading: 'The published draw',
+  fieldState: 'State',
+  fieldCommitment: 'Commitment, SHA-256 of the seed',
+  fieldLobbySize: 'People in the lobby',
+  fieldLobbyRoot: 'Lobby root (Merkle tree of all entrants)',
+  fieldBeacon: 'Beacon (public random value)',
+  fieldBeaconRule: 'Beacon rule',
+  fieldSeed: 'Seed',
+  fieldDrawAt: 'Draw',
+  notYet: 'not yet published',
+  noBeacon:
+    'This room has no beacon. The seed was fixed before anyone joined, but in principle the organiser could have ' +
+    'added entrants of their own before the close; a beacon rules that out.',
+  fifoRoom: 'This room has no lobby: places are given first come, first served, so there is no draw to check.',
+  seedCheckPass: 'SHA-256(seed) equals the commitment published before the lobby opened.',
+  seedCheckFail: 'SHA-256(seed) does NOT equal the published commitment.',
+  seedPending: 'The seed stays secret until the lobby closes; only its commitment is public until then.',
+  receiptHeading: 'Check a receipt',
+  receiptLead:
+    'Everyone who joins a lobby gets a receipt signed by the room. Your own receipt is filled in when this device ' +
+    'holds one; you can also paste anyone’s receipt.',
+  receiptLabel: 'Receipt (JSON)',
+  checkReceipt: 'Check this receipt',
+  checking: 'Checking…',
+  receiptInvalidJson: 'This is not a receipt: paste the JSON object the room gave at joining.',
+  checkNames: {
+    commitment: 'Seed against commitment',
+    'receipt commitment': 'Receipt names this draw',
+    'receipt signature': 'Receipt signature',
+    inclusion: 'Entrant included in the lobby',
+    'key derivation': 'Lottery key',
+  },
+  checkPass: 'passed',
+  checkFail: 'FAILED',
+  checkSkipped: 'not checked',
+  placeResult: (number, place) => `This receipt’s number in the queue: ${number} (place ${place}, counted from 0).`,
+  allPassed: 'Every check passed: this place follows from the published draw.',
+  someFailed: 'At least one check failed.',
+  hashesUsed: (name) => `Hashes computed with ${name === 'webcrypto' ? 'your browser’s WebCrypto' : 'plain JavaScript'}.`,
+
+  // Welcome page (the demo room's target)
+  welcomeTitle: 'You are in',
+  welcomeLead:
+    'The waiting room let you through and gave you a pass: a signed token that says you were admitted. ' +
+    'A real site checks it with the room’s public key and lets you shop; nobody has to call the waiting room.',
+  welcomeNoPass: 'No pass came with this visit. Join a waiting room first.',
+  passHeading: 'Your pass',
+  passRoom: 'Room',
+  passVisitor: 'Visitor',
+  passExpires: 'Valid until',
+  passSignature: 'Signature',
+  passSignatureValid: (kid) => `valid, by key ${kid} from /.well-known/jwks.json`,
+  passSignatureInvalid: 'does not match any published key',
+  passSignatureUnchecked: 'not checked: this browser lacks Ed25519',
+
+  // Operator console
+  consoleTitle: 'Foyer console',
+  tokenLabel: 'Admin token',
+  signIn: 'Sign in',
+  signOut: 'Sign out',
+  tokenRefused: 'The server refused this token.',
+  adminDisabled: 'The admin API is off: set server.admin_token in the configuration.',
+  updatedAt: (time) => `Updated ${time}`,
+  colState: 'State',
+  colJoined: 'Joined',
+  colServed: 'Served',
+  colWaiting: 'Waiting',
+  colLobby: 'In lobby',
+  colRate: 'Rate per minute',
+  colStock: 'Stock left',
+  chartQueue: 'Queue depth, last hour',
+  chartAdmissions: 'Admissions per minute, last hour',
+  chartEmpty: 'Collecting samples…',
+  chartLatest: (value) => `now ${value}`,
+  axisScale: (top) => `scale 0–${top}`,
+  axisEnd: 'now',
+  consoleOffline: (when) => `Cannot reach the server. Trying again ${when}.`,
+  noAnswer: 'No answer from the server. Check the room before trying again.',
+  needsBeacon: 'The draw waits for the beacon value.',
+  closeLobby: 'Close the lobby now',
+  closeLobbyConfirm: (name) => `Close the lobby of ${name} now and draw the places? This cannot be undone.`,
+  beaconLabel: 'Beacon value (hex)',
+  supplyBeacon: 'Supply the beacon',
+  beaconConfirm: (name) => `Supply this beacon for ${name} and draw the places? This cannot be undone.`,
+  confirm: 'Confirm',
+  cancel: 'Cancel',
+  actionDone: (state) => `Done: the room is now ${state}.`,
+  states: {
+    lobby: 'lobby open',
+    drawing: 'drawing',
+    open: 'open',
+    paused: 'paused',
+    sold_out: 'sold out',
+    closed: 'closed',
+  },
+};

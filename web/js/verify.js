@@ -1,0 +1,140 @@
+// The public verify page: shows a room's published draw, checks SHA-256(seed) against
+// the commitment, and checks a lobby receipt (the visitor's own, prefilled, or any
+// pasted one): its signature, its inclusion under the lobby root, and its place.
+
+import { strings as s } from './strings.js';
+import { formatNumber, formatTime, queueNumber } from './format.js';
+import { checkCommitment, defaultHashes, verifyEntry } from './lottery.js';
+import { request, retrying } from './api.js';
+import { storedReceipts } from './storage.js';
+import { $, applyBranding, applyStrings, setText, show } from './page.js';
+
+const hashes = defaultHashes();
+const roomPath = (room) => `/api/v1/rooms/${encodeURIComponent(room)}`;
+let lottery = null;
+
+function fact(id, value) {
+  setText(id, value ?? s.notYet);
+}
+
+async function loadRoom(room) {
+  const url = new URL(location.href);
+  url.searchParams.set('room', room);
+  history.replaceState(null, '', url);
+  const [info, draw] = await Promise.all([
+    retrying(() => request('GET', roomPath(room))),
+    retrying(() => request('GET', `${roomPath(room)}/lottery`)),
+  ]);
+  if (info.ok) applyBranding(info.json.branding);
+  lottery = draw.ok ? draw.json : null;
+  if (!lottery) return;
+  const fifo = lottery.state === 'fifo';
+  show('fifo', fifo);
+  show('facts', !fifo);
+  fact('f-state', s.states[lottery.state] ?? lottery.state);
+  fact('f-commitment', lottery.commitment);
+  fact('f-draw', lottery.draw_at == null ? null : formatTime(lottery.draw_at * 1000, Date.now()));
+  fact('f-size', lottery.lobby_size == null ? null : formatNumber(lottery.lobby_size));
+  fact('f-root', lottery.lobby_root);
+  fact('f-rule', lottery.beacon_rule);
+  fact('f-beacon', lottery.beacon);
+  fact('f-seed', lottery.seed);
+  show('beacon-rows', Boolean(lottery.beacon_rule));
+  show('no-beacon', !fifo && !lottery.beacon_rule);
+  const check = $('seed-check');
+  check.className = 'result';
+  if (fifo) {
+    check.textContent = '';
+  } else if (lottery.seed == null) {
+    check.textContent = s.seedPending;
+  } else {
+    const ok = await checkCommitment(lottery.seed, lottery.commitment, { hashes });
+    check.textContent = ok ? `✓ ${s.seedCheckPass}` : `✗ ${s.seedCheckFail}`;
+    check.classList.add(ok ? 'pass' : 'fail');
+  }
+}
+
+function showChecks(result) {
+  const list = $('checks');
+  list.replaceChildren();
+  const label = { pass: s.checkPass, fail: s.checkFail, skipped: s.checkSkipped };
+  for (const c of result.checks) {
+    const item = document.createElement('li');
+    const name = document.createElement('span');
+    name.textContent = `${s.checkNames[c.name] ?? c.name}: `;
+    const status = document.createElement('span');
+    status.className = c.status;
+    status.textContent = label[c.status];
+    const detail = document.createElement('span');
+    detail.className = 'detail';
+    detail.textContent = c.detail;
+    item.append(name, status, detail);
+    list.append(item);
+  }
+  // A place is only worth showing when every check that ran passed.
+  const placeResult = $('place-result');
+  if (result.place == null || !result.ok) {
+    placeResult.textContent = '';
+    delete placeResult.dataset.place;
+  } else {
+    placeResult.textContent = s.placeResult(queueNumber(Number(result.place)), formatNumber(result.place));
+    placeResult.dataset.place = String(result.place);
+  }
+  setText('verdict', result.ok ? s.allPassed : s.someFailed);
+  $('verdict').className = `result ${result.ok ? 'pass' : 'fail'}`;
+  setText('hashes', s.hashesUsed(hashes.name));
+}
+
+async function checkReceipt() {
+  let receipt;
+  try {
+    receipt = JSON.parse($('receipt').value);
+    if (typeof receipt?.room !== 'string' || !Number.isSafeInteger(receipt.lobby_index)) throw new Error();
+    $('receipt').value = JSON.stringify(receipt, null, 2);
+  } catch {
+    $('checks').replaceChildren();
+    setText('place-result', '');
+    setText('verdict', s.receiptInvalidJson);
+    $('verdict').className = 'result fail';
+    return;
+  }
+  const button = $('check');
+  button.disabled = true;
+  setText('verdict', s.checking);
+  $('verdict').className = 'result';
+  try {
+    if ($('room').value !== receipt.room) {
+      $('room').value = receipt.room;
+      await loadRoom(receipt.room);
+    }
+    if (!lottery) return;
+    let proof;
+    if (lottery.lobby_root != null) {
+      const res = await retrying(() => request('GET', `${roomPath(receipt.room)}/lottery/proof?index=${receipt.lobby_index}`));
+      if (res.ok) proof = res.json;
+    }
+    showChecks(await verifyEntry({ lottery, receipt, proof }, { hashes }));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function main() {
+  applyStrings();
+  const mine = storedReceipts();
+  const res = await retrying(() => request('GET', '/api/v1/rooms'));
+  const rooms = res.json?.rooms ?? [];
+  const select = $('room');
+  for (const room of rooms) select.append(new Option(room.name, room.id));
+  const wanted = new URL(location.href).searchParams.get('room') ?? mine[0]?.room ?? rooms[0]?.id;
+  const receipt = mine.find((r) => r.room === wanted);
+  if (receipt) $('receipt').value = JSON.stringify(receipt, null, 2);
+  select.addEventListener('change', () => loadRoom(select.value));
+  $('check').addEventListener('click', checkReceipt);
+  if (wanted) {
+    select.value = wanted;
+    await loadRoom(wanted);
+  }
+}
+
+main();
