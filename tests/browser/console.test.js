@@ -15,7 +15,7 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   const foyer = new Foyer({
     server: { admin_token: ADMIN_TOKEN },
     rooms: [
-      { id: 'tickets', name: 'Concert tickets', rate_per_minute: 120, target_url: '/welcome', stock: 500 },
+      { id: 'concert', name: 'Concert tickets', rate_per_minute: 120, target_url: '/welcome', stock: 500 },
       { id: 'launch', name: 'Launch day', rate_per_minute: 600, target_url: '/welcome', opens_at: later },
       {
         id: 'drop', name: 'Sneaker drop', rate_per_minute: 600, target_url: '/welcome', opens_at: later,
@@ -31,7 +31,7 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   let streaming = true;
   const stream = (async () => {
     while (streaming) {
-      await joinByApi(foyer, 'tickets');
+      await joinByApi(foyer, 'concert');
       await new Promise((r) => setTimeout(r, 150));
     }
   })();
@@ -51,26 +51,26 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   await page.getByLabel('Admin token').press('Enter');
 
   const card = (id) => page.locator(`article[data-room="${id}"]`);
-  await card('tickets').waitFor();
+  await card('concert').waitFor();
   assert.equal(await card('launch').locator('.badge').textContent(), 'lobby open');
   assert.equal(await card('launch').locator('[data-stat="lobby_size"]').textContent(), '4');
-  assert.equal(await card('tickets').locator('[data-stat="rate_per_minute"]').textContent(), '120');
+  assert.equal(await card('concert').locator('[data-stat="rate_per_minute"]').textContent(), '120');
   assert.equal(await card('drop').locator('form[data-control="beacon"]').isVisible(), false);
 
   await page.waitForTimeout(WATCH_MS / 2);
   // A reload keeps the token and the samples.
   const before = await page.evaluate(() => JSON.parse(sessionStorage.getItem('foyer:admin-samples')).length);
   await page.reload();
-  await card('tickets').waitFor();
+  await card('concert').waitFor();
   assert.ok(before >= 2, `samples before the reload: ${before}`);
   await eventually(async () => (await page.evaluate(() => JSON.parse(sessionStorage.getItem('foyer:admin-samples')).length)) > before,
     { what: 'samples kept across the reload' });
   await page.waitForTimeout(WATCH_MS / 2);
-  const queue = await card('tickets').locator('[data-chart="queue"] path.line').getAttribute('d');
-  const admissions = await card('tickets').locator('[data-chart="admissions"] path.line').getAttribute('d');
+  const queue = await card('concert').locator('[data-chart="queue"] path.line').getAttribute('d');
+  const admissions = await card('concert').locator('[data-chart="admissions"] path.line').getAttribute('d');
   assert.ok(queue.split('L').length >= 4, `queue chart ${queue}`);
   assert.ok(admissions.split('L').length >= 3, `admissions chart ${admissions}`);
-  assert.match(await card('tickets').locator('[data-chart="admissions"] svg').getAttribute('aria-label'),
+  assert.match(await card('concert').locator('[data-chart="admissions"] svg').getAttribute('aria-label'),
     /^Admissions per minute, last hour: now \d+$/);
   await screenshot(page, 'admin', { commit: true });
 

@@ -138,7 +138,7 @@ export const strings = {
   passSignature: 'Signature',
   passSignatureValid: (kid) => `valid, by key ${kid} from /.well-known/jwks.json`,
   passSignatureInvalid: 'does not match any published key',
-  passSignatureUnchecked: 'not checked: this browser lacks Ed25519',
+  passSignatureUnchecked: 'not checked here: that needs WebCrypto with Ed25519 and the published keys',
 
   // Operator console
   consoleTitle: 'Foyer console',
@@ -148,7 +148,6 @@ export const strings = {
   tokenRefused: 'The server refused this token.',
   adminDisabled: 'The admin API is off: set server.admin_token in the configuration.',
   updatedAt: (time) => `Updated ${time}`,
-  colState: 'State',
   colJoined: 'Joined',
   colServed: 'Served',
   colWaiting: 'Waiting',
