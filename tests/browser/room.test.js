@@ -40,6 +40,9 @@ test('a visitor works, waits, watches the queue move and lands on the site with 
   assert.equal(place, '11');
   assert.match(await page.locator('#odds').textContent(), /^About 1,200 items left for \d+ people ahead of you: you are likely to get one\.$/);
   assert.equal(await page.locator('#brand-name').textContent(), 'Spring sale');
+  // Screen readers hear the new state with the position in one polite announcement.
+  assert.match(await page.locator('#announce[aria-live="polite"]').textContent(),
+    /^You are in the queue\. Keep this page open.* \d+ people ahead of you\. Expected wait .+\.$/);
 
   // A reload keeps the ticket: same place, no new join.
   await page.reload();

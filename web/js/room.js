@@ -24,6 +24,7 @@ const apiPath = (room, action) => `/api/v1/rooms/${encodeURIComponent(room)}${ac
 let roomName = s.roomTitle;
 let serverAheadMs = 0;
 let countdownTimer = null;
+let drawAtMs = 0;
 let lastTitle = '';
 let lastAnnounceAt = 0;
 
@@ -43,17 +44,20 @@ function announce(text) {
   setText('announce', text);
 }
 
-/** Shows one state: its title and lead, and only the named sections. */
-function screen(title, lead, sections = []) {
+/**
+ * Shows one state: its title and lead, and only the named sections. A new state is
+ * announced with `detail` after its lead; returns whether it was.
+ */
+function screen(title, lead, sections = [], detail = '') {
   setText('title', title);
   setText('lead', lead);
   for (const id of SECTIONS) show(id, sections.includes(id));
   document.title = `${title} · ${roomName}`;
   if (!sections.includes('countdown')) stopCountdown();
-  if (title !== lastTitle) {
-    lastTitle = title;
-    announce(`${title}. ${lead}`);
-  }
+  if (title === lastTitle) return false;
+  lastTitle = title;
+  announce(`${title}. ${lead} ${detail}`.trim());
+  return true;
 }
 
 /** Shows a button and resolves when it is pressed. */
@@ -78,6 +82,7 @@ async function failed(res) {
 function ended(code) {
   if (code === 'sold_out') screen(s.soldOutTitle, s.soldOutLead);
   else screen(s.closedTitle, s.closedLead);
+  return null;
 }
 
 function stopCountdown() {
@@ -85,13 +90,15 @@ function stopCountdown() {
   countdownTimer = null;
 }
 
-function startCountdown(drawAtMs) {
-  const tick = () => {
-    const left = (drawAtMs - serverAheadMs - Date.now()) / 1000;
-    setText('countdown-clock', left > 0 ? formatCountdown(left) : s.countdownDone);
-  };
-  tick();
-  if (!countdownTimer) countdownTimer = setInterval(tick, 1000);
+function tickCountdown() {
+  const left = (drawAtMs - serverAheadMs - Date.now()) / 1000;
+  setText('countdown-clock', left > 0 ? formatCountdown(left) : s.countdownDone);
+}
+
+function startCountdown(atMs) {
+  drawAtMs = atMs;
+  tickCountdown();
+  if (!countdownTimer) countdownTimer = setInterval(tickCountdown, 1000);
 }
 
 async function measureClock(room) {
@@ -168,10 +175,9 @@ function renderQueue(st, entry) {
     setText('odds', formatOdds(st.stock_left, st.position));
     sections.push('odds');
   }
-  screen(paused ? s.pausedTitle : s.waitingTitle, paused ? s.pausedLead : s.waitingLead, sections);
-  if (Date.now() - lastAnnounceAt >= ANNOUNCE_INTERVAL_MS) {
-    announce(s.announceWaiting(formatNumber(st.position), st.position, duration));
-  }
+  const where = s.announceWaiting(formatNumber(st.position), st.position, duration);
+  const announced = screen(paused ? s.pausedTitle : s.waitingTitle, paused ? s.pausedLead : s.waitingLead, sections, where);
+  if (!announced && Date.now() - lastAnnounceAt >= ANNOUNCE_INTERVAL_MS) announce(where);
 }
 
 function render(st, entry) {
@@ -179,10 +185,9 @@ function render(st, entry) {
   const receipt = entry.receipt ? ['receipt-note'] : [];
   switch (st.state) {
     case 'lobby': {
-      const drawAtMs = st.draw_at * 1000;
-      const now = Date.now();
-      screen(s.lobbyTitle, s.lobbyLead(formatTime(drawAtMs - serverAheadMs, now)), ['countdown', ...receipt]);
-      startCountdown(drawAtMs);
+      const atMs = st.draw_at * 1000;
+      screen(s.lobbyTitle, s.lobbyLead(formatTime(atMs - serverAheadMs, Date.now())), ['countdown', ...receipt]);
+      startCountdown(atMs);
       break;
     }
     case 'drawing':
