@@ -101,6 +101,16 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   assert.equal(drop.json.beacon, beacon);
   await screenshot(page, 'admin-after');
 
+  // Pause and resume admission from the card.
+  await card('launch').getByRole('button', { name: 'Pause admission' }).click();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await card('launch').locator('.control-result', { hasText: 'Done: the room is now paused.' }).waitFor();
+  assert.equal((await foyer.request('GET', '/api/v1/rooms/launch')).json.state, 'paused');
+  await card('launch').getByRole('button', { name: 'Resume admission' }).click();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await card('launch').locator('.control-result', { hasText: 'Done: the room is now open.' }).waitFor();
+  assert.equal((await foyer.request('GET', '/api/v1/rooms/launch')).json.state, 'open');
+
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('Admin token').waitFor();
   assert.equal(await page.evaluate(() => sessionStorage.getItem('foyer:admin-token')), null);

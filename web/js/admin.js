@@ -19,8 +19,8 @@ const adminPath = (room, action) => `/api/v1/admin/rooms${room ? `/${encodeURICo
 
 // The controls a room card offers, each shown while `applies(room)` holds. A control
 // POSTs to /api/v1/admin/rooms/{room}/{action}, with `body(value)` when it has an
-// input, after the operator confirms. New operations (pause and resume, rate, stock,
-// sold out) are added as entries here.
+// input, after the operator confirms. New operations (rate, stock) are added as
+// entries here.
 const controls = [
   {
     action: 'close-lobby',
@@ -35,6 +35,30 @@ const controls = [
     body: (value) => ({ value }),
     applies: (room) => room.state === 'drawing' && room.needs_beacon,
     confirm: (room) => s.beaconConfirm(room.name),
+  },
+  {
+    action: 'pause',
+    label: s.pauseRoom,
+    applies: (room) => room.state === 'open',
+    confirm: (room) => s.pauseConfirm(room.name),
+  },
+  {
+    action: 'resume',
+    label: s.resumeRoom,
+    applies: (room) => room.state === 'paused',
+    confirm: (room) => s.resumeConfirm(room.name),
+  },
+  {
+    action: 'sold-out',
+    label: s.soldOutRoom,
+    applies: (room) => !['sold_out', 'closed'].includes(room.state),
+    confirm: (room) => s.soldOutConfirm(room.name),
+  },
+  {
+    action: 'close',
+    label: s.closeRoom,
+    applies: (room) => room.state !== 'closed',
+    confirm: (room) => s.closeRoomConfirm(room.name),
   },
 ];
 
