@@ -450,7 +450,7 @@ std::string api::pass_for(const room& r, const ticket& t) {
   c.expires_at = now + r.config().pass_ttl_seconds;
   // One pass id per visitor and room, so a single-use check sees re-issued passes as one.
   c.jti = to_hex(byte_view(sha256({as_bytes(r.config().id), t.visitor})).first(16));
-  return pass::sign_pass(keys_.active(), c);
+  return pass::sign_pass(keys_.pass_signer(), c);
 }
 
 response api::status(const request& req, room& r) {

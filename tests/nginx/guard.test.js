@@ -291,11 +291,8 @@ test('rotation: passes of the old and the new key pass until the old key is reti
   assert.equal((await site.get('/shop/', bearer(fresh.pass))).status, 200);
 });
 
-// The server signs passes with keyring::pass_signer(), the newest key of either type; until
-// src/http/api.cpp's pass_for() does (it signs with active(), the receipt key), this one fails.
-test('an ES256 deployment: keygen --alg ES256, and the guard and jose accept its passes', {
-  todo: 'api::pass_for must sign with keys_.pass_signer()',
-}, async (t) => {
+// The server signs passes with keyring::pass_signer(), the newest key of either type.
+test('an ES256 deployment: keygen --alg ES256, and the guard and jose accept its passes', async (t) => {
   const server = new Foyer({ server: { issuer }, rooms: [rooms[0]] });
   t.after(() => server.cleanup());
   const created = await foyerOnce(['keygen', '--alg', 'ES256', '--data-dir', server.dataDir]);
