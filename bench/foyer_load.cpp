@@ -1,0 +1,669 @@
+// Load generator for Foyer and for a fixed-response reference (nginx) measured the
+// same way: many keep-alive connections on loopback, one request at a time on each,
+// proofs of work solved natively. Bounded by a count of operations and/or a time.
+//
+// Scenarios:
+//   polls  status polls with tickets obtained before the clock starts
+//   joins  challenge -> solve -> join on keep-alive connections; every 201's place kept
+//   mixed  per connection, every tenth operation a join, the rest polls
+//   lobby  an opening rush: each visitor opens a connection, gets a challenge, joins,
+//          polls once and leaves; lobby indexes (or places) kept
+//   long   mixed, reported every --report-every seconds (default 10) for --duration
+//          (default 600 s)
+//   fixed  GET --path and expect 200: the reference server's side of a ratio
+//
+// Only loopback targets are accepted: this tool is a flood by design.
+//
+// The last line of the output is `RESULT {json}` for scripts (bench/run.sh).
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "core/pow.hpp"
+
+namespace {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using steady = std::chrono::steady_clock;
+using net::redirect_error;
+using net::use_awaitable;
+using boost::system::error_code;
+
+constexpr std::size_t read_chunk = 16 * 1024;
+constexpr std::size_t max_response_bytes = 1 << 20;
+constexpr std::size_t histogram_us = 100'000;  // 1 µs buckets up to 100 ms; slower lands in the last
+constexpr std::size_t setup_connections = 32;
+constexpr std::uint64_t join_every = 10;  // mixed: one operation in ten is a join
+constexpr auto reconnect_backoff = std::chrono::milliseconds(20);
+constexpr auto stop_grace = std::chrono::seconds(5);
+
+// Completion of every coroutine: an exception ends the run loudly instead of vanishing.
+void rethrow(std::exception_ptr e) {
+  if (e) std::rethrow_exception(e);
+}
+
+enum class scenario { polls, joins, mixed, lobby, long_run, fixed };
+enum class kind : std::size_t { status, challenge, join, fixed, visit, count };
+constexpr std::size_t kinds = static_cast<std::size_t>(kind::count);
+constexpr std::string_view kind_names[kinds] = {"status", "challenge", "join", "fixed", "visit"};
+
+struct options {
+  scenario what = scenario::polls;
+  std::string target = "127.0.0.1:8080";
+  std::string room = "demo";
+  std::string path = "/";
+  std::size_t connections = 256;
+  std::size_t threads = 1;
+  std::uint64_t requests = 0;  // operations; 0 = bounded by time only
+  double duration_s = 0;       // 0 = bounded by count only
+  std::size_t tickets = 0;     // polls and mixed; 0 = one per connection
+  bool no_pow = false;
+  double report_every_s = 0;
+  std::string places_out;
+  std::string sample_body;  // where to write the body of one status answer
+};
+
+class histogram {
+ public:
+  histogram() : counts_(histogram_us + 1) {}
+  void record(steady::duration d) {
+    auto us = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+    ++counts_[std::min<std::uint64_t>(us, histogram_us)];
+    max_us_ = std::max(max_us_, us);
+    ++total_;
+  }
+  void merge(const histogram& o) {
+    for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += o.counts_[i];
+    max_us_ = std::max(max_us_, o.max_us_);
+    total_ += o.total_;
+  }
+  std::uint64_t percentile_us(double q) const {
+    if (total_ == 0) return 0;
+    auto rank = static_cast<std::uint64_t>(q * static_cast<double>(total_ - 1)) + 1;
+    std::uint64_t seen = 0;
+    for (std::size_t i = 0; i < counts_.size(); ++i) {
+      seen += counts_[i];
+      if (seen >= rank) return i;
+    }
+    return max_us_;
+  }
+  std::uint64_t max_us() const { return max_us_; }
+  std::uint64_t total() const { return total_; }
+
+ private:
+  std::vector<std::uint64_t> counts_;
+  std::uint64_t max_us_ = 0;
+  std::uint64_t total_ = 0;
+};
+
+// Counters every thread adds to; read by the progress reporter.
+struct shared_state {
+  std::atomic<std::uint64_t> ops_taken{0};
+  std::atomic<std::uint64_t> ops_done{0};
+  std::atomic<std::uint64_t> ok[kinds]{};
+  std::atomic<std::uint64_t> errors{0};
+  std::atomic<bool> sampled{false};
+};
+
+// What one thread saw; merged at the end.
+struct worker_stats {
+  histogram latency[kinds];
+  std::map<std::string, std::uint64_t> errors;  // "status 503", "connect: ...", ...
+  std::vector<std::uint64_t> places;
+  std::vector<std::uint64_t> lobby_indexes;
+};
+
+struct http_result {
+  unsigned status = 0;
+  std::string_view body;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return (x | 0x20) == (y | 0x20);
+         });
+}
+
+// The text of "name":"value" in a flat JSON object; enough for the API's own answers.
+std::optional<std::string_view> json_string(std::string_view body, std::string_view name) {
+  std::string key = fmt::format("\"{}\":\"", name);
+  auto at = body.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  auto start = at + key.size();
+  auto end = body.find('"', start);
+  if (end == std::string_view::npos) return std::nullopt;
+  return body.substr(start, end - start);
+}
+
+std::optional<std::uint64_t> json_uint(std::string_view body, std::string_view name) {
+  std::string key = fmt::format("\"{}\":", name);
+  auto at = body.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::uint64_t v = 0;
+  std::size_t i = at + key.size();
+  if (i >= body.size() || body[i] < '0' || body[i] > '9') return std::nullopt;  // null
+  for (; i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i) v = v * 10 + static_cast<std::uint64_t>(body[i] - '0');
+  return v;
+}
+
+// One keep-alive HTTP/1.1 connection with a minimal response parser: status line,
+// Content-Length and Connection: close are all it needs from the reply.
+class connection {
+ public:
+  connection(net::any_io_executor ex, tcp::endpoint ep) : socket_(ex), endpoint_(ep) {}
+
+  bool open() const { return socket_.is_open(); }
+
+  net::awaitable<error_code> connect() {
+    error_code ec;
+    socket_ = tcp::socket(socket_.get_executor());
+    co_await socket_.async_connect(endpoint_, redirect_error(use_awaitable, ec));
+    if (!ec) socket_.set_option(tcp::no_delay(true), ec);
+    size_ = 0;
+    consumed_ = 0;
+    co_return ec;
+  }
+
+  void adopt(tcp::socket s) { socket_ = std::move(s); }
+
+  void close() {
+    error_code ignored;
+    socket_.close(ignored);
+  }
+
+  // Sends one request and reads its whole response. `out.body` stays valid until the
+  // next call.
+  net::awaitable<error_code> exchange(std::string_view request, http_result& out) {
+    std::memmove(buf_.data(), buf_.data() + consumed_, size_ - consumed_);
+    size_ -= consumed_;
+    consumed_ = 0;
+    error_code ec;
+    // A request is a few hundred bytes: one write_some nearly always takes it all.
+    for (std::size_t sent = 0; sent < request.size();) {
+      sent += co_await socket_.async_write_some(net::buffer(request.substr(sent)), redirect_error(use_awaitable, ec));
+      if (ec) co_return ec;
+    }
+    std::size_t header_end = std::string_view::npos;
+    std::size_t total = 0;
+    bool close_after = false;
+    for (;;) {
+      std::string_view have(buf_.data(), size_);
+      if (header_end == std::string_view::npos) {
+        header_end = have.find("\r\n\r\n");
+        if (header_end != std::string_view::npos) {
+          auto parsed = parse_head(have.substr(0, header_end), out.status, close_after);
+          if (!parsed) co_return net::error::make_error_code(net::error::invalid_argument);
+          total = header_end + 4 + *parsed;
+        }
+      }
+      if (header_end != std::string_view::npos && size_ >= total) break;
+      if (size_ > max_response_bytes) co_return net::error::make_error_code(net::error::message_size);
+      if (buf_.size() - size_ < read_chunk / 4) buf_.resize(buf_.size() * 2);
+      std::size_t n = co_await socket_.async_read_some(net::buffer(buf_.data() + size_, buf_.size() - size_),
+                                                       redirect_error(use_awaitable, ec));
+      size_ += n;
+      if (ec) co_return ec;
+    }
+    out.body = std::string_view(buf_.data() + header_end + 4, total - header_end - 4);
+    consumed_ = total;
+    if (close_after) close();
+    co_return error_code{};
+  }
+
+ private:
+  // Content-Length of the response, or nullopt if the head is unreadable.
+  static std::optional<std::size_t> parse_head(std::string_view head, unsigned& status, bool& close_after) {
+    if (head.size() < 12 || !head.starts_with("HTTP/1.")) return std::nullopt;
+    status = static_cast<unsigned>((head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0'));
+    std::optional<std::size_t> length;
+    std::size_t pos = head.find("\r\n");
+    while (pos != std::string_view::npos) {
+      std::size_t next = head.find("\r\n", pos + 2);
+      auto line = head.substr(pos + 2, next == std::string_view::npos ? std::string_view::npos : next - pos - 2);
+      auto colon = line.find(':');
+      if (colon != std::string_view::npos) {
+        auto name = line.substr(0, colon);
+        auto value = trim(line.substr(colon + 1));
+        if (iequals(name, "content-length")) {
+          std::size_t v = 0;
+          for (char c : value) v = v * 10 + static_cast<std::size_t>(c - '0');
+          length = v;
+        } else if (iequals(name, "connection") && iequals(value, "close")) {
+          close_after = true;
+        }
+      }
+      pos = next;
+    }
+    return length;
+  }
+
+  tcp::socket socket_;
+  tcp::endpoint endpoint_;
+  // Allocated once, never zero-filled again: size_ bytes received, consumed_ of them
+  // belong to the previous response.
+  std::vector<char> buf_ = std::vector<char>(read_chunk);
+  std::size_t size_ = 0;
+  std::size_t consumed_ = 0;
+};
+
+class worker {
+ public:
+  worker(const options& opts, tcp::endpoint ep, shared_state& shared, const std::vector<std::string>& poll_requests,
+         const steady::time_point& deadline)
+      : opts_(opts), endpoint_(ep), shared_(shared), poll_requests_(poll_requests), deadline_(deadline) {
+    challenge_request_ = fmt::format(
+        "POST /api/v1/rooms/{}/challenge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", opts.room);
+    fixed_request_ = fmt::format("GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", opts.path);
+  }
+
+  net::io_context& ioc() { return ioc_; }
+  worker_stats& stats() { return stats_; }
+  steady::time_point finished() const { return finished_; }
+
+  void add_connection(tcp::socket s, std::size_t index) {
+    auto c = std::make_unique<connection>(ioc_.get_executor(), endpoint_);
+    c->adopt(std::move(s));
+    net::co_spawn(ioc_, run(std::move(c), index), rethrow);
+  }
+  void add_visitor_slot(std::size_t index) { net::co_spawn(ioc_, run_visitors(index), rethrow); }
+
+  void run_until_done() {
+    bool timed = opts_.duration_s > 0;
+    net::steady_timer watchdog(ioc_);
+    if (timed) {
+      // Requests stuck on a server that stopped answering must not hold the run open.
+      watchdog.expires_at(deadline_ + stop_grace);
+      watchdog.async_wait([this](error_code ec) {
+        if (!ec) ioc_.stop();
+      });
+    }
+    net::co_spawn(ioc_, wait_for_connections(timed ? &watchdog : nullptr), rethrow);
+    ioc_.run();
+    finished_ = steady::now();
+  }
+
+  // Joins once (challenge, solve, join) on `c`; the ticket lands in `ticket` if given.
+  net::awaitable<bool> join(connection& c, std::string* ticket) {
+    std::string body;
+    if (!opts_.no_pow) {
+      http_result r;
+      if (!co_await timed(c, kind::challenge, challenge_request_, 200, r)) co_return false;
+      auto token = json_string(r.body, "challenge");
+      if (!token) co_return fail("challenge without a token");
+      std::string nonce = foyer::pow::solve(*token);
+      body = fmt::format(R"({{"challenge":"{}","nonce":"{}"}})", *token, nonce);
+    }
+    auto request = fmt::format(
+        "POST /api/v1/rooms/{}/join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Content-Length: {}\r\n\r\n{}",
+        opts_.room, body.size(), body);
+    http_result r;
+    if (!co_await timed(c, kind::join, request, 201, r)) co_return false;
+    if (auto place = json_uint(r.body, "place")) {
+      stats_.places.push_back(*place);
+    } else if (auto index = json_uint(r.body, "lobby_index")) {
+      stats_.lobby_indexes.push_back(*index);
+    } else {
+      co_return fail("201 without a place or lobby index");
+    }
+    if (ticket) {
+      auto t = json_string(r.body, "ticket");
+      if (!t) co_return fail("201 without a ticket");
+      *ticket = std::string(*t);
+    }
+    co_return true;
+  }
+
+ private:
+  bool take_op() {
+    if (opts_.duration_s > 0 && steady::now() >= deadline_) return false;
+    if (opts_.requests > 0 && shared_.ops_taken.fetch_add(1, std::memory_order_relaxed) >= opts_.requests) return false;
+    return true;
+  }
+
+  bool fail(std::string_view what) {
+    ++stats_.errors[std::string(what)];
+    shared_.errors.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+
+  net::awaitable<bool> timed(connection& c, kind k, std::string_view request, unsigned expect, http_result& r) {
+    if (!c.open()) {
+      if (auto ec = co_await c.connect()) {
+        fail(fmt::format("connect: {}", ec.message()));
+        co_await pause(reconnect_backoff);
+        co_return false;
+      }
+    }
+    auto t0 = steady::now();
+    auto ec = co_await c.exchange(request, r);
+    if (ec) {
+      c.close();
+      co_return fail(fmt::format("{}: {}", kind_names[static_cast<std::size_t>(k)], ec.message()));
+    }
+    if (r.status != expect) {
+      co_return fail(fmt::format("{}: status {}", kind_names[static_cast<std::size_t>(k)], r.status));
+    }
+    stats_.latency[static_cast<std::size_t>(k)].record(steady::now() - t0);
+    shared_.ok[static_cast<std::size_t>(k)].fetch_add(1, std::memory_order_relaxed);
+    co_return true;
+  }
+
+  net::awaitable<void> pause(steady::duration d) {
+    net::steady_timer t(ioc_, d);
+    error_code ignored;
+    co_await t.async_wait(redirect_error(use_awaitable, ignored));
+  }
+
+  net::awaitable<void> run(std::unique_ptr<connection> c, std::size_t index) {
+    ++live_;
+    std::uint64_t k = 0;
+    while (take_op()) {
+      bool join_now = opts_.what == scenario::joins ||
+                      ((opts_.what == scenario::mixed || opts_.what == scenario::long_run) &&
+                       (k + index) % join_every == join_every - 1);
+      ++k;
+      if (opts_.what == scenario::fixed) {
+        http_result r;
+        co_await timed(*c, kind::fixed, fixed_request_, 200, r);
+      } else if (join_now) {
+        co_await join(*c, nullptr);
+      } else {
+        http_result r;
+        if (co_await timed(*c, kind::status, poll_requests_[(index + k) % poll_requests_.size()], 200, r)) {
+          if (r.body.find("\"state\":") == std::string_view::npos) fail("status without a state");
+          if (!opts_.sample_body.empty() && !shared_.sampled.exchange(true)) std::ofstream(opts_.sample_body) << r.body;
+        }
+      }
+      shared_.ops_done.fetch_add(1, std::memory_order_relaxed);
+    }
+    c->close();
+    --live_;
+  }
+
+  // The opening rush: each visit is a fresh connection that joins, polls once and leaves.
+  net::awaitable<void> run_visitors(std::size_t) {
+    ++live_;
+    while (take_op()) {
+      auto t0 = steady::now();
+      connection c(ioc_.get_executor(), endpoint_);
+      if (auto ec = co_await c.connect()) {
+        fail(fmt::format("connect: {}", ec.message()));
+        co_await pause(reconnect_backoff);
+        continue;
+      }
+      std::string ticket;
+      if (co_await join(c, &ticket)) {
+        auto poll = fmt::format("GET /api/v1/rooms/{}/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n\r\n",
+                                opts_.room, ticket);
+        http_result r;
+        if (co_await timed(c, kind::status, poll, 200, r)) {
+          stats_.latency[static_cast<std::size_t>(kind::visit)].record(steady::now() - t0);
+          shared_.ok[static_cast<std::size_t>(kind::visit)].fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+      c.close();
+      shared_.ops_done.fetch_add(1, std::memory_order_relaxed);
+    }
+    --live_;
+  }
+
+  net::awaitable<void> wait_for_connections(net::steady_timer* watchdog) {
+    co_await pause(std::chrono::milliseconds(1));
+    while (live_ > 0) co_await pause(std::chrono::milliseconds(5));
+    if (watchdog) watchdog->cancel();
+  }
+
+  const options& opts_;
+  tcp::endpoint endpoint_;
+  shared_state& shared_;
+  const std::vector<std::string>& poll_requests_;
+  const steady::time_point& deadline_;  // set before the threads start
+  net::io_context ioc_{1};
+  worker_stats stats_;
+  std::string challenge_request_;
+  std::string fixed_request_;
+  std::size_t live_ = 0;
+  steady::time_point finished_;
+};
+
+tcp::endpoint loopback_endpoint(const std::string& target) {
+  auto colon = target.rfind(':');
+  if (colon == std::string::npos) throw std::invalid_argument("--target must be HOST:PORT");
+  std::string host = target.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "localhost") host = "127.0.0.1";
+  error_code ec;
+  auto address = net::ip::make_address(host, ec);
+  if (ec || !address.is_loopback() || (address.is_v4() && address.to_string() != "127.0.0.1")) {
+    throw std::invalid_argument(fmt::format("refusing target '{}': only 127.0.0.1 and ::1 are allowed", target));
+  }
+  return {address, static_cast<unsigned short>(std::stoul(target.substr(colon + 1)))};
+}
+
+// Tickets for the polls, obtained before the clock starts.
+std::vector<std::string> obtain_tickets(const options& opts, tcp::endpoint ep, std::size_t count) {
+  shared_state shared;
+  const std::vector<std::string> no_polls;
+  const auto never = steady::time_point::max();
+  worker w(opts, ep, shared, no_polls, never);
+  std::vector<std::string> tickets;
+  std::vector<std::string> failures;
+  auto fetch = [&]() -> net::awaitable<void> {
+    connection c(w.ioc().get_executor(), ep);
+    if (co_await c.connect()) co_return;
+    while (tickets.size() < count && failures.size() < count) {
+      std::string t;
+      if (co_await w.join(c, &t)) {
+        tickets.push_back(std::move(t));
+      } else {
+        failures.emplace_back("join");
+      }
+    }
+  };
+  for (std::size_t i = 0; i < std::min(count, setup_connections); ++i) net::co_spawn(w.ioc(), fetch(), rethrow);
+  w.ioc().run();
+  if (tickets.size() < count) {
+    std::string why;
+    for (const auto& [what, n] : w.stats().errors) why += fmt::format(" {} x{};", what, n);
+    throw std::runtime_error(fmt::format("could get only {} of {} tickets:{}", tickets.size(), count, why));
+  }
+  tickets.resize(count);
+  return tickets;
+}
+
+double ms(std::uint64_t us) { return static_cast<double>(us) / 1000.0; }
+
+std::size_t duplicates(std::vector<std::uint64_t>& v) {
+  std::sort(v.begin(), v.end());
+  std::size_t dup = 0;
+  for (std::size_t i = 1; i < v.size(); ++i) dup += v[i] == v[i - 1];
+  return dup;
+}
+
+int run(const options& opts) {
+  auto ep = loopback_endpoint(opts.target);
+  bool polls = opts.what == scenario::polls || opts.what == scenario::mixed || opts.what == scenario::long_run;
+  std::vector<std::string> poll_requests;
+  if (polls) {
+    std::size_t n = opts.tickets ? opts.tickets : opts.connections;
+    for (const auto& t : obtain_tickets(opts, ep, n)) {
+      poll_requests.push_back(fmt::format(
+          "GET /api/v1/rooms/{}/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n\r\n", opts.room, t));
+    }
+  }
+
+  shared_state shared;
+  auto deadline = steady::time_point::max();
+  std::vector<std::unique_ptr<worker>> workers;
+  for (std::size_t t = 0; t < opts.threads; ++t) {
+    workers.push_back(std::make_unique<worker>(opts, ep, shared, poll_requests, deadline));
+  }
+  // Connections are opened before the clock starts, so the figures are steady state.
+  for (std::size_t i = 0; i < opts.connections; ++i) {
+    auto& w = *workers[i % workers.size()];
+    if (opts.what == scenario::lobby) {
+      w.add_visitor_slot(i);
+      continue;
+    }
+    tcp::socket s(w.ioc());
+    s.connect(ep);
+    s.set_option(tcp::no_delay(true));
+    w.add_connection(std::move(s), i);
+  }
+  auto start = steady::now();
+  if (opts.duration_s > 0) {
+    deadline = start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(opts.duration_s));
+  }
+  std::vector<std::thread> threads;
+  for (auto& w : workers) threads.emplace_back([&w] { w->run_until_done(); });
+
+  std::atomic<bool> done{false};
+  std::thread reporter;
+  if (opts.report_every_s > 0) {
+    reporter = std::thread([&] {
+      auto every = std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(opts.report_every_s));
+      auto next = start + every;
+      std::uint64_t last_ops = 0;
+      while (!done.load()) {
+        std::this_thread::sleep_until(std::min(next, steady::now() + std::chrono::milliseconds(100)));
+        if (steady::now() < next) continue;
+        std::uint64_t ops = shared.ops_done.load();
+        fmt::print("  t={:7.1f}s ops {:>10} ({:>9.0f}/s) joins {:>9} polls {:>10} errors {}\n",
+                   std::chrono::duration<double>(steady::now() - start).count(), ops,
+                   static_cast<double>(ops - last_ops) / opts.report_every_s, shared.ok[static_cast<std::size_t>(kind::join)].load(),
+                   shared.ok[static_cast<std::size_t>(kind::status)].load(),
+                   shared.errors.load());
+        std::fflush(stdout);
+        last_ops = ops;
+        next += every;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  done = true;
+  if (reporter.joinable()) reporter.join();
+
+  auto end = start;
+  worker_stats all;
+  for (auto& w : workers) {
+    end = std::max(end, w->finished());
+    auto& s = w->stats();
+    for (std::size_t k = 0; k < kinds; ++k) all.latency[k].merge(s.latency[k]);
+    for (const auto& [what, n] : s.errors) all.errors[what] += n;
+    all.places.insert(all.places.end(), s.places.begin(), s.places.end());
+    all.lobby_indexes.insert(all.lobby_indexes.end(), s.lobby_indexes.begin(), s.lobby_indexes.end());
+  }
+  double seconds = std::chrono::duration<double>(end - start).count();
+  std::uint64_t ops = shared.ops_done.load();
+  std::uint64_t errors = shared.errors.load();
+
+  static constexpr std::string_view names[] = {"polls", "joins", "mixed", "lobby", "long", "fixed"};
+  std::string_view name = names[static_cast<std::size_t>(opts.what)];
+  fmt::print("foyer_load: {} against {}, {} connections, {} thread(s), {:.2f} s\n", name, opts.target,
+             opts.connections, opts.threads, seconds);
+  std::string json = fmt::format(R"({{"scenario":"{}","target":"{}","connections":{},"threads":{},"seconds":{:.3f},"ops":{},"ops_per_s":{:.1f},"errors":{})",
+                                 name, opts.target, opts.connections, opts.threads, seconds, ops,
+                                 static_cast<double>(ops) / seconds, errors);
+  for (std::size_t k = 0; k < kinds; ++k) {
+    const auto& h = all.latency[k];
+    if (h.total() == 0) continue;
+    double rps = static_cast<double>(h.total()) / seconds;
+    fmt::print("  {:<9} ok {:>10}  {:>10.1f}/s  p50 {:6.2f} ms  p99 {:6.2f} ms  max {:7.2f} ms\n", kind_names[k],
+               h.total(), rps, ms(h.percentile_us(0.5)), ms(h.percentile_us(0.99)), ms(h.max_us()));
+    json += fmt::format(R"(,"{}":{{"ok":{},"per_s":{:.1f},"p50_us":{},"p99_us":{},"max_us":{}}})", kind_names[k],
+                        h.total(), rps, h.percentile_us(0.5), h.percentile_us(0.99), h.max_us());
+  }
+  fmt::print("  operations {} in {:.2f} s: {:.1f}/s; errors {}\n", ops, seconds, static_cast<double>(ops) / seconds,
+             errors);
+  for (const auto& [what, n] : all.errors) fmt::print("    error {} x{}\n", what, n);
+
+  if (!opts.places_out.empty()) {
+    std::ofstream out(opts.places_out);
+    for (auto p : all.places) out << p << '\n';
+    for (auto i : all.lobby_indexes) out << "lobby " << i << '\n';
+  }
+  std::size_t dup_places = duplicates(all.places);
+  std::size_t dup_lobby = duplicates(all.lobby_indexes);
+  if (!all.places.empty() || !all.lobby_indexes.empty()) {
+    fmt::print("  places recorded {} (duplicates {}), lobby indexes recorded {} (duplicates {})\n", all.places.size(),
+               dup_places, all.lobby_indexes.size(), dup_lobby);
+  }
+  json += fmt::format(R"(,"places":{},"duplicate_places":{},"lobby_indexes":{},"duplicate_lobby_indexes":{}}})",
+                      all.places.size(), dup_places, all.lobby_indexes.size(), dup_lobby);
+  fmt::print("RESULT {}\n", json);
+  return dup_places + dup_lobby > 0 ? 3 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options opts;
+  CLI::App app{"Foyer load generator: keep-alive HTTP load on loopback, with native proof-of-work solving"};
+  std::map<std::string, scenario> scenarios{{"polls", scenario::polls}, {"joins", scenario::joins},
+                                            {"mixed", scenario::mixed}, {"lobby", scenario::lobby},
+                                            {"long", scenario::long_run}, {"fixed", scenario::fixed}};
+  app.add_option("--scenario", opts.what, "polls, joins, mixed, lobby, long or fixed")
+      ->transform(CLI::CheckedTransformer(scenarios, CLI::ignore_case));
+  app.add_option("--target", opts.target, "HOST:PORT on loopback (127.0.0.1 or [::1])");
+  app.add_option("--room", opts.room, "room id");
+  app.add_option("--path", opts.path, "fixed: the path to GET");
+  app.add_option("--connections,-c", opts.connections, "concurrent connections (lobby: concurrent visitors)")
+      ->check(CLI::Range(1, 60000));
+  app.add_option("--threads,-t", opts.threads, "threads, each with its own share of the connections")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--requests,-n", opts.requests, "stop after this many operations (0: no count bound)");
+  app.add_option("--duration,-d", opts.duration_s, "stop after this many seconds (0: no time bound)");
+  app.add_option("--tickets", opts.tickets, "polls: distinct tickets to poll with (default: one per connection)");
+  app.add_flag("--no-pow", opts.no_pow, "join with an empty body (server has base_bits = 0)");
+  app.add_option("--report-every", opts.report_every_s, "print progress every this many seconds");
+  app.add_option("--places-out", opts.places_out, "write every place (and lobby index) from a 201 to this file");
+  app.add_option("--sample-body", opts.sample_body, "write the body of one status answer to this file");
+  CLI11_PARSE(app, argc, argv);
+  if (opts.requests == 0 && opts.duration_s <= 0) {
+    if (opts.what != scenario::long_run) {
+      fmt::print(stderr, "foyer_load: give --requests, --duration or both\n");
+      return 2;
+    }
+    opts.duration_s = 600;
+  }
+  if (opts.what == scenario::long_run && opts.report_every_s <= 0) opts.report_every_s = 10;
+  opts.threads = std::min(opts.threads, opts.connections);
+  try {
+    return run(opts);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "foyer_load: {}\n", e.what());
+    return 2;
+  }
+}

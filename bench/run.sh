@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Foyer against a fixed-response nginx on the same machine, same load generator, same run.
+#
+#   bench/run.sh [compare]   polls, joins, mixed and a lobby rush vs nginx; prints ratios
+#   bench/run.sh memory      RSS before and after a million waiting visitors
+#   bench/run.sh coldplay    13,000,000 durable joins into one room, RSS sampled all along,
+#                            then kill -9 and the time until the restarted server answers
+#   bench/run.sh ticker      10 minutes at 1,200/min under poll load, kill -9 in the middle
+#
+# Environment: DURATION (s per compare run, 10), CONNECTIONS (256), THREADS (load
+# generator threads, 1), BASE_BITS (proof of work, 4), JOINS (coldplay, 13000000),
+# MINUTES (ticker, 10), KILL_AT (ticker, s, 300), DOWN (ticker downtime, s, 5),
+# FOYER_BIN / FOYER_LOAD (default build-bench/, a Release build), KEEP_WORK=1 keeps the
+# temp dir. Needs nginx (Debian's nginx-light), curl, jq, python3.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+mode=${1:-compare}
+duration=${DURATION:-10}
+connections=${CONNECTIONS:-256}
+threads=${THREADS:-1}
+
+# load OUT SERVER_PID ARGS...: runs the load generator, keeps its output, and adds the
+# server's CPU time per operation (user + system, all threads): a figure that holds even
+# when other work on the machine takes CPU from both sides.
+load() {
+  local out=$1 server=$2 before after
+  shift 2
+  before=$(cpu_ticks "$server")
+  "$FOYER_LOAD" --threads "$threads" "$@" | tee "$out" | sed 's/^/    /'
+  after=$(cpu_ticks "$server")
+  local us
+  us=$(python3 -c "print(round(($after - $before) * 1e6 / $(getconf CLK_TCK) / max(1, $(result "$out" .ops)), 2))")
+  echo "CPU_US_PER_OP $us" >>"$out"
+  echo "      server CPU: $us µs per operation"
+}
+
+cpu_of() { awk '/^CPU_US_PER_OP/ {print $2}' "$1"; }
+
+compare() {
+  local port
+  port=$(free_port)
+  write_config "$work/foyer.toml" "$port" "$(room_toml bench 60)" \
+    "$(room_toml lobby 60 "opens_at = $(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)")"
+  start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
+  local target="127.0.0.1:$foyer_port"
+  # A status answer, to give nginx a body of exactly its size.
+  "$FOYER_LOAD" --scenario polls --target "$target" --room bench -c 1 -n 1 --sample-body "$work/body.json" >/dev/null
+  local ng_port
+  ng_port=$(free_port)
+  start_nginx "$ng_port" "$work/body.json"
+  machine
+  echo "status body: $(wc -c <"$work/body.json") bytes; $connections connections, $duration s per run, $threads load thread(s), base_bits ${BASE_BITS:-4}"
+
+  echo "nginx, fixed response (1 worker):"
+  local ng_worker
+  ng_worker=$(pgrep -P "$nginx_pid" | head -1)
+  load "$work/nginx1.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status -c "$connections" -d "$duration"
+  echo "foyer, status polls:"
+  load "$work/polls.out" "$foyer_pid" --scenario polls --target "$target" --room bench -c "$connections" -d "$duration"
+  echo "foyer, joins (challenge, solve, durable join):"
+  load "$work/joins.out" "$foyer_pid" --scenario joins --target "$target" --room bench -c "$connections" -d "$duration" --places-out "$work/places"
+  echo "foyer, mixed (10% joins):"
+  load "$work/mixed.out" "$foyer_pid" --scenario mixed --target "$target" --room bench -c "$connections" -d "$duration"
+  echo "foyer, lobby rush (a fresh connection per visitor: connect, challenge, join, poll):"
+  load "$work/lobby.out" "$foyer_pid" --scenario lobby --target "$target" --room lobby -c "$connections" -d "$duration"
+  echo "nginx again (drift check):"
+  load "$work/nginx2.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status -c "$connections" -d "$duration"
+  if command -v wrk >/dev/null; then
+    echo "wrk on nginx (is the load generator the limit?):"
+    wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$ng_port/api/v1/rooms/bench/status" | sed 's/^/    /'
+  fi
+
+  local nginx polls joins join_reqs mixed
+  nginx=$(python3 -c "print(($(result "$work/nginx1.out" .ops_per_s) + $(result "$work/nginx2.out" .ops_per_s)) / 2)")
+  polls=$(result "$work/polls.out" .ops_per_s)
+  joins=$(result "$work/joins.out" .join.per_s)
+  join_reqs=$(result "$work/joins.out" '.join.per_s + .challenge.per_s')
+  mixed=$(result "$work/mixed.out" .ops_per_s)
+  python3 - "$nginx" "$polls" "$joins" "$join_reqs" "$mixed" \
+    "$(result "$work/polls.out" .status.p99_us)" "$(result "$work/joins.out" .join.p99_us)" \
+    "$(result "$work/polls.out" .errors)" "$(result "$work/joins.out" .errors)" \
+    "$(result "$work/joins.out" .duplicate_places)" "$(result "$work/lobby.out" .duplicate_lobby_indexes)" \
+    "$(cpu_of "$work/nginx1.out")" "$(cpu_of "$work/polls.out")" "$(cpu_of "$work/joins.out")" <<'EOF'
+import sys
+nginx, polls, joins, join_reqs, mixed, p99_poll, p99_join, err_polls, err_joins, dup, dup_lobby, cpu_nginx, cpu_polls, cpu_joins = map(float, sys.argv[1:])
+def line(name, value, target=None):
+    verdict = "" if target is None else ("  target >= %.1fx: %s" % (target, "met" if value / nginx >= target else "MISSED"))
+    print("  %-34s %10.0f/s  %5.2fx nginx%s" % (name, value, value / nginx, verdict))
+print("summary (nginx mean of two runs: %.0f/s)" % nginx)
+line("status polls", polls, 0.8)
+line("durable joins (each with a challenge)", joins, 0.4)
+line("  their requests (challenge + join)", join_reqs)
+line("mixed operations", mixed)
+print("  polls p99 %.2f ms (target <= 5 ms: %s); joins p99 %.2f ms" % (p99_poll / 1000, "met" if p99_poll <= 5000 else "MISSED", p99_join / 1000))
+print("  errors: polls %d, joins %d; places issued twice: %d; lobby indexes issued twice: %d" % (err_polls, err_joins, dup, dup_lobby))
+print("  server CPU per operation: nginx %.1f us, foyer poll %.1f us (%.2fx nginx's efficiency), foyer join %.1f us (%.2fx)" %
+      (cpu_nginx, cpu_polls, cpu_nginx / cpu_polls, cpu_joins, cpu_nginx / cpu_joins))
+EOF
+}
+
+memory() {
+  local port
+  port=$(free_port)
+  # One visitor a minute: everyone who joins stays waiting.
+  write_config "$work/foyer.toml" "$port" "$(room_toml mem 1)"
+  start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
+  machine
+  local target="127.0.0.1:$foyer_port" rss0 rss1 rss2
+  "$FOYER_LOAD" --scenario polls --target "$target" --room mem -c 64 -n 20000 >/dev/null
+  rss0=$(rss_kib "$foyer_pid")
+  echo "RSS after start and 20,000 polls: $rss0 KiB"
+  "$FOYER_LOAD" --scenario joins --target "$target" --room mem -c "$connections" -n 100000 | grep -E 'join|RESULT' | sed 's/^/    /'
+  rss1=$(rss_kib "$foyer_pid")
+  echo "RSS after 100,000 waiting visitors: $rss1 KiB"
+  "$FOYER_LOAD" --scenario joins --target "$target" --room mem -c "$connections" -n 900000 | grep -E 'join|RESULT' | sed 's/^/    /'
+  rss2=$(rss_kib "$foyer_pid")
+  echo "RSS after 1,000,000 waiting visitors: $rss2 KiB"
+  python3 -c "
+r0, r1, r2 = $rss0, $rss1, $rss2
+print('bytes per waiting visitor: first 100k %.1f, next 900k %.1f, overall %.1f' % ((r1-r0)*1024/100000, (r2-r1)*1024/900000, (r2-r0)*1024/1000000))"
+}
+
+coldplay() {
+  local joins=${JOINS:-13000000} port
+  port=$(free_port)
+  write_config "$work/foyer.toml" "$port" "$(room_toml coldplay 60)"
+  start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
+  machine
+  echo "coldplay: $joins joins into one room, $connections connections, base_bits ${BASE_BITS:-4}"
+  (while kill -0 "$foyer_pid" 2>/dev/null; do echo "$(date +%s.%N) $(rss_kib "$foyer_pid")"; sleep 0.5; done) >"$work/rss.log" 2>/dev/null &
+  started_pids+=($!)
+  local pow_flag=()
+  [[ ${BASE_BITS:-4} == 0 ]] && pow_flag=(--no-pow)
+  load "$work/coldplay.out" "$foyer_pid" --scenario joins --target "127.0.0.1:$foyer_port" --room coldplay -c "$connections" \
+    -n "$joins" --report-every 30 "${pow_flag[@]}"
+  local max_rss
+  max_rss=$(awk '$2 > m {m = $2} END {print m}' "$work/rss.log")
+  echo "max RSS while absorbing: $max_rss KiB ($(python3 -c "print(round($max_rss/1048576, 3))") GiB; target < 1 GiB)"
+  echo "data dir: $(du -sh "$work/data" | cut -f1)"
+  kill -9 "$foyer_pid"
+  wait "$foyer_pid" 2>/dev/null || true
+  local t0 served_ms
+  t0=$(date +%s%N)
+  start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
+  until curl -sf "http://127.0.0.1:$foyer_port/api/v1/rooms/coldplay" -o "$work/room.json"; do sleep 0.005; done
+  served_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  echo "restart after kill -9: listening after $start_ms ms, first answer after $served_ms ms (target < 1000 ms); room: $(jq -c '{joined, served, waiting}' "$work/room.json")"
+  echo "RSS after restart: $(rss_kib "$foyer_pid") KiB"
+}
+
+ticker() {
+  local rate=1200 minutes=${MINUTES:-10} kill_at=${KILL_AT:-300} down=${DOWN:-5} port
+  port=$(free_port)
+  write_config "$work/foyer.toml" "$port" "$(room_toml tick "$rate")"
+  start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
+  machine
+  local target="127.0.0.1:$port" total=$((minutes * 60))
+  # Enough visitors that the queue never empties: admission is then rate × time alone.
+  "$FOYER_LOAD" --scenario joins --target "$target" --room tick -c 64 -n $((rate * minutes + 3000)) | grep -E '^  (join|oper)' | sed 's/^/    /'
+  "$FOYER_LOAD" --scenario polls --target "$target" --room tick -c "$connections" -d $((total + 10)) >"$work/polls.out" &
+  local load_pid=$!
+  started_pids+=("$load_pid")
+  local t_end=$(( $(date +%s) + total )) killed=0 t_start
+  t_start=$(date +%s)
+  : >"$work/frontier.log"
+  while (( $(date +%s) < t_end )); do
+    if (( !killed && $(date +%s) - t_start >= kill_at )); then
+      kill -9 "$foyer_pid"
+      wait "$foyer_pid" 2>/dev/null || true
+      echo "kill -9 at $(date +%s.%N)" | tee -a "$work/events.log"
+      sleep "$down"
+      start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
+      echo "restarted at $(date +%s.%N) (listening after $start_ms ms)" | tee -a "$work/events.log"
+      killed=1
+    fi
+    curl -s -m 1 "http://$target/api/v1/rooms/tick/frontier" | jq -r '"\(.at) \(.served)"' >>"$work/frontier.log" || true
+    sleep 1
+  done
+  wait "$load_pid" || true
+  sed 's/^/    /' "$work/polls.out" | grep -E 'status|operations|error'
+  curl -s "http://$target/api/v1/rooms/tick" >"$work/room.json"
+  python3 - "$work/frontier.log" "$rate" "$(jq .created_at "$work/room.json")" <<'EOF'
+import sys
+rows = [tuple(map(int, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 2]
+rate, created_s = int(sys.argv[2]), int(sys.argv[3])
+per_ms = rate / 60000
+# The room's clock starts at its creation (known to the second). The latest start
+# consistent with never admitting ahead of the rate:
+t0 = min(at - served / per_ms for at, served in rows)
+d = [served - per_ms * (at - t0) for at, served in rows]
+print("samples: %d over %.1f min" % (len(rows), (rows[-1][0] - rows[0][0]) / 60000))
+print("room created at %d s; the fitted start is %+.0f ms from it (in [0, 1000) unless admission ran ahead)" % (created_s, t0 - created_s * 1000))
+print("admitted - rate x elapsed against the fitted line: min %.2f, max %.2f, spread %.2f" % (min(d), max(d), max(d) - min(d)))
+centre = (max(d) + min(d)) / 2
+print("centred: |admitted - rate x elapsed| <= %.2f at every sample (target <= 1)" % max(abs(x - centre) for x in d))
+n = len(d)
+first, last = d[: n // 10], d[-(n // 10):]
+print("drift: mean deviation in the first tenth %.2f, in the last tenth %.2f" % (sum(first) / len(first), sum(last) / len(last)))
+gaps = [(rows[i][0] - rows[i - 1][0], rows[i][1] - rows[i - 1][1]) for i in range(1, n)]
+gap, jump = max(gaps)
+print("longest gap between samples (the restart): %.1f s, served moved by %d (rate x gap = %.1f, 15 s cap = %d)" % (gap / 1000, jump, per_ms * gap, 15 * rate // 60))
+back = sum(1 for g, j in gaps if j < 0)
+print("samples where served went back: %d" % back)
+EOF
+}
+
+case "$mode" in
+  compare) compare ;;
+  memory) memory ;;
+  coldplay) coldplay ;;
+  ticker) ticker ;;
+  *) echo "usage: $0 [compare|memory|coldplay|ticker]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,112 @@
+// Storage faults on real devices: a full disk (a tiny tmpfs) and a storage that stalls
+// (an ext4 on a loop device, frozen with fsfreeze, so that every write and fsync
+// blocks). Needs root for mount; CI runs as root.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import {
+  FrontierWatch, assertAckedHold, assertNoPlaceTwice, chaosConfig, crowd, fillDevice, mountLoopExt4, mountTmpfs,
+  rootOnly, sleep, tryJoin, withFoyer,
+} from './helpers.js';
+
+const tmpfsBytes = 4 << 20;
+const maxJoinsUntilFull = 5000;
+
+test('a full disk: joins fail cleanly with 503, nothing acknowledged is lost, joins resume once space is freed', { skip: rootOnly, timeout: 90000 }, async () => {
+  const rate = 60;
+  const watch = new FrontierWatch(rate, Date.now());
+  const device = mountTmpfs(tmpfsBytes);
+  try {
+    await withFoyer(chaosConfig({ rate }), { dataDir: path.join(device.dir, 'data') }, async (f) => {
+      const acked = [];
+      await crowd(f, { concurrency: 4, until: () => acked.length >= 20, acked });
+      const filler = fillDevice(device.dir);
+
+      // The WAL's last page still has room for a few joins; then the device is full.
+      let refused = null;
+      for (let i = 0; i < maxJoinsUntilFull && !refused; i++) {
+        const r = await tryJoin(f);
+        if (r.status === 201) acked.push({ ticket: r.json.ticket, place: r.json.place });
+        else refused = r;
+      }
+      assert.ok(refused, `a join was refused within ${maxJoinsUntilFull} joins on a full disk`);
+      assert.equal(refused.status, 503, `a full disk answers 503, not ${refused.status}:\n${f.output}`);
+      assert.equal(refused.json.error, 'storage_unavailable');
+      assert.ok(refused.headers.get('retry-after'), 'with a Retry-After');
+      for (let i = 0; i < 3; i++) assert.equal((await tryJoin(f)).status, 503, 'still full, still 503');
+
+      // Polls need no storage: everyone already in the queue keeps their place.
+      await assertAckedHold(f, acked);
+      await watch.sample(f);
+
+      rmSync(filler);
+      let resumed = null;
+      for (let i = 0; i < 50 && !resumed; i++) {
+        const r = await tryJoin(f);
+        if (r.status === 201) resumed = r;
+        else await sleep(100);
+      }
+      assert.ok(resumed, `joins succeed again once space is freed:\n${f.output}`);
+      acked.push({ ticket: resumed.json.ticket, place: resumed.json.place });
+      await crowd(f, { concurrency: 4, until: () => acked.length >= 60, acked });
+      assertNoPlaceTwice(acked);
+      await watch.sample(f);
+
+      await f.kill9();
+      await f.start();
+      await watch.sample(f);
+      await assertAckedHold(f, acked);
+      assertNoPlaceTwice(acked);
+    });
+  } finally {
+    device.unmount();
+  }
+});
+
+test('a storage that stalls: polls are answered at once, joins wait for durability, then succeed', { skip: rootOnly, timeout: 90000 }, async () => {
+  const stallMs = 1500;
+  const rate = 600;
+  const watch = new FrontierWatch(rate, Date.now());
+  const device = mountLoopExt4(64);
+  try {
+    await withFoyer(chaosConfig({ rate }), { dataDir: path.join(device.dir, 'data') }, async (f) => {
+      const acked = [];
+      await crowd(f, { concurrency: 4, until: () => acked.length >= 20, acked });
+      await watch.sample(f);
+
+      device.freeze();
+      let answered = 0;
+      let waiting;
+      // A process blocked on a frozen device cannot even be killed: always thaw first.
+      try {
+        waiting = Array.from({ length: 8 }, () => tryJoin(f).then((r) => { answered++; return r; }));
+        const t0 = Date.now();
+        while (Date.now() - t0 < stallMs) {
+          const polled = Date.now();
+          await assertAckedHold(f, acked.slice(0, 5));
+          assert.ok(Date.now() - polled < 500, 'polls do not wait for the stalled storage');
+          await watch.sample(f);
+          await sleep(100);
+        }
+        assert.equal(answered, 0, 'no join is acknowledged before it is durable');
+      } finally {
+        device.thaw();
+      }
+
+      for (const r of await Promise.all(waiting)) {
+        assert.equal(r.status, 201, `a join that waited for the storage succeeds: ${r.status}`);
+        acked.push({ ticket: r.json.ticket, place: r.json.place });
+      }
+      assertNoPlaceTwice(acked);
+      await watch.sample(f);
+
+      await f.kill9();
+      await f.start();
+      await watch.sample(f);
+      await assertAckedHold(f, acked);
+    });
+  } finally {
+    device.unmount();
+  }
+});
