@@ -433,10 +433,15 @@ net::awaitable<response> api::join(request& req, room& r, const peer& who) {
     if (auto closes = now->lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   }
   auto res = json_response(req, 201, body.done());
-  res.set(bhttp::field::set_cookie,
-          fmt::format("{}={}; Path={}/{}; Max-Age={}; HttpOnly; SameSite=Lax{}", ticket_cookie, ticket_text,
-                      api_prefix, room_id, ticket_cookie_max_age_s, settings_.secure_cookies ? "; Secure" : ""));
+  set_ticket_cookie(res, room_id, ticket_text);
   co_return res;
+}
+
+void api::set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const {
+  // Scoped to the room's API path: a visitor's tickets for different rooms don't collide.
+  res.set(bhttp::field::set_cookie,
+          fmt::format("{}={}; Path={}/{}; Max-Age={}; HttpOnly; SameSite=Lax{}", ticket_cookie, ticket_text, api_prefix,
+                      room_id, ticket_cookie_max_age_s, settings_.secure_cookies ? "; Secure" : ""));
 }
 
 std::string api::pass_for(const room& r, const ticket& t) {
@@ -487,9 +492,7 @@ response api::status(const request& req, room& r) {
   if (reissued) body.str("ticket", *reissued);
   auto res = json_response(req, 200, body.done());
   if (reissued) {
-    res.set(bhttp::field::set_cookie,
-            fmt::format("{}={}; Path={}/{}; Max-Age={}; HttpOnly; SameSite=Lax{}", ticket_cookie, *reissued,
-                        api_prefix, r.config().id, ticket_cookie_max_age_s, settings_.secure_cookies ? "; Secure" : ""));
+    set_ticket_cookie(res, r.config().id, *reissued);
   }
   return res;
 }

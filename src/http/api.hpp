@@ -92,6 +92,7 @@ class api {
   std::optional<ticket> presented_ticket(const request& req, std::string_view room_id,
                                          response* error) const;
   std::string pass_for(const room& r, const ticket& t);
+  void set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const;
   double jitter();
 
   journal& rooms_;
