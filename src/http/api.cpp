@@ -446,6 +446,16 @@ void api::set_ticket_cookie(response& res, std::string_view room_id, std::string
 
 std::string api::pass_for(const room& r, const ticket& t) {
   std::int64_t now = seconds(clock_.now_ms());
+  // One pass id per visitor and room, so a single-use check sees re-issued passes as one.
+  auto jti = to_hex(byte_view(sha256({as_bytes(r.config().id), t.visitor})).first(16));
+  // A signature costs more than the rest of a poll: an admitted visitor who polls again
+  // gets the same pass while at least half of its life is left.
+  while (!pass_reuse_order_.empty() && pass_reuse_order_.front().first <= now) {
+    auto it = issued_passes_.find(pass_reuse_order_.front().second);
+    if (it != issued_passes_.end() && it->second.reuse_until <= now) issued_passes_.erase(it);
+    pass_reuse_order_.pop_front();
+  }
+  if (auto it = issued_passes_.find(jti); it != issued_passes_.end()) return it->second.token;
   pass::claims c;
   c.issuer = settings_.issuer;
   c.audience = r.config().id;
@@ -453,9 +463,12 @@ std::string api::pass_for(const room& r, const ticket& t) {
   c.issued_at = now;
   c.not_before = now;
   c.expires_at = now + r.config().pass_ttl_seconds;
-  // One pass id per visitor and room, so a single-use check sees re-issued passes as one.
-  c.jti = to_hex(byte_view(sha256({as_bytes(r.config().id), t.visitor})).first(16));
-  return pass::sign_pass(keys_.pass_signer(), c);
+  c.jti = jti;
+  auto token = pass::sign_pass(keys_.pass_signer(), c);
+  std::int64_t reuse_until = now + r.config().pass_ttl_seconds / 2;
+  issued_passes_[jti] = {token, reuse_until};
+  pass_reuse_order_.emplace_back(reuse_until, std::move(jti));
+  return token;
 }
 
 response api::status(const request& req, room& r) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <variant>
 #include <string>
 
@@ -112,6 +113,12 @@ class api {
   std::uint64_t jitter_state_;
   std::map<std::string, std::uint64_t, std::less<>> proof_rejections_;  // by reason
   std::set<id16> accounts_joining_;  // hinted joins between submit and apply
+  struct issued_pass {
+    std::string token;
+    std::int64_t reuse_until = 0;  // unix s
+  };
+  std::unordered_map<std::string, issued_pass> issued_passes_;  // by jti
+  std::deque<std::pair<std::int64_t, std::string>> pass_reuse_order_;  // (reuse_until, jti), oldest first
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.
   simdjson::ondemand::parser json_parser_;
 };

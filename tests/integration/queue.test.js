@@ -53,6 +53,8 @@ test('join, poll, get admitted with a pass that a stock JWT check accepts', asyn
     assert.equal(st.state, 'admitted');
     assert.ok(positions.some((p, i) => i > 0 && p < positions[i - 1]), `position fell: ${positions}`);
     assert.equal(st.target_url, 'https://shop.example/enter');
+    // Polling again gets the same pass: one signature per admitted visitor.
+    assert.equal((await f.status(last.ticket, 'shop')).json.pass, st.pass);
     const jwks = (await f.request('GET', '/.well-known/jwks.json')).json;
     const claims = verifyWithJwks(st.pass, jwks);
     assert.equal(claims.aud, 'shop');
