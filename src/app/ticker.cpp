@@ -1,5 +1,7 @@
 #include "app/ticker.hpp"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 namespace foyer::app {
@@ -7,7 +9,13 @@ namespace foyer::app {
 ticker::ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock, std::chrono::milliseconds period)
     : timer_(ioc), rooms_(rooms), clock_(clock), period_(period) {}
 
-void ticker::start() {
+std::chrono::milliseconds ticker::period_for(std::uint32_t fastest_rate_per_minute) {
+  auto one_visitor = std::chrono::milliseconds(60'000 / std::max<std::uint32_t>(fastest_rate_per_minute, 1));
+  return std::clamp(one_visitor, min_period, max_period);
+}
+
+void ticker::start(std::function<void()> caught_up) {
+  step(std::move(caught_up));
   timer_.expires_after(period_);
   schedule();
 }
@@ -20,26 +28,34 @@ void ticker::stop() {
 void ticker::schedule() {
   timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || stopped_) return;
-    step();
+    step(nullptr);
     // From the previous expiry, not from now, so the ticker does not drift.
     timer_.expires_at(timer_.expiry() + period_);
     schedule();
   });
 }
 
-void ticker::step() {
+void ticker::step(std::function<void()> done) {
+  // `done` runs once every room's step of this round is durable (or failed).
+  auto waiting = std::make_shared<std::size_t>(1);
+  auto finished = [waiting, done = std::move(done)] {
+    if (--*waiting == 0 && done) done();
+  };
   std::int64_t now = clock_.now_ms();
   for (const auto& [id, r] : rooms_.rooms()) {
     if (in_flight_.contains(id) || !rooms_.find(id)) continue;
     auto due = r.due(now);
     if (!due) continue;
     in_flight_.insert(id);
-    rooms_.submit(std::move(*due), [this, id = id](std::error_code ec, const join_outcome&) {
+    ++*waiting;
+    rooms_.submit(std::move(*due), [this, id = id, finished](std::error_code ec, const join_outcome&) {
       in_flight_.erase(id);
       // Not durable, not applied: the next step recomputes from the last durable tick.
       if (ec) fmt::print(stderr, "foyer: room '{}': admission step not durable: {}\n", id, ec.message());
+      finished();
     });
   }
+  finished();
 }
 
 }  // namespace foyer::app

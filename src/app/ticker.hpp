@@ -4,6 +4,7 @@
 // only once it is durable (the journal applies it then).
 
 #include <chrono>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -17,17 +18,21 @@ namespace foyer::app {
 
 class ticker {
  public:
-  // Default: four steps a second, so a visitor is admitted within ~250 ms of their turn.
-  static constexpr std::chrono::milliseconds default_period{250};
+  // A step at least as often as the fastest room admits one visitor, so the frontier
+  // never trails rate × time by more than one; within these bounds.
+  static constexpr std::chrono::milliseconds min_period{20};
+  static constexpr std::chrono::milliseconds max_period{250};
+  static std::chrono::milliseconds period_for(std::uint32_t fastest_rate_per_minute);
 
-  ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock,
-         std::chrono::milliseconds period = default_period);
-  void start();
+  ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock, std::chrono::milliseconds period);
+  // Runs a first step at once (after a restart: the catch-up, within the elapsed cap)
+  // and calls `caught_up` when it is durable, then keeps stepping.
+  void start(std::function<void()> caught_up);
   void stop();
 
  private:
   void schedule();
-  void step();
+  void step(std::function<void()> done);
 
   boost::asio::steady_timer timer_;
   journal& rooms_;

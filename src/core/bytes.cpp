@@ -18,14 +18,15 @@ int hex_value(char c) {
   return -1;
 }
 
-int b64url_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
-}
+// Every ticket poll decodes one: a table beats a chain of comparisons.
+constexpr std::array<std::int8_t, 256> b64url_table = [] {
+  std::array<std::int8_t, 256> t{};
+  t.fill(-1);
+  for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(b64url_alphabet[i])] = static_cast<std::int8_t>(i);
+  return t;
+}();
+
+int b64url_value(char c) { return b64url_table[static_cast<unsigned char>(c)]; }
 
 }  // namespace
 

@@ -135,7 +135,9 @@ double api::jitter() {
 
 net::awaitable<response> api::handle(request& req, const peer& who) {
   response res = co_await route(req, who);
-  add_security_headers(res);
+  // Pages carry the full set of security headers (static_files adds them); a JSON
+  // answer only needs not to be sniffed as something else.
+  if (res.find("Content-Security-Policy") == res.end()) res.set("X-Content-Type-Options", "nosniff");
   co_return res;
 }
 

@@ -118,10 +118,12 @@ net::awaitable<void> server::session(tcp::socket socket) {
     }
     self->idle = false;
 
+    // One deadline from the first byte covers reading the request and writing the
+    // answer: a slow sender, or a reader that stops reading, is cut off by it.
+    stream.expires_after(limits_.header_timeout);
     bhttp::request_parser<bhttp::string_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(limits_.header_limit));
     parser.body_limit(limits_.body_limit);
-    stream.expires_after(limits_.header_timeout);
     co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
 
     response res;
@@ -141,7 +143,6 @@ net::awaitable<void> server::session(tcp::socket socket) {
       res = co_await handler_(req, who);
       res.keep_alive(req.keep_alive() && !stopping_);
     }
-    stream.expires_after(limits_.header_timeout);
     co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
     if (ec || !res.keep_alive()) break;
   }

@@ -29,8 +29,4 @@ class static_files {
   std::unordered_map<std::string, file> files_;
 };
 
-// Headers every response of the server carries: no framing, no sniffing, no referrer,
-// and a CSP without inline scripts or third-party origins.
-void add_security_headers(response& res);
-
 }  // namespace foyer::http

@@ -1,5 +1,7 @@
 #include "store/rocks_store.hpp"
 
+#include <sys/statvfs.h>
+
 #include <fmt/format.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
@@ -530,8 +532,24 @@ struct rocks_store::impl {
     }
   }
 
+  // Whether the device holding the store has room for more than its reserve. A write
+  // must never meet a full device inside RocksDB: its error path after ENOSPC is not
+  // one to rely on (Debian's build asserts in it), so a batch is refused up front,
+  // and writes resume by themselves once space is freed.
+  bool has_room() const {
+    struct statvfs fs_info{};
+    if (::statvfs(dir_.c_str(), &fs_info) != 0) return true;  // unknown: let RocksDB decide
+    const std::uint64_t size = std::uint64_t{fs_info.f_blocks} * fs_info.f_frsize;
+    const std::uint64_t free = std::uint64_t{fs_info.f_bavail} * fs_info.f_frsize;
+    return free > std::min(opts_.reserve_bytes, size / 8);
+  }
+
   std::error_code write(rocksdb::WriteBatch& batch) {
     if (opts_.sync_delay.count() > 0) std::this_thread::sleep_for(opts_.sync_delay);
+    if (!has_room()) {
+      failed_writes_.fetch_add(1, std::memory_order_relaxed);
+      return make_error_code(store_errc::no_space);
+    }
     // After a failed write RocksDB may hold a background error and refuse every write
     // until resumed; resuming also retires the WAL the failed write may have touched.
     if (resume_needed_) {
