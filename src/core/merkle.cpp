@@ -165,4 +165,27 @@ std::vector<digest> path_in(std::span<const digest> leaves, std::uint64_t index)
   return path;
 }
 
+namespace {
+
+// The MTH of leaves[offset, offset + n); on the way, appends to each leaf's path the
+// sibling it meets at this level, so paths come out nearest sibling first.
+digest build_paths(std::span<const digest> leaves, std::size_t offset, std::size_t n,
+                   std::vector<std::vector<digest>>& paths) {
+  if (n == 1) return leaves[offset];
+  std::size_t k = std::bit_floor(n - 1);
+  digest left = build_paths(leaves, offset, k, paths);
+  digest right = build_paths(leaves, offset + k, n - k, paths);
+  for (std::size_t i = offset; i < offset + k; ++i) paths[i].push_back(right);
+  for (std::size_t i = offset + k; i < offset + n; ++i) paths[i].push_back(left);
+  return node_hash(left, right);
+}
+
+}  // namespace
+
+std::vector<std::vector<digest>> all_paths(std::span<const digest> leaves) {
+  std::vector<std::vector<digest>> paths(leaves.size());
+  if (!leaves.empty()) build_paths(leaves, 0, leaves.size(), paths);
+  return paths;
+}
+
 }  // namespace foyer::merkle

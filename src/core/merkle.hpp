@@ -83,5 +83,8 @@ bool verify_inclusion(const digest& leaf, std::uint64_t index, std::uint64_t siz
 digest root_of(std::span<const digest> leaves);
 // Throws std::invalid_argument unless index < leaves.size().
 std::vector<digest> path_in(std::span<const digest> leaves, std::uint64_t index);
+// Every leaf's audit path at once, with O(n) hashes where path_in for each leaf takes
+// O(n) each: a receipt batch needs them all.
+std::vector<std::vector<digest>> all_paths(std::span<const digest> leaves);
 
 }  // namespace foyer::merkle

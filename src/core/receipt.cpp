@@ -71,11 +71,11 @@ std::vector<receipt> sign_batch(std::vector<receipt_fields> batch, const secret_
   crypto_sign_detached(signature.data(), nullptr, signed_bytes.data(), signed_bytes.size(),
                        key.data());
 
+  auto paths = merkle::all_paths(leaves);
   std::vector<receipt> out;
   out.reserve(batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    out.push_back({std::move(batch[i]), std::string(kid), batch.size(), i,
-                   merkle::path_in(leaves, i), signature});
+    out.push_back({std::move(batch[i]), std::string(kid), batch.size(), i, std::move(paths[i]), signature});
   }
   return out;
 }

@@ -193,3 +193,19 @@ TEST_CASE("merkle frontier survives encode and decode") {
   CHECK(empty->size() == 0);
   CHECK(empty->root() == empty_root());
 }
+
+TEST_CASE("all_paths gives every leaf the path path_in gives it") {
+  for (std::size_t n = 1; n <= 70; ++n) {
+    std::vector<foyer::digest> leaves;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint8_t b = static_cast<std::uint8_t>(i);
+      leaves.push_back(foyer::merkle::leaf_hash(foyer::byte_view(&b, 1)));
+    }
+    auto paths = foyer::merkle::all_paths(leaves);
+    REQUIRE(paths.size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      INFO("n " << n << " index " << i);
+      REQUIRE(paths[i] == foyer::merkle::path_in(leaves, i));
+    }
+  }
+}
