@@ -41,14 +41,22 @@ export async function tryJoin(foyer) {
 }
 
 // `concurrency` visitors join back to back until `until()` says stop. Every 201 is an
-// acknowledged join and lands in `acked` as { ticket, place }.
-export async function crowd(foyer, { concurrency = 16, until, acked, statuses = new Map() }) {
+// acknowledged join and lands in `acked` as { ticket, place }. Gives up (throws) after
+// `maxRefused` answers other than 201 or a dead server, so a refusing server fails the
+// test instead of hanging it.
+export async function crowd(foyer, { concurrency = 16, until, acked, statuses = new Map(), maxRefused = 1000 }) {
+  let refused = 0;
   const one = async () => {
     while (!until()) {
       const r = await tryJoin(foyer);
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-      if (r.status === 201) acked.push({ ticket: r.json.ticket, place: r.json.place });
-      else if (r.status === 0) await sleep(5);
+      if (r.status === 201) {
+        acked.push({ ticket: r.json.ticket, place: r.json.place });
+      } else if (r.status === 0) {
+        await sleep(5);
+      } else if (++refused > maxRefused) {
+        throw new Error(`joins refused: ${JSON.stringify([...statuses])}\n${foyer.output}`);
+      }
     }
   };
   await Promise.all(Array.from({ length: concurrency }, one));

@@ -51,7 +51,7 @@ test('kill -9 during admissions: served stays monotonic, in place order and with
   const watch = new FrontierWatch(rate, Date.now());
   await withFoyer(chaosConfig({ rate }), {}, async (f) => {
     const acked = [];
-    await crowd(f, { concurrency: 16, until: () => acked.length >= 1500, acked });
+    await crowd(f, { concurrency: 16, until: () => acked.length >= 3000, acked });
     acked.sort((a, b) => a.place - b.place);
     // A spread of visitors whose polls must agree with admission in place order.
     const probes = acked.filter((_, i) => i % 40 === 0);
@@ -91,7 +91,7 @@ test('a restart after a long outage admits at most the 15 s cap at once', { time
   const watch = new FrontierWatch(rate, Date.now());
   await withFoyer(chaosConfig({ rate }), {}, async (f) => {
     const acked = [];
-    await crowd(f, { concurrency: 16, until: () => acked.length >= 2400, acked });
+    await crowd(f, { concurrency: 16, until: () => acked.length >= 3000, acked });
     await sleep(500);
     const before = await watch.sample(f);
     const killedAt = Date.now();
