@@ -57,7 +57,7 @@ start_foyer() {
   foyer_pid=$!
   started_pids+=("$foyer_pid")
   local before
-  before=$(grep -c 'serving' "$log" || true)
+  before=$(grep -c 'serving' "$log" 2>/dev/null || true)
   for _ in $(seq 1 6000); do
     if [[ $(grep -c 'serving' "$log" || true) -gt $before ]]; then
       start_ms=$(( ($(date +%s%N) - t0) / 1000000 ))

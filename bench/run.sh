@@ -180,27 +180,34 @@ ticker() {
   wait "$load_pid" || true
   sed 's/^/    /' "$work/polls.out" | grep -E 'status|operations|error'
   curl -s "http://$target/api/v1/rooms/tick" >"$work/room.json"
-  python3 - "$work/frontier.log" "$rate" "$(jq .created_at "$work/room.json")" <<'EOF'
+  cp "$work/frontier.log" "${TICKER_LOG:-/tmp/foyer-ticker-frontier.log}"
+  python3 - "$work/frontier.log" "$rate" "$(jq .created_at "$work/room.json")" "$(awk '/restarted at/ {print $3}' "$work/events.log")" <<'EOF'
 import sys
 rows = [tuple(map(int, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 2]
-rate, created_s = int(sys.argv[2]), int(sys.argv[3])
+rate, created_s, restarted = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]) * 1000
 per_ms = rate / 60000
 # The room's clock starts at its creation (known to the second). The latest start
 # consistent with never admitting ahead of the rate:
 t0 = min(at - served / per_ms for at, served in rows)
 d = [served - per_ms * (at - t0) for at, served in rows]
-print("samples: %d over %.1f min" % (len(rows), (rows[-1][0] - rows[0][0]) / 60000))
+print("samples: %d over %.1f min, one a second" % (len(rows), (rows[-1][0] - rows[0][0]) / 60000))
 print("room created at %d s; the fitted start is %+.0f ms from it (in [0, 1000) unless admission ran ahead)" % (created_s, t0 - created_s * 1000))
-print("admitted - rate x elapsed against the fitted line: min %.2f, max %.2f, spread %.2f" % (min(d), max(d), max(d) - min(d)))
-centre = (max(d) + min(d)) / 2
-print("centred: |admitted - rate x elapsed| <= %.2f at every sample (target <= 1)" % max(abs(x - centre) for x in d))
+def report(name, idx):
+    xs = [d[i] for i in idx]
+    print("%s: admitted - rate x elapsed in [%.2f, %.2f], spread %.2f (target: |.| <= 1)" % (name, min(xs), max(xs), max(xs) - min(xs)))
+report("all samples", range(len(d)))
+settle = [i for i, (at, _) in enumerate(rows) if not (restarted <= at < restarted + 1000)]
+report("all but the first second after the restart", settle)
 n = len(d)
-first, last = d[: n // 10], d[-(n // 10):]
-print("drift: mean deviation in the first tenth %.2f, in the last tenth %.2f" % (sum(first) / len(first), sum(last) / len(last)))
-gaps = [(rows[i][0] - rows[i - 1][0], rows[i][1] - rows[i - 1][1]) for i in range(1, n)]
-gap, jump = max(gaps)
-print("longest gap between samples (the restart): %.1f s, served moved by %d (rate x gap = %.1f, 15 s cap = %d)" % (gap / 1000, jump, per_ms * gap, 15 * rate // 60))
-back = sum(1 for g, j in gaps if j < 0)
+print("drift: mean deviation in the first tenth %.2f, in the last tenth %.2f" % (sum(d[: n // 10]) / (n // 10), sum(d[-(n // 10):]) / (n // 10)))
+around = [i for i, (at, _) in enumerate(rows) if restarted - 4000 <= at <= restarted + 4000]
+print("around the restart (at ms, served, deviation):")
+for i in around:
+    print("  %+7.0f ms  %6d  %7.2f" % (rows[i][0] - restarted, rows[i][1], d[i]))
+# The best line: the offset that puts the most samples within ±1 of it.
+inside, offset = max((sum(1 for x in d if abs(x - o / 100) <= 1), o / 100) for o in range(int(min(d) * 100) - 100, 101))
+print("best line (offset %.2f): %d of %d samples within +-1" % (offset, inside, n))
+back = sum(1 for i in range(1, n) if rows[i][1] < rows[i - 1][1])
 print("samples where served went back: %d" % back)
 EOF
 }
