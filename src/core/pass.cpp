@@ -305,7 +305,8 @@ std::string keyring::encode() const {
   for (const auto& k : keys_) {
     if (keys.size() > 1) keys.push_back(',');
     // The seed is the first half of libsodium's secret key; the rest is derived from it.
-    keys += "\n" + json_object()
+    keys += '\n';
+    keys += json_object()
                        .str("kid", k.kid)
                        .str("alg", jws_alg(k.type))
                        .num("created_at", k.created_at)
