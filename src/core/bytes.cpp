@@ -79,8 +79,8 @@ std::string base64url_encode(byte_view bytes) {
 
 std::optional<byte_vector> base64url_decode(std::string_view text) {
   if (text.size() % 4 == 1) return std::nullopt;
-  byte_vector out;
-  out.reserve(text.size() * 3 / 4);
+  byte_vector out(text.size() * 3 / 4);
+  std::size_t n = 0;
   std::uint32_t acc = 0;
   int bits = 0;
   for (char c : text) {
@@ -90,7 +90,7 @@ std::optional<byte_vector> base64url_decode(std::string_view text) {
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out.push_back(static_cast<std::uint8_t>(acc >> bits));
+      out[n++] = static_cast<std::uint8_t>(acc >> bits);
     }
   }
   // Leftover bits must be zero so that every byte string has exactly one encoding.

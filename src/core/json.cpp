@@ -2,50 +2,71 @@
 
 #include <fmt/core.h>
 
+#include <charconv>
+
 namespace foyer {
 
-std::string json_quote(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
+namespace {
+
+template <typename Integer>
+void append_number(std::string& out, Integer value) {
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+  out.append(digits, end);
+}
+
+bool needs_escape(char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; }
+
+// Appends s quoted: unescaped runs go in whole, since almost every string is one run.
+void append_quoted(std::string& out, std::string_view s) {
   out.push_back('"');
-  for (char c : s) {
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (!needs_escape(c)) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-          out.push_back(c);
-        }
+      default: out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
     }
   }
+  out.append(s.data() + run, s.size() - run);
   out.push_back('"');
+}
+
+}  // namespace
+
+std::string json_quote(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  append_quoted(out, s);
   return out;
 }
 
 std::string& json_object::field(std::string_view key) {
   if (out_.size() > 1) out_.push_back(',');
-  out_ += json_quote(key);
+  append_quoted(out_, key);
   out_.push_back(':');
   return out_;
 }
 
 json_object& json_object::str(std::string_view key, std::string_view value) {
-  field(key) += json_quote(value);
+  append_quoted(field(key), value);
   return *this;
 }
 
 json_object& json_object::num(std::string_view key, std::int64_t value) {
-  field(key) += std::to_string(value);
+  append_number(field(key), value);
   return *this;
 }
 
 json_object& json_object::num(std::string_view key, std::uint64_t value) {
-  field(key) += std::to_string(value);
+  append_number(field(key), value);
   return *this;
 }
 

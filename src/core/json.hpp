@@ -13,6 +13,9 @@ std::string json_quote(std::string_view s);
 
 class json_object {
  public:
+  // Room for a typical answer up front: growing a string by doubling costs more than it.
+  json_object() { out_.reserve(256); }
+
   json_object& str(std::string_view key, std::string_view value);
   json_object& num(std::string_view key, std::int64_t value);
   json_object& num(std::string_view key, std::uint64_t value);

@@ -60,7 +60,6 @@ class api {
   net::awaitable<response> handle(request& req, const peer& who);
 
  private:
-  net::awaitable<response> route(request& req, const peer& who);
   net::awaitable<response> join(request& req, room& r, const peer& who);
   response challenge(const request& req, const room& r, const peer& who);
   // nullopt if the join may go ahead; else the answer to give.

@@ -1,13 +1,13 @@
 #include "http/server.hpp"
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/write.hpp>
 #include <fmt/core.h>
 
 #include "core/json.hpp"
@@ -18,6 +18,7 @@ namespace {
 namespace bhttp = beast::http;
 using net::redirect_error;
 using net::use_awaitable;
+using std::chrono::milliseconds;
 
 constexpr std::size_t read_chunk = 4096;
 
@@ -30,6 +31,10 @@ void log_session_error(std::exception_ptr e) {
   }
 }
 
+bool is_http_error(const beast::error_code& ec) {
+  return ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category();
+}
+
 }  // namespace
 
 response json_error(unsigned status, std::string_view code, std::string_view message,
@@ -37,14 +42,28 @@ response json_error(unsigned status, std::string_view code, std::string_view mes
   response res{static_cast<bhttp::status>(status), version};
   res.set(bhttp::field::content_type, "application/json");
   res.set(bhttp::field::cache_control, "no-store");
+  res.set("X-Content-Type-Options", "nosniff");
   res.body() = json_object().str("error", code).str("message", message).done();
   res.keep_alive(keep_alive);
   res.prepare_payload();
   return res;
 }
 
+void serialize(const response& res, std::string& out) {
+  auto reason = res.reason();
+  out.clear();
+  out.append(res.version() == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
+  out.append(std::to_string(res.result_int())).append(" ").append(reason.data(), reason.size()).append("\r\n");
+  for (const auto& field : res) {
+    auto name = field.name_string();
+    auto value = field.value();
+    out.append(name.data(), name.size()).append(": ").append(value.data(), value.size()).append("\r\n");
+  }
+  out.append("\r\n").append(res.body());
+}
+
 server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h)
-    : ioc_(ioc), acceptor_(ioc), limits_(limits), handler_(std::move(h)) {
+    : ioc_(ioc), acceptor_(ioc), sweeper_(ioc), limits_(limits), handler_(std::move(h)) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(net::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
@@ -53,6 +72,7 @@ server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limit
 
 void server::start() {
   net::co_spawn(ioc_, accept_loop(), log_session_error);
+  net::co_spawn(ioc_, sweep_loop(), log_session_error);
 }
 
 void server::stop(std::function<void()> on_drained) {
@@ -61,9 +81,12 @@ void server::stop(std::function<void()> on_drained) {
   beast::error_code ignored;
   acceptor_.close(ignored);
   for (auto& s : sessions_) {
-    if (s.idle) s.stream->socket().close(ignored);
+    if (s.now == phase::idle) s.socket->close(ignored);
   }
-  if (sessions_.empty() && on_drained_) std::exchange(on_drained_, nullptr)();
+  if (sessions_.empty()) {
+    sweeper_.cancel();
+    if (on_drained_) std::exchange(on_drained_, nullptr)();
+  }
 }
 
 net::awaitable<void> server::accept_loop() {
@@ -79,74 +102,122 @@ net::awaitable<void> server::accept_loop() {
     if (sessions_.size() >= limits_.max_connections) {
       auto res = json_error(503, "too_many_connections", "The server is at its connection limit; retry shortly.");
       res.set(bhttp::field::retry_after, "5");
-      // Best effort: a socket this far over the limit gets one short answer, then closes.
-      net::co_spawn(ioc_, [s = std::move(socket), res = std::move(res)]() mutable -> net::awaitable<void> {
-        beast::error_code ignored;
-        co_await bhttp::async_write(s, res, redirect_error(use_awaitable, ignored));
-        s.close(ignored);
-      }, log_session_error);
+      std::string bytes;
+      serialize(res, bytes);
+      // Best effort and never waited for: one short answer into the socket's buffer.
+      socket.non_blocking(true, ec);
+      socket.write_some(net::buffer(bytes), ec);
+      socket.close(ec);
       continue;
     }
     net::co_spawn(ioc_, session(std::move(socket)), log_session_error);
   }
 }
 
-void server::session_ended(std::list<session_state>::iterator it) {
+net::awaitable<void> server::sweep_loop() {
+  auto period = std::clamp(std::min(limits_.header_timeout, limits_.idle_timeout) / 4, milliseconds(50), milliseconds(1000));
+  for (;;) {
+    beast::error_code ec;
+    sweeper_.expires_after(period);
+    co_await sweeper_.async_wait(redirect_error(use_awaitable, ec));
+    if (ec || (stopping_ && sessions_.empty())) co_return;
+    auto now = std::chrono::steady_clock::now();
+    for (auto& s : sessions_) {
+      if (s.deadline > now) continue;
+      if (s.now == phase::reading && !s.timed_out) {
+        // A slow sender gets its 408 before the connection closes.
+        s.timed_out = true;
+        s.deadline = now + limits_.header_timeout;
+        s.socket->cancel(ec);
+      } else {
+        s.socket->close(ec);
+      }
+    }
+  }
+}
+
+void server::enter(session_ref s, phase p) {
+  s->now = p;
+  switch (p) {
+    case phase::idle: s->deadline = std::chrono::steady_clock::now() + limits_.idle_timeout; break;
+    // One deadline from the first byte covers the whole request; the answer gets as long.
+    case phase::reading:
+    case phase::writing: s->deadline = std::chrono::steady_clock::now() + limits_.header_timeout; break;
+    // Once accepted, a request is answered however long the work takes (a durable
+    // write waits for the disk): cutting it would lose an answer already decided.
+    case phase::handling: s->deadline = time_point::max(); break;
+  }
+}
+
+void server::session_ended(session_ref it) {
   sessions_.erase(it);
-  if (stopping_ && sessions_.empty() && on_drained_) std::exchange(on_drained_, nullptr)();
+  if (stopping_ && sessions_.empty()) {
+    sweeper_.cancel();
+    if (on_drained_) std::exchange(on_drained_, nullptr)();
+  }
 }
 
 net::awaitable<void> server::session(tcp::socket socket) {
-  beast::tcp_stream stream(std::move(socket));
-  auto self = sessions_.insert(sessions_.end(), session_state{&stream, true});
+  auto self = sessions_.insert(sessions_.end(), session_state{&socket});
   struct guard {
     server* s;
-    std::list<session_state>::iterator it;
+    session_ref it;
     ~guard() { s->session_ended(it); }
   } on_exit{this, self};
 
   beast::error_code ec;
-  peer who{stream.socket().remote_endpoint(ec).address()};
+  socket.set_option(tcp::no_delay(true), ec);
+  peer who{socket.remote_endpoint(ec).address()};
   beast::flat_buffer buffer;
+  std::string out;
   while (!stopping_) {
-    self->idle = true;
-    if (buffer.size() == 0) {
-      stream.expires_after(limits_.idle_timeout);
-      std::size_t n = co_await stream.async_read_some(buffer.prepare(read_chunk), redirect_error(use_awaitable, ec));
-      if (ec) co_return;  // closed, idle too long, or stopped
-      buffer.commit(n);
-    }
-    self->idle = false;
-
-    // One deadline from the first byte covers reading the request and writing the
-    // answer: a slow sender, or a reader that stops reading, is cut off by it.
-    stream.expires_after(limits_.header_timeout);
+    enter(self, phase::idle);
     bhttp::request_parser<bhttp::string_body> parser;
+    parser.eager(true);
     parser.header_limit(static_cast<std::uint32_t>(limits_.header_limit));
     parser.body_limit(limits_.body_limit);
-    co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+    // Parse what has arrived; read more only when the parser needs it, so pipelined
+    // requests are answered without waiting for the network.
+    for (;;) {
+      if (buffer.size() > 0) {
+        if (self->now == phase::idle) enter(self, phase::reading);
+        buffer.consume(parser.put(buffer.data(), ec));
+        if (ec == bhttp::error::need_more) {
+          ec = {};
+        } else if (ec || parser.is_done()) {
+          break;
+        } else if (buffer.size() > 0) {
+          continue;
+        }
+      }
+      std::size_t n = co_await socket.async_read_some(buffer.prepare(read_chunk), redirect_error(use_awaitable, ec));
+      if (ec) break;
+      buffer.commit(n);
+    }
 
     response res;
     if (ec == bhttp::error::header_limit) {
       res = json_error(431, "headers_too_large", fmt::format("Request headers must fit in {} bytes.", limits_.header_limit));
     } else if (ec == bhttp::error::body_limit) {
       res = json_error(413, "body_too_large", fmt::format("The request body must fit in {} bytes.", limits_.body_limit));
-    } else if (ec == beast::error::timeout) {
+    } else if (ec == net::error::operation_aborted && self->timed_out) {
       res = json_error(408, "request_timeout", "The request did not arrive in time.");
-    } else if (ec == bhttp::error::end_of_stream) {
-      co_return;
-    } else if (ec) {
-      if (ec == net::error::operation_aborted || ec.category() != bhttp::make_error_code(bhttp::error::end_of_stream).category()) co_return;
+    } else if (ec && is_http_error(ec)) {
       res = json_error(400, "bad_request", fmt::format("The request is not valid HTTP/1.1: {}.", ec.message()));
+    } else if (ec) {
+      co_return;  // closed by the peer, idle too long, or stopped
     } else {
+      enter(self, phase::handling);
       request req = parser.release();
       res = co_await handler_(req, who);
       res.keep_alive(req.keep_alive() && !stopping_);
     }
-    co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
+    enter(self, phase::writing);
+    serialize(res, out);
+    co_await net::async_write(socket, net::buffer(out), redirect_error(use_awaitable, ec));
     if (ec || !res.keep_alive()) break;
   }
-  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  socket.shutdown(tcp::socket::shutdown_send, ec);
 }
 
 }  // namespace foyer::http

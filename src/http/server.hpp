@@ -1,6 +1,6 @@
 #pragma once
-// HTTP/1.1 server on Beast: one coroutine per connection, keep-alive, limits, and a
-// graceful stop. Runs on one io_context thread; handlers run there too.
+// HTTP/1.1 server on Beast's parser: one coroutine per connection, keep-alive, limits,
+// and a graceful stop. Runs on one io_context thread; handlers run there too.
 
 #include <chrono>
 #include <cstddef>
@@ -12,7 +12,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
@@ -45,6 +45,9 @@ struct server_limits {
 response json_error(unsigned status, std::string_view code, std::string_view message,
                     unsigned version = 11, bool keep_alive = false);
 
+// The bytes of a response as they go on the wire: status line, fields, body.
+void serialize(const response& res, std::string& out);
+
 class server {
  public:
   server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h);
@@ -58,16 +61,27 @@ class server {
   void stop(std::function<void()> on_drained);
 
  private:
+  using time_point = std::chrono::steady_clock::time_point;
+  enum class phase { idle, reading, handling, writing };
   struct session_state {
-    beast::tcp_stream* stream = nullptr;
-    bool idle = true;
+    tcp::socket* socket = nullptr;
+    phase now = phase::idle;
+    // Checked by the sweeper rather than armed per request: a timer per read and per
+    // write costs more than the request it guards.
+    time_point deadline = time_point::max();
+    bool timed_out = false;
   };
+  using session_ref = std::list<session_state>::iterator;
+
   net::awaitable<void> accept_loop();
   net::awaitable<void> session(tcp::socket socket);
-  void session_ended(std::list<session_state>::iterator it);
+  net::awaitable<void> sweep_loop();
+  void enter(session_ref s, phase p);
+  void session_ended(session_ref it);
 
   net::io_context& ioc_;
   tcp::acceptor acceptor_;
+  net::steady_timer sweeper_;
   server_limits limits_;
   handler handler_;
   std::list<session_state> sessions_;

@@ -171,6 +171,34 @@ test('bad input gets a clear JSON error, never a crash', async () => {
   });
 });
 
+test('pipelined requests are answered in order; HTTP/1.0 is answered in kind and closed', async () => {
+  await withFoyer({}, async (f) => {
+    // Three requests in one write, split mid-header from a fourth that closes.
+    const first = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/rooms/nope HTTP/1.1\r\nHost: x\r\n\r\n' +
+      'POST /api/v1/rooms/demo/join HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n[1]GET /healthz HT';
+    const answers = await new Promise((resolve, reject) => {
+      const s = net.connect(f.port, '127.0.0.1', () => {
+        s.write(first);
+        setTimeout(() => s.write('TP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 50);
+      });
+      let data = '';
+      s.on('data', (c) => { data += c; });
+      s.on('end', () => resolve(data));
+      s.on('error', reject);
+    });
+    const statuses = [...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    assert.deepEqual(statuses, [200, 404, 400, 200], answers);
+    assert.match(answers, /"error":"unknown_room"/);
+    assert.match(answers, /"error":"bad_join_body"/);
+    // Every JSON answer says not to sniff it.
+    assert.equal(answers.match(/^X-Content-Type-Options: nosniff\r$/gm).length, 4, answers);
+
+    const old = await rawRequest(f.port, 'GET /healthz HTTP/1.0\r\n\r\n');
+    assert.match(old, /^HTTP\/1\.0 200 OK\r\n/);
+    assert.match(old, /\r\n\r\n\{"status":"ok"\}$/);
+  });
+});
+
 test('a bad config or a corrupt data dir stops the start with a clear message', async () => {
   const bad = new Foyer({ rooms: [{ id: 'a', name: 'A', rate_per_minute: 0, target_url: '/x' }] });
   try {

@@ -26,6 +26,11 @@ TEST_CASE("base64url matches RFC 4648 vectors without padding") {
   CHECK_FALSE(base64url_decode("Zm9v="));
   CHECK_FALSE(base64url_decode("Z"));
   CHECK_FALSE(base64url_decode("Zh"));  // non-canonical trailing bits
+  byte_vector bytes;
+  for (int n = 0; n < 12; ++n) {
+    CHECK(base64url_decode(base64url_encode(bytes)) == bytes);
+    bytes.push_back(static_cast<std::uint8_t>(0xa5 ^ n * 37));
+  }
 }
 
 TEST_CASE("SHA-256 and HMAC-SHA256 match published vectors") {
