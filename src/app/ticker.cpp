@@ -11,7 +11,7 @@ ticker::ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock,
 
 std::chrono::milliseconds ticker::period_for(std::uint32_t fastest_rate_per_minute) {
   auto one_visitor = std::chrono::milliseconds(60'000 / std::max<std::uint32_t>(fastest_rate_per_minute, 1));
-  return std::clamp(one_visitor, min_period, max_period);
+  return std::clamp(one_visitor / steps_per_visitor, min_period, max_period);
 }
 
 void ticker::start(std::function<void()> caught_up) {

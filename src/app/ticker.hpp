@@ -18,9 +18,11 @@ namespace foyer::app {
 
 class ticker {
  public:
-  // A step at least as often as the fastest room admits one visitor, so the frontier
-  // never trails rate × time by more than one; within these bounds.
-  static constexpr std::chrono::milliseconds min_period{20};
+  // Five steps per visitor of the fastest room: a visitor due is admitted at most a
+  // fifth of a visitor late, so the frontier stays within one of rate × time. A step
+  // that admits nobody writes nothing. Within these bounds.
+  static constexpr int steps_per_visitor = 5;
+  static constexpr std::chrono::milliseconds min_period{10};
   static constexpr std::chrono::milliseconds max_period{250};
   static std::chrono::milliseconds period_for(std::uint32_t fastest_rate_per_minute);
 
