@@ -81,7 +81,8 @@ void server::stop(std::function<void()> on_drained) {
   beast::error_code ignored;
   acceptor_.close(ignored);
   for (auto& s : sessions_) {
-    if (s.now == phase::idle) s.socket->close(ignored);
+    // A session not yet started has no socket here; it sees stopping_ and ends.
+    if (s.now == phase::idle && s.socket) s.socket->close(ignored);
   }
   if (sessions_.empty()) {
     sweeper_.cancel();
@@ -90,8 +91,10 @@ void server::stop(std::function<void()> on_drained) {
 }
 
 net::awaitable<void> server::accept_loop() {
+  beast::error_code ec;
+  // Non-blocking for the synchronous accepts below; async_accept is unaffected.
+  acceptor_.non_blocking(true, ec);
   for (;;) {
-    beast::error_code ec;
     tcp::socket socket = co_await acceptor_.async_accept(redirect_error(use_awaitable, ec));
     if (ec) {
       if (stopping_) co_return;
@@ -99,19 +102,35 @@ net::awaitable<void> server::accept_loop() {
       fmt::print(stderr, "foyer: accept failed: {}\n", ec.message());
       continue;
     }
-    if (sessions_.size() >= limits_.max_connections) {
-      auto res = json_error(503, "too_many_connections", "The server is at its connection limit; retry shortly.");
-      res.set(bhttp::field::retry_after, "5");
-      std::string bytes;
-      serialize(res, bytes);
-      // Best effort and never waited for: one short answer into the socket's buffer.
-      socket.non_blocking(true, ec);
-      socket.write_some(net::buffer(bytes), ec);
-      socket.close(ec);
-      continue;
+    admit(std::move(socket));
+    // In a rush, take the whole backlog now: one connection per turn of the loop
+    // leaves new visitors queued behind every request of the connected ones.
+    for (;;) {
+      tcp::socket next(ioc_);
+      acceptor_.accept(next, ec);
+      if (ec) break;
+      admit(std::move(next));
     }
-    net::co_spawn(ioc_, session(std::move(socket)), log_session_error);
   }
+}
+
+void server::admit(tcp::socket socket) {
+  if (sessions_.size() < limits_.max_connections) {
+    // Counted from now, not from when the session first runs: a drained backlog
+    // must not overshoot the limit.
+    auto self = sessions_.insert(sessions_.end(), session_state{});
+    net::co_spawn(ioc_, session(std::move(socket), self), log_session_error);
+    return;
+  }
+  auto res = json_error(503, "too_many_connections", "The server is at its connection limit; retry shortly.");
+  res.set(bhttp::field::retry_after, "5");
+  std::string bytes;
+  serialize(res, bytes);
+  // Best effort and never waited for: one short answer into the socket's buffer.
+  beast::error_code ec;
+  socket.non_blocking(true, ec);
+  socket.write_some(net::buffer(bytes), ec);
+  socket.close(ec);
 }
 
 net::awaitable<void> server::sweep_loop() {
@@ -123,7 +142,7 @@ net::awaitable<void> server::sweep_loop() {
     if (ec || (stopping_ && sessions_.empty())) co_return;
     auto now = std::chrono::steady_clock::now();
     for (auto& s : sessions_) {
-      if (s.deadline > now) continue;
+      if (s.deadline > now || !s.socket) continue;
       if (s.now == phase::reading && !s.timed_out) {
         // A slow sender gets its 408 before the connection closes.
         s.timed_out = true;
@@ -157,8 +176,8 @@ void server::session_ended(session_ref it) {
   }
 }
 
-net::awaitable<void> server::session(tcp::socket socket) {
-  auto self = sessions_.insert(sessions_.end(), session_state{&socket});
+net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
+  self->socket = &socket;
   struct guard {
     server* s;
     session_ref it;

@@ -74,7 +74,9 @@ class server {
   using session_ref = std::list<session_state>::iterator;
 
   net::awaitable<void> accept_loop();
-  net::awaitable<void> session(tcp::socket socket);
+  // Starts a session, or refuses the connection when at the limit.
+  void admit(tcp::socket socket);
+  net::awaitable<void> session(tcp::socket socket, session_ref self);
   net::awaitable<void> sweep_loop();
   void enter(session_ref s, phase p);
   void session_ended(session_ref it);

@@ -88,6 +88,24 @@ test('slowloris connections are cut after header_timeout_ms while others are ser
   });
 });
 
+test('a burst of connections beyond max_connections: the extra ones get 503, the limit holds', { timeout: 60000 }, async () => {
+  const limit = 20;
+  const burst = 80;
+  await withFoyer(chaosConfig({ server: { max_connections: limit } }), {}, async (f) => {
+    const acked = [];
+    await crowd(f, { concurrency: 2, until: () => acked.length >= 5, acked });
+    // All at once, saying nothing: an accepted one stays open until the client goes.
+    const results = await Promise.all(Array.from({ length: burst }, () => rawExchange(f.port, [], { timeoutMs: 1500 })));
+    const open = results.filter((r) => r.closedAfterMs === null);
+    const refused = results.filter((r) => statusCodes(r.text).join() === '503');
+    assert.ok(open.length >= 1 && open.length <= limit, `${open.length} connections held open; the limit is ${limit}`);
+    assert.equal(refused.length, burst - open.length, 'every connection over the limit is refused with a 503');
+    assert.match(refused[0].text, /"error":"too_many_connections"/);
+    assert.match(refused[0].text, /Retry-After: 5/);
+    await assertServing(f, acked);
+  });
+});
+
 test('a flood of garbage gets 4xx answers or a closed connection, and good requests still work', { timeout: 60000 }, async () => {
   const rate = 600;
   const watch = new FrontierWatch(rate, Date.now());
