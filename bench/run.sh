@@ -7,7 +7,8 @@
 #                            then kill -9 and the time until the restarted server answers
 #   bench/run.sh ticker      10 minutes at 1,200/min under poll load, kill -9 in the middle
 #
-# Environment: DURATION (s per compare run, 10), CONNECTIONS (256), THREADS (load
+# Environment: DURATION (s per compare run, 10), ROUNDS (compare: nginx and polls
+# alternate this many times, 3), CONNECTIONS (256), THREADS (load
 # generator threads, 1), BASE_BITS (proof of work, 4), JOINS (coldplay, 13000000),
 # MINUTES (ticker, 10), KILL_AT (ticker, s, 300), DOWN (ticker downtime, s, 5),
 # FOYER_BIN / FOYER_LOAD (default build-bench/, a Release build), KEEP_WORK=1 keeps the
@@ -17,6 +18,7 @@ source "$(dirname "$0")/common.sh"
 
 mode=${1:-compare}
 duration=${DURATION:-10}
+rounds=${ROUNDS:-3}
 connections=${CONNECTIONS:-256}
 threads=${THREADS:-1}
 
@@ -52,47 +54,52 @@ compare() {
   machine
   echo "status body: $(wc -c <"$work/body.json") bytes; $connections connections, $duration s per run, $threads load thread(s), base_bits ${BASE_BITS:-4}"
 
-  echo "nginx, fixed response (1 worker):"
-  local ng_worker
+  # The machine's speed wanders by tens of percent from one run to the next, so the
+  # reference and the polls alternate, and the ratio is of their medians.
+  local ng_worker round
   ng_worker=$(pgrep -P "$nginx_pid" | head -1)
-  load "$work/nginx1.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status -c "$connections" -d "$duration"
-  echo "foyer, status polls:"
-  load "$work/polls.out" "$foyer_pid" --scenario polls --target "$target" --room bench -c "$connections" -d "$duration"
+  for round in $(seq 1 "$rounds"); do
+    echo "round $round of $rounds: nginx, fixed response (1 worker):"
+    load "$work/nginx$round.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status -c "$connections" -d "$duration"
+    echo "round $round of $rounds: foyer, status polls:"
+    load "$work/polls$round.out" "$foyer_pid" --scenario polls --target "$target" --room bench -c "$connections" -d "$duration"
+  done
   echo "foyer, joins (challenge, solve, durable join):"
   load "$work/joins.out" "$foyer_pid" --scenario joins --target "$target" --room bench -c "$connections" -d "$duration" --places-out "$work/places"
   echo "foyer, mixed (10% joins):"
   load "$work/mixed.out" "$foyer_pid" --scenario mixed --target "$target" --room bench -c "$connections" -d "$duration"
   echo "foyer, lobby rush (a fresh connection per visitor: connect, challenge, join, poll):"
   load "$work/lobby.out" "$foyer_pid" --scenario lobby --target "$target" --room lobby -c "$connections" -d "$duration"
-  echo "nginx again (drift check):"
-  load "$work/nginx2.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status -c "$connections" -d "$duration"
   if command -v wrk >/dev/null; then
     echo "wrk on nginx (is the load generator the limit?):"
     wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$ng_port/api/v1/rooms/bench/status" | sed 's/^/    /'
   fi
 
   local nginx polls joins join_reqs mixed
-  nginx=$(python3 -c "print(($(result "$work/nginx1.out" .ops_per_s) + $(result "$work/nginx2.out" .ops_per_s)) / 2)")
-  polls=$(result "$work/polls.out" .ops_per_s)
+  median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
+  total() { python3 -c "import sys; print(sum(map(float, sys.argv[1:])))" "$@"; }
+  nginx=$(median $(for r in $(seq 1 "$rounds"); do result "$work/nginx$r.out" .ops_per_s; done))
+  polls=$(median $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .ops_per_s; done))
+  echo "per round, polls / nginx: $(for r in $(seq 1 "$rounds"); do python3 -c "print('%.2f' % ($(result "$work/polls$r.out" .ops_per_s) / $(result "$work/nginx$r.out" .ops_per_s)), end=' ')"; done)"
   joins=$(result "$work/joins.out" .join.per_s)
   join_reqs=$(result "$work/joins.out" '.join.per_s + .challenge.per_s')
   mixed=$(result "$work/mixed.out" .ops_per_s)
   python3 - "$nginx" "$polls" "$joins" "$join_reqs" "$mixed" \
-    "$(result "$work/polls.out" .status.p99_us)" "$(result "$work/joins.out" .join.p99_us)" \
-    "$(result "$work/polls.out" .errors)" "$(result "$work/joins.out" .errors)" \
+    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .status.p99_us; done))" "$(result "$work/joins.out" .join.p99_us)" \
+    "$(total $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .errors; done))" "$(result "$work/joins.out" .errors)" \
     "$(result "$work/joins.out" .duplicate_places)" "$(result "$work/lobby.out" .duplicate_lobby_indexes)" \
-    "$(cpu_of "$work/nginx1.out")" "$(cpu_of "$work/polls.out")" "$(cpu_of "$work/joins.out")" <<'EOF'
+    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/nginx$r.out"; done))" "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/polls$r.out"; done))" "$(cpu_of "$work/joins.out")" <<'EOF'
 import sys
 nginx, polls, joins, join_reqs, mixed, p99_poll, p99_join, err_polls, err_joins, dup, dup_lobby, cpu_nginx, cpu_polls, cpu_joins = map(float, sys.argv[1:])
 def line(name, value, target=None):
     verdict = "" if target is None else ("  target >= %.1fx: %s" % (target, "met" if value / nginx >= target else "MISSED"))
     print("  %-34s %10.0f/s  %5.2fx nginx%s" % (name, value, value / nginx, verdict))
-print("summary (nginx mean of two runs: %.0f/s)" % nginx)
+print("summary (medians of the alternating rounds; nginx %.0f/s)" % nginx)
 line("status polls", polls, 0.8)
 line("durable joins (each with a challenge)", joins, 0.4)
 line("  their requests (challenge + join)", join_reqs)
 line("mixed operations", mixed)
-print("  polls p99 %.2f ms (target <= 5 ms: %s); joins p99 %.2f ms" % (p99_poll / 1000, "met" if p99_poll <= 5000 else "MISSED", p99_join / 1000))
+print("  polls p99 (median of rounds) %.2f ms (target <= 5 ms: %s); joins p99 %.2f ms" % (p99_poll / 1000, "met" if p99_poll <= 5000 else "MISSED", p99_join / 1000))
 print("  errors: polls %d, joins %d; places issued twice: %d; lobby indexes issued twice: %d" % (err_polls, err_joins, dup, dup_lobby))
 print("  server CPU per operation: nginx %.1f us, foyer poll %.1f us (%.2fx nginx's efficiency), foyer join %.1f us (%.2fx)" %
       (cpu_nginx, cpu_polls, cpu_nginx / cpu_polls, cpu_joins, cpu_nginx / cpu_joins))
