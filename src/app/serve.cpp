@@ -39,7 +39,9 @@ digest subkey(const digest& secret, std::string_view label) { return hmac_sha256
 
 int serve(const config& c) {
   system_clock clock;
-  net::io_context ioc{1};
+  // One thread runs the loop and does all socket and timer work; the storage thread
+  // only posts completions, which stay locked. So the reactor needs no locks.
+  net::io_context ioc{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   auto endpoint = parse_endpoint(c.listen);
 
   prepare_data_dir(c.data_dir);

@@ -11,6 +11,7 @@ namespace foyer {
 // s as a JSON string literal, quotes included.
 std::string json_quote(std::string_view s);
 
+// Keys are the caller's own names (never input) and are written as they are.
 class json_object {
  public:
   // Room for a typical answer up front: growing a string by doubling costs more than it.

@@ -1,6 +1,7 @@
 #include "http/server.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -29,6 +30,14 @@ void log_session_error(std::exception_ptr e) {
   } catch (const std::exception& ex) {
     fmt::print(stderr, "foyer: connection ended by an error: {}\n", ex.what());
   }
+}
+
+// Deadlines are checked a few times a second: the coarse clock (a few ms) is precise
+// enough and costs less than the fine one, read three times per request.
+std::chrono::steady_clock::time_point coarse_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return std::chrono::steady_clock::time_point(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
 }
 
 bool is_http_error(const beast::error_code& ec) {
@@ -140,7 +149,7 @@ net::awaitable<void> server::sweep_loop() {
     sweeper_.expires_after(period);
     co_await sweeper_.async_wait(redirect_error(use_awaitable, ec));
     if (ec || (stopping_ && sessions_.empty())) co_return;
-    auto now = std::chrono::steady_clock::now();
+    auto now = coarse_now();
     for (auto& s : sessions_) {
       if (s.deadline > now || !s.socket) continue;
       if (s.now == phase::reading && !s.timed_out) {
@@ -158,10 +167,10 @@ net::awaitable<void> server::sweep_loop() {
 void server::enter(session_ref s, phase p) {
   s->now = p;
   switch (p) {
-    case phase::idle: s->deadline = std::chrono::steady_clock::now() + limits_.idle_timeout; break;
+    case phase::idle: s->deadline = coarse_now() + limits_.idle_timeout; break;
     // One deadline from the first byte covers the whole request; the answer gets as long.
     case phase::reading:
-    case phase::writing: s->deadline = std::chrono::steady_clock::now() + limits_.header_timeout; break;
+    case phase::writing: s->deadline = coarse_now() + limits_.header_timeout; break;
     // Once accepted, a request is answered however long the work takes (a durable
     // write waits for the disk): cutting it would lose an answer already decided.
     case phase::handling: s->deadline = time_point::max(); break;
@@ -186,6 +195,7 @@ net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
 
   beast::error_code ec;
   socket.set_option(tcp::no_delay(true), ec);
+  socket.non_blocking(true, ec);
   peer who{socket.remote_endpoint(ec).address()};
   beast::flat_buffer buffer;
   std::string out;
@@ -233,7 +243,16 @@ net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
     }
     enter(self, phase::writing);
     serialize(res, out);
-    co_await net::async_write(socket, net::buffer(out), redirect_error(use_awaitable, ec));
+    // An answer almost always fits in the socket's buffer: write it now, and wait for
+    // the socket only for what did not fit. That saves a turn of the loop per request.
+    std::size_t sent = socket.write_some(net::buffer(out), ec);
+    if (ec == net::error::would_block || ec == net::error::try_again) {
+      ec = {};
+      sent = 0;
+    }
+    if (!ec && sent < out.size()) {
+      co_await net::async_write(socket, net::buffer(out) + sent, redirect_error(use_awaitable, ec));
+    }
     if (ec || !res.keep_alive()) break;
   }
   socket.shutdown(tcp::socket::shutdown_send, ec);

@@ -26,6 +26,9 @@ TEST_CASE("base64url matches RFC 4648 vectors without padding") {
   CHECK_FALSE(base64url_decode("Zm9v="));
   CHECK_FALSE(base64url_decode("Z"));
   CHECK_FALSE(base64url_decode("Zh"));  // non-canonical trailing bits
+  CHECK_FALSE(base64url_decode("Zm+v"));  // standard base64, not base64url
+  CHECK_FALSE(base64url_decode("Zm9vYmFy!m9v"));
+  CHECK_FALSE(base64url_decode("Zm9vYm="));
   byte_vector bytes;
   for (int n = 0; n < 12; ++n) {
     CHECK(base64url_decode(base64url_encode(bytes)) == bytes);
