@@ -85,7 +85,9 @@ struct options {
   bool no_pow = false;
   double report_every_s = 0;
   std::string places_out;
-  std::string sample_body;  // where to write the body of one status answer
+  std::string sample_body;    // where to write the body of one status answer
+  std::string sample_ticket;  // where to write the ticket of that poll
+  std::string bearer;         // fixed: sent as a poll sends its ticket
 };
 
 class histogram {
@@ -284,7 +286,9 @@ class worker {
       : opts_(opts), endpoint_(ep), shared_(shared), poll_requests_(poll_requests), deadline_(deadline) {
     challenge_request_ = fmt::format(
         "POST /api/v1/rooms/{}/challenge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", opts.room);
-    fixed_request_ = fmt::format("GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", opts.path);
+    // With --bearer the reference gets the very request a poll sends, ticket and all.
+    fixed_request_ = fmt::format("GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\n{}\r\n", opts.path,
+                                 opts.bearer.empty() ? "" : fmt::format("Authorization: Bearer {}\r\n", opts.bearer));
   }
 
   net::io_context& ioc() { return ioc_; }
@@ -403,7 +407,12 @@ class worker {
         http_result r;
         if (co_await timed(*c, kind::status, poll_requests_[(index + k) % poll_requests_.size()], 200, r)) {
           if (r.body.find("\"state\":") == std::string_view::npos) fail("status without a state");
-          if (!opts_.sample_body.empty() && !shared_.sampled.exchange(true)) std::ofstream(opts_.sample_body) << r.body;
+          if (!opts_.sample_body.empty() && !shared_.sampled.exchange(true)) {
+            std::ofstream(opts_.sample_body) << r.body;
+            std::string_view sent = poll_requests_[(index + k) % poll_requests_.size()];
+            auto from = sent.find("Bearer ") + 7;
+            if (!opts_.sample_ticket.empty()) std::ofstream(opts_.sample_ticket) << sent.substr(from, sent.find('\r', from) - from);
+          }
         }
       }
       shared_.ops_done.fetch_add(1, std::memory_order_relaxed);
@@ -649,6 +658,8 @@ int main(int argc, char** argv) {
   app.add_option("--report-every", opts.report_every_s, "print progress every this many seconds");
   app.add_option("--places-out", opts.places_out, "write every place (and lobby index) from a 201 to this file");
   app.add_option("--sample-body", opts.sample_body, "write the body of one status answer to this file");
+  app.add_option("--sample-ticket", opts.sample_ticket, "with --sample-body: write the ticket of that poll to this file");
+  app.add_option("--bearer", opts.bearer, "fixed: send 'Authorization: Bearer' with this token, as a poll does");
   CLI11_PARSE(app, argc, argv);
   if (opts.requests == 0 && opts.duration_s <= 0) {
     if (opts.what != scenario::long_run) {

@@ -46,8 +46,10 @@ compare() {
     "$(room_toml lobby 60 "opens_at = $(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)")"
   start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
   local target="127.0.0.1:$foyer_port"
-  # A status answer, to give nginx a body of exactly its size.
-  "$FOYER_LOAD" --scenario polls --target "$target" --room bench -c 1 -n 1 --sample-body "$work/body.json" >/dev/null
+  # A status answer, to give nginx a body of exactly its size, and the ticket of that
+  # poll, so that nginx is sent the very request a poll is.
+  "$FOYER_LOAD" --scenario polls --target "$target" --room bench -c 1 -n 1 --sample-body "$work/body.json" \
+    --sample-ticket "$work/ticket" >/dev/null
   local ng_port
   ng_port=$(free_port)
   start_nginx "$ng_port" "$work/body.json"
@@ -60,7 +62,8 @@ compare() {
   ng_worker=$(pgrep -P "$nginx_pid" | head -1)
   for round in $(seq 1 "$rounds"); do
     echo "round $round of $rounds: nginx, fixed response (1 worker):"
-    load "$work/nginx$round.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status -c "$connections" -d "$duration"
+    load "$work/nginx$round.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status \
+      --bearer "$(cat "$work/ticket")" -c "$connections" -d "$duration"
     echo "round $round of $rounds: foyer, status polls:"
     load "$work/polls$round.out" "$foyer_pid" --scenario polls --target "$target" --room bench -c "$connections" -d "$duration"
   done
@@ -72,7 +75,8 @@ compare() {
   load "$work/lobby.out" "$foyer_pid" --scenario lobby --target "$target" --room lobby -c "$connections" -d "$duration"
   if command -v wrk >/dev/null; then
     echo "wrk on nginx (is the load generator the limit?):"
-    wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$ng_port/api/v1/rooms/bench/status" | sed 's/^/    /'
+    wrk -t1 -c"$connections" -d"${duration}s" -H "Authorization: Bearer $(cat "$work/ticket")" \
+      "http://127.0.0.1:$ng_port/api/v1/rooms/bench/status" | sed 's/^/    /'
   fi
 
   local nginx polls joins join_reqs mixed
