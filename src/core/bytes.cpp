@@ -53,26 +53,22 @@ std::optional<byte_vector> from_hex(std::string_view hex) {
 }
 
 std::string base64url_encode(byte_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() * 4 + 2) / 3);
+  std::string out((bytes.size() * 4 + 2) / 3, '\0');
+  std::size_t n = 0;
   std::size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3) {
     std::uint32_t v = bytes[i] << 16 | bytes[i + 1] << 8 | bytes[i + 2];
-    out.push_back(b64url_alphabet[v >> 18 & 63]);
-    out.push_back(b64url_alphabet[v >> 12 & 63]);
-    out.push_back(b64url_alphabet[v >> 6 & 63]);
-    out.push_back(b64url_alphabet[v & 63]);
+    out[n++] = b64url_alphabet[v >> 18 & 63];
+    out[n++] = b64url_alphabet[v >> 12 & 63];
+    out[n++] = b64url_alphabet[v >> 6 & 63];
+    out[n++] = b64url_alphabet[v & 63];
   }
   std::size_t rest = bytes.size() - i;
-  if (rest == 1) {
-    std::uint32_t v = bytes[i] << 16;
-    out.push_back(b64url_alphabet[v >> 18 & 63]);
-    out.push_back(b64url_alphabet[v >> 12 & 63]);
-  } else if (rest == 2) {
-    std::uint32_t v = bytes[i] << 16 | bytes[i + 1] << 8;
-    out.push_back(b64url_alphabet[v >> 18 & 63]);
-    out.push_back(b64url_alphabet[v >> 12 & 63]);
-    out.push_back(b64url_alphabet[v >> 6 & 63]);
+  if (rest > 0) {
+    std::uint32_t v = bytes[i] << 16 | (rest == 2 ? bytes[i + 1] << 8 : 0);
+    out[n++] = b64url_alphabet[v >> 18 & 63];
+    out[n++] = b64url_alphabet[v >> 12 & 63];
+    if (rest == 2) out[n++] = b64url_alphabet[v >> 6 & 63];
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <array>
 #include <charconv>
 
 namespace foyer {
@@ -15,7 +16,14 @@ void append_number(std::string& out, Integer value) {
   out.append(digits, end);
 }
 
-bool needs_escape(char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; }
+constexpr std::array<bool, 256> escaped = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = true;
+  t['"'] = t['\\'] = true;
+  return t;
+}();
+
+bool needs_escape(char c) { return escaped[static_cast<unsigned char>(c)]; }
 
 // Appends s quoted: unescaped runs go in whole, since almost every string is one run.
 void append_quoted(std::string& out, std::string_view s) {

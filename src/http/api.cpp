@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <array>
 #include <boost/beast/http/field.hpp>
 #include <charconv>
 #include <fmt/core.h>
@@ -405,8 +406,11 @@ net::awaitable<response> api::join(request& req, room& r, const peer& who) {
   visitor_joined e;
   e.room = room_id;
   e.account = account;
-  random_bytes(e.visitor);
-  random_bytes(e.entrant);
+  // One read of the system's randomness for both ids: each read is a system call.
+  std::array<std::uint8_t, sizeof e.visitor + sizeof e.entrant> ids;
+  random_bytes(ids);
+  std::copy_n(ids.begin(), e.visitor.size(), e.visitor.begin());
+  std::copy_n(ids.begin() + e.visitor.size(), e.entrant.size(), e.entrant.begin());
   e.at_ms = clock_.now_ms();
   if (account) accounts_joining_.insert(*account);
   auto [ec, outcome] = co_await commit(e);
