@@ -3,7 +3,9 @@
 # descriptors of the server are sampled every SAMPLE seconds (10). Leaks show as growth
 # after the warm-up; the verdict compares the second half of the run with the first.
 #
-# Environment: MINUTES, SAMPLE, CONNECTIONS (256), BASE_BITS (4), FOYER_BIN, FOYER_LOAD.
+# Environment: MINUTES, SAMPLE, CONNECTIONS (256), BASE_BITS (4), SCENARIO (long: polls with
+# every tenth operation a join; polls: polls only, which separates what requests cost from
+# what the growing log costs), FOYER_BIN, FOYER_LOAD.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -15,9 +17,9 @@ port=$(free_port)
 write_config "$work/foyer.toml" "$port" "$(room_toml soak 600)"
 start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
 machine
-echo "soak: $minutes min mixed load, $connections connections, samples every $every s"
+echo "soak: $minutes min of ${SCENARIO:-long}, $connections connections, samples every $every s"
 
-"$FOYER_LOAD" --scenario long --target "127.0.0.1:$foyer_port" --room soak -c "$connections" \
+"$FOYER_LOAD" --scenario "${SCENARIO:-long}" --target "127.0.0.1:$foyer_port" --room soak -c "$connections" \
   -d $((minutes * 60)) --report-every 60 >"$work/load.out" &
 load_pid=$!
 started_pids+=("$load_pid")
