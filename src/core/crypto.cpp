@@ -34,6 +34,24 @@ digest sha256(std::initializer_list<byte_view> parts) {
   return finish(ctx);
 }
 
+digest sha256_short(byte_view message) {
+  constexpr std::size_t length_bytes = 8;
+  if (message.size() > block_size - 1 - length_bytes) throw std::invalid_argument("sha256_short: message too long");
+  std::uint8_t block[block_size] = {};
+  std::memcpy(block, message.data(), message.size());
+  block[message.size()] = 0x80;
+  std::uint64_t bits = std::uint64_t{message.size()} * 8;
+  for (std::size_t i = 0; i < length_bytes; ++i) block[block_size - 1 - i] = static_cast<std::uint8_t>(bits >> (8 * i));
+  SHA256_CTX ctx;
+  check(SHA256_Init(&ctx));
+  SHA256_Transform(&ctx, block);
+  digest out;
+  for (std::size_t i = 0; i < 8; ++i) {
+    for (std::size_t b = 0; b < 4; ++b) out[4 * i + b] = static_cast<std::uint8_t>(ctx.h[i] >> (24 - 8 * b));
+  }
+  return out;
+}
+
 struct hmac_key::state {
   SHA256_CTX inner;  // absorbed key ^ ipad
   SHA256_CTX outer;  // absorbed key ^ opad

@@ -11,6 +11,10 @@ namespace foyer {
 // SHA-256 over the concatenation of parts.
 digest sha256(std::initializer_list<byte_view> parts);
 inline digest sha256(byte_view bytes) { return sha256({bytes}); }
+// SHA-256 of a message of at most 55 bytes: one compression of a block padded here.
+// The same digest as sha256(), at a fraction of its bookkeeping, for the proof of work's
+// many tiny hashes.
+digest sha256_short(byte_view message);
 
 // HMAC-SHA256 over the concatenation of parts.
 digest hmac_sha256(byte_view key, std::initializer_list<byte_view> parts);

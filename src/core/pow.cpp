@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace foyer::pow {
@@ -100,10 +101,13 @@ std::uint64_t puzzle_threshold(std::uint64_t total_hashes, std::uint32_t puzzles
 }
 
 digest puzzle_hash(const digest& mac, std::uint32_t index, std::uint64_t nonce) {
-  std::uint8_t tail[12];
+  // mac ‖ index ‖ nonce: 44 bytes, one SHA-256 block.
+  std::uint8_t message[sizeof(digest) + 12];
+  std::memcpy(message, mac.data(), mac.size());
+  std::uint8_t* tail = message + mac.size();
   for (int i = 0; i < 4; ++i) tail[i] = static_cast<std::uint8_t>(index >> (24 - 8 * i));
   put_be64(tail + 4, nonce);
-  return sha256({mac, tail});
+  return sha256_short(message);
 }
 
 bool meets(const digest& hash, std::uint64_t threshold) { return get_be64(hash.data()) <= threshold; }

@@ -36,6 +36,17 @@ TEST_CASE("base64url matches RFC 4648 vectors without padding") {
   }
 }
 
+TEST_CASE("sha256_short is SHA-256 for every length it takes") {
+  CHECK(to_hex(sha256_short(as_bytes("abc"))) ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  byte_vector message;
+  for (std::size_t n = 0; n <= 55; ++n) {
+    CHECK(sha256_short(message) == sha256(message));
+    message.push_back(static_cast<std::uint8_t>(n * 151 + 7));
+  }
+  CHECK_THROWS_AS(sha256_short(message), std::invalid_argument);  // 56 bytes need two blocks
+}
+
 TEST_CASE("SHA-256 and HMAC-SHA256 match published vectors") {
   CHECK(to_hex(sha256(as_bytes("abc"))) ==
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
