@@ -7,8 +7,8 @@
 #                            then kill -9 and the time until the restarted server answers
 #   bench/run.sh ticker      10 minutes at 1,200/min under poll load, kill -9 in the middle
 #
-# Environment: DURATION (s per compare run, 10), ROUNDS (compare: nginx and polls
-# alternate this many times, 3), CONNECTIONS (256), THREADS (load
+# Environment: DURATION (s per compare run, 10), ROUNDS (compare: nginx, polls and joins
+# with proofs solved ahead alternate this many times, 3), CONNECTIONS (256), THREADS (load
 # generator threads, 1), BASE_BITS (proof of work, 4), JOINS (coldplay, 13000000),
 # MINUTES (ticker, 10), KILL_AT (ticker, s, 300), DOWN (ticker downtime, s, 5),
 # FOYER_BIN / FOYER_LOAD (default build-bench/, a Release build), KEEP_WORK=1 keeps the
@@ -57,7 +57,7 @@ compare() {
   echo "status body: $(wc -c <"$work/body.json") bytes; $connections connections, $duration s per run, $threads load thread(s), base_bits ${BASE_BITS:-4}"
 
   # The machine's speed wanders by tens of percent from one run to the next, so the
-  # reference and the polls alternate, and the ratio is of their medians.
+  # reference, the polls and the joins alternate, and the ratios are of their medians.
   local ng_worker round
   ng_worker=$(pgrep -P "$nginx_pid" | head -1)
   for round in $(seq 1 "$rounds"); do
@@ -66,14 +66,14 @@ compare() {
       --bearer "$(cat "$work/ticket")" -c "$connections" -d "$duration"
     echo "round $round of $rounds: foyer, status polls:"
     load "$work/polls$round.out" "$foyer_pid" --scenario polls --target "$target" --room bench -c "$connections" -d "$duration"
+    # A rush meets the join endpoint with proofs already solved (seconds of work after
+    # the challenge): its capacity, with the challenges fetched before the clock starts.
+    echo "round $round of $rounds: foyer, durable joins, proofs solved ahead (only the joins timed):"
+    load "$work/solved$round.out" "$foyer_pid" --scenario joins --target "$target" --room bench -c "$connections" \
+      --solved-ahead $((duration * 25000)) --places-out "$work/places-solved$round"
   done
   echo "foyer, joins (challenge, solve, durable join):"
   load "$work/joins.out" "$foyer_pid" --scenario joins --target "$target" --room bench -c "$connections" -d "$duration" --places-out "$work/places"
-  # A rush meets the join endpoint with proofs already solved (seconds of work after
-  # the challenge): its capacity, with the challenges fetched before the clock starts.
-  echo "foyer, durable joins, proofs solved ahead (only the joins timed):"
-  load "$work/solved.out" "$foyer_pid" --scenario joins --target "$target" --room bench -c "$connections" \
-    --solved-ahead $((duration * 25000)) --places-out "$work/places-solved"
   echo "foyer, mixed (10% joins):"
   load "$work/mixed.out" "$foyer_pid" --scenario mixed --target "$target" --room bench -c "$connections" -d "$duration"
   echo "foyer, lobby rush (a fresh connection per visitor: connect, challenge, join, poll):"
@@ -93,11 +93,13 @@ compare() {
   joins=$(result "$work/joins.out" .join.per_s)
   join_reqs=$(result "$work/joins.out" '.join.per_s + .challenge.per_s')
   mixed=$(result "$work/mixed.out" .ops_per_s)
-  solved=$(result "$work/solved.out" .join.per_s)
-  python3 - "$nginx" "$polls" "$joins" "$join_reqs" "$mixed" "$solved" "$(result "$work/solved.out" .join.p99_us)" \
+  solved=$(median $(for r in $(seq 1 "$rounds"); do result "$work/solved$r.out" .join.per_s; done))
+  echo "per round, solved-ahead joins / nginx: $(for r in $(seq 1 "$rounds"); do python3 -c "print('%.2f' % ($(result "$work/solved$r.out" .join.per_s) / $(result "$work/nginx$r.out" .ops_per_s)), end=' ')"; done)"
+  python3 - "$nginx" "$polls" "$joins" "$join_reqs" "$mixed" "$solved" \
+    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/solved$r.out" .join.p99_us; done))" \
     "$(median $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .status.p99_us; done))" "$(result "$work/joins.out" .join.p99_us)" \
-    "$(total $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .errors; done))" "$(( $(result "$work/joins.out" .errors) + $(result "$work/solved.out" .errors) ))" \
-    "$(sort "$work/places" "$work/places-solved" | uniq -d | wc -l)" "$(result "$work/lobby.out" .duplicate_lobby_indexes)" \
+    "$(total $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .errors; done))" "$(total $(result "$work/joins.out" .errors) $(for r in $(seq 1 "$rounds"); do result "$work/solved$r.out" .errors; done))" \
+    "$(sort "$work/places" "$work/places-solved"* | uniq -d | wc -l)" "$(result "$work/lobby.out" .duplicate_lobby_indexes)" \
     "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/nginx$r.out"; done))" "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/polls$r.out"; done))" "$(cpu_of "$work/joins.out")" <<'EOF'
 import sys
 nginx, polls, joins, join_reqs, mixed, solved, p99_solved, p99_poll, p99_join, err_polls, err_joins, dup, dup_lobby, cpu_nginx, cpu_polls, cpu_joins = map(float, sys.argv[1:])
@@ -110,9 +112,9 @@ line("durable joins, proofs solved ahead", solved, 0.4)
 line("visitors: challenge, solve, join", joins)
 line("  their requests (challenge + join)", join_reqs)
 line("mixed operations", mixed)
-print("  polls p99 (median of rounds) %.2f ms (target <= 5 ms: %s); joins p99 %.2f ms solved ahead, %.2f ms in visits" %
+print("  polls p99 (median of rounds) %.2f ms (target <= 5 ms: %s); joins p99 %.2f ms solved ahead (median), %.2f ms in visits" %
       (p99_poll / 1000, "met" if p99_poll <= 5000 else "MISSED", p99_solved / 1000, p99_join / 1000))
-print("  errors: polls %d, joins (both runs) %d; places issued twice (both join runs together): %d; lobby indexes issued twice: %d" % (err_polls, err_joins, dup, dup_lobby))
+print("  errors: polls %d, joins (all runs) %d; places issued twice (all join runs together): %d; lobby indexes issued twice: %d" % (err_polls, err_joins, dup, dup_lobby))
 print("  server CPU per operation: nginx %.1f us, foyer poll %.1f us (%.2fx nginx's efficiency), foyer join %.1f us (%.2fx)" %
       (cpu_nginx, cpu_polls, cpu_nginx / cpu_polls, cpu_joins, cpu_nginx / cpu_joins))
 EOF
