@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -38,7 +39,7 @@ digest sha256_short(byte_view message) {
   constexpr std::size_t length_bytes = 8;
   if (message.size() > block_size - 1 - length_bytes) throw std::invalid_argument("sha256_short: message too long");
   std::uint8_t block[block_size] = {};
-  std::memcpy(block, message.data(), message.size());
+  std::copy(message.begin(), message.end(), block);  // memcpy may not take an empty span's null
   block[message.size()] = 0x80;
   std::uint64_t bits = std::uint64_t{message.size()} * 8;
   for (std::size_t i = 0; i < length_bytes; ++i) block[block_size - 1 - i] = static_cast<std::uint8_t>(bits >> (8 * i));
