@@ -507,60 +507,53 @@ tcp::endpoint loopback_endpoint(const std::string& target) {
   return {address, static_cast<unsigned short>(std::stoul(target.substr(colon + 1)))};
 }
 
-// Tickets for the polls, obtained before the clock starts.
-std::vector<std::string> obtain_tickets(const options& opts, tcp::endpoint ep, std::size_t count) {
+// `count` strings made before the clock starts by `make(worker, connection)` on
+// `connections` connections at once; throws, with the errors seen, if too many fail.
+template <typename Make>
+std::vector<std::string> prepare(const options& opts, tcp::endpoint ep, std::size_t count, std::size_t connections,
+                                 std::string_view what, Make make) {
   shared_state shared;
   const std::vector<std::string> no_polls;
   const auto never = steady::time_point::max();
   worker w(opts, ep, shared, no_polls, never);
-  std::vector<std::string> tickets;
+  std::vector<std::string> made;
   std::size_t failed = 0;
   auto fetch = [&]() -> net::awaitable<void> {
-    connection c(w.ioc().get_executor(), ep);  // connected by the first join
-    while (tickets.size() < count && failed < count) {
-      std::string t;
-      if (co_await w.join(c, &t)) {
-        tickets.push_back(std::move(t));
+    connection c(w.ioc().get_executor(), ep);  // connected by the first request
+    while (made.size() < count && failed < count) {
+      if (auto one = co_await make(w, c)) {
+        made.push_back(std::move(*one));
       } else {
         ++failed;
       }
     }
   };
-  for (std::size_t i = 0; i < std::min(count, setup_connections); ++i) net::co_spawn(w.ioc(), fetch(), rethrow);
+  for (std::size_t i = 0; i < std::min(count, connections); ++i) net::co_spawn(w.ioc(), fetch(), rethrow);
   w.ioc().run();
-  if (tickets.size() < count) {
+  if (made.size() < count) {
     std::string why;
-    for (const auto& [what, n] : w.stats().errors) why += fmt::format(" {} x{};", what, n);
-    throw std::runtime_error(fmt::format("could get only {} of {} tickets:{}", tickets.size(), count, why));
+    for (const auto& [error, n] : w.stats().errors) why += fmt::format(" {} x{};", error, n);
+    throw std::runtime_error(fmt::format("could get only {} of {} {}:{}", made.size(), count, what, why));
   }
-  tickets.resize(count);
-  return tickets;
+  made.resize(count);
+  return made;
 }
 
-// Join requests with their challenges solved, obtained before the clock starts.
+// Tickets for the polls.
+std::vector<std::string> obtain_tickets(const options& opts, tcp::endpoint ep, std::size_t count) {
+  return prepare(opts, ep, count, setup_connections, "tickets",
+                 [](worker& w, connection& c) -> net::awaitable<std::optional<std::string>> {
+                   std::string ticket;
+                   if (!co_await w.join(c, &ticket)) co_return std::nullopt;
+                   co_return ticket;
+                 });
+}
+
+// Join requests with their challenges solved; as many connections as the timed run,
+// since challenges expire and must be minted fast.
 std::vector<std::string> obtain_solved_joins(const options& opts, tcp::endpoint ep, std::size_t count) {
-  shared_state shared;
-  const std::vector<std::string> no_polls;
-  const auto never = steady::time_point::max();
-  worker w(opts, ep, shared, no_polls, never);
-  std::vector<std::string> joins;
-  std::size_t failed = 0;
-  auto fetch = [&]() -> net::awaitable<void> {
-    connection c(w.ioc().get_executor(), ep);
-    while (joins.size() < count && failed < count) {
-      if (auto request = co_await w.join_request(c)) {
-        joins.push_back(std::move(*request));
-      } else {
-        ++failed;
-      }
-    }
-  };
-  // As many connections as the timed run: challenges expire, so they are minted fast.
-  for (std::size_t i = 0; i < std::min(count, opts.connections); ++i) net::co_spawn(w.ioc(), fetch(), rethrow);
-  w.ioc().run();
-  if (joins.size() < count) throw std::runtime_error(fmt::format("could solve only {} of {} challenges", joins.size(), count));
-  joins.resize(count);
-  return joins;
+  return prepare(opts, ep, count, opts.connections, "solved challenges",
+                 [](worker& w, connection& c) { return w.join_request(c); });
 }
 
 double ms(std::uint64_t us) { return static_cast<double>(us) / 1000.0; }
