@@ -31,13 +31,7 @@ std::optional<ip_address> parse_plain(std::string_view text) {
     return out;
   }
   if (inet_pton(AF_INET6, buf, out.bytes.data()) != 1) return std::nullopt;
-  out.family = ip_family::v6;
-  if (is_v4_mapped(out.bytes.data())) {
-    std::copy_n(out.bytes.begin() + 12, 4, out.bytes.begin());
-    std::fill(out.bytes.begin() + 4, out.bytes.end(), 0);
-    out.family = ip_family::v4;
-  }
-  return out;
+  return from_v6_bytes(out.bytes);
 }
 
 unsigned address_bits(ip_family family) { return family == ip_family::v4 ? 32 : 128; }
@@ -58,6 +52,17 @@ bool same_prefix(const std::array<std::uint8_t, 16>& a, const std::array<std::ui
 }
 
 }  // namespace
+
+ip_address from_v6_bytes(const std::array<std::uint8_t, 16>& bytes) {
+  ip_address out;
+  if (is_v4_mapped(bytes.data())) {
+    std::copy_n(bytes.begin() + 12, 4, out.bytes.begin());
+    return out;
+  }
+  out.family = ip_family::v6;
+  out.bytes = bytes;
+  return out;
+}
 
 std::optional<ip_address> parse_ip(std::string_view text) {
   if (auto zone = text.find('%'); zone != std::string_view::npos && text.find(':') != std::string_view::npos) {

@@ -28,6 +28,8 @@ struct ip_address {
 // Accepts dotted IPv4 and any RFC 4291 IPv6 text, optionally with a zone suffix
 // ("fe80::1%eth0", dropped). Nothing else: no brackets, no ports.
 std::optional<ip_address> parse_ip(std::string_view text);
+// An IPv6 address from its 16 bytes; an IPv4-mapped one becomes IPv4, as in parse_ip.
+ip_address from_v6_bytes(const std::array<std::uint8_t, 16>& bytes);
 
 // The network a client is counted and priced by: IPv4 /24, IPv6 /48 (one site).
 // Fixed width so it can sit under a MAC as is: byte 0 is the family (4 or 6),

@@ -315,15 +315,7 @@ ip_address client_address(const peer& who) {
     std::copy(bytes.begin(), bytes.end(), out.bytes.begin());
     return out;
   }
-  auto v6 = who.address.to_v6();
-  auto bytes = v6.to_bytes();
-  if (v6.is_v4_mapped()) {
-    std::copy(bytes.begin() + 12, bytes.end(), out.bytes.begin());
-  } else {
-    out.family = ip_family::v6;
-    std::copy(bytes.begin(), bytes.end(), out.bytes.begin());
-  }
-  return out;
+  return from_v6_bytes(who.address.to_v6().to_bytes());
 }
 
 response api::challenge(const request& req, const room& r, const peer& who) {

@@ -93,10 +93,7 @@ void server::stop(std::function<void()> on_drained) {
     // A session not yet started has no socket here; it sees stopping_ and ends.
     if (s.now == phase::idle && s.socket) s.socket->close(ignored);
   }
-  if (sessions_.empty()) {
-    sweeper_.cancel();
-    if (on_drained_) std::exchange(on_drained_, nullptr)();
-  }
+  finish_if_drained();
 }
 
 net::awaitable<void> server::accept_loop() {
@@ -179,10 +176,13 @@ void server::enter(session_ref s, phase p) {
 
 void server::session_ended(session_ref it) {
   sessions_.erase(it);
-  if (stopping_ && sessions_.empty()) {
-    sweeper_.cancel();
-    if (on_drained_) std::exchange(on_drained_, nullptr)();
-  }
+  finish_if_drained();
+}
+
+void server::finish_if_drained() {
+  if (!stopping_ || !sessions_.empty()) return;
+  sweeper_.cancel();
+  if (on_drained_) std::exchange(on_drained_, nullptr)();
 }
 
 net::awaitable<void> server::session(tcp::socket socket, session_ref self) {

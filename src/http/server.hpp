@@ -80,6 +80,8 @@ class server {
   net::awaitable<void> sweep_loop();
   void enter(session_ref s, phase p);
   void session_ended(session_ref it);
+  // Once stopping and no session is left: ends the sweeper and reports the drain.
+  void finish_if_drained();
 
   net::io_context& ioc_;
   tcp::acceptor acceptor_;

@@ -39,6 +39,10 @@ TEST_CASE("addresses parse as IPv4 or IPv6, IPv4-mapped counting as IPv4") {
   CHECK(ip("::ffff:203.0.113.7") == v4);
   CHECK(ip("::FFFF:cb00:7107") == v4);
   CHECK(ip("fe80::1%eth0") == ip("fe80::1"));
+  // The server reads a socket's address as bytes: the same addresses as from text.
+  CHECK(from_v6_bytes(v6.bytes) == v6);
+  std::array<std::uint8_t, 16> mapped{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 203, 0, 113, 7};
+  CHECK(from_v6_bytes(mapped) == v4);
 
   for (auto bad : {"", "203.0.113", "203.0.113.7.1", "203.0.113.256", " 203.0.113.7", "203.0.113.7:80",
                    "[2001:db8::1]", "2001:db8::g", "2001:db8:::1", "localhost"}) {
