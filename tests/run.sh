@@ -18,4 +18,6 @@ build-asan/foyer_core_tests
 build-asan/foyer_store_tests
 
 export FOYER_BIN="$PWD/build/foyer"
-node --test tests/js/ tests/integration/ tests/chaos/ tests/nginx/ tests/browser/
+# A test file that stalls fails after ten minutes instead of holding the run, and a
+# file whose tests are done exits even if a failure left a browser or server open.
+node --test --test-force-exit --test-timeout=600000 tests/js/ tests/integration/ tests/chaos/ tests/nginx/ tests/browser/

@@ -23,19 +23,22 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
       },
     ],
   });
+  // A steady stream into the FIFO room while the console watches. Hooks run in the
+  // order they were added: the stream stops before the server does.
+  let streaming = false;
+  let stream = Promise.resolve();
+  t.after(async () => { streaming = false; await stream; });
   t.after(() => foyer.cleanup());
   await foyer.start();
   for (let i = 0; i < 4; i++) await joinByApi(foyer, 'launch');
   await joinByApi(foyer, 'drop');
-  // A steady stream into the FIFO room while the console watches.
-  let streaming = true;
-  const stream = (async () => {
+  streaming = true;
+  stream = (async () => {
     while (streaming) {
       await joinByApi(foyer, 'concert');
       await new Promise((r) => setTimeout(r, 150));
     }
   })();
-  t.after(async () => { streaming = false; await stream; });
 
   const browser = await launchBrowser();
   t.after(() => browser.close());

@@ -14,6 +14,20 @@ if (!existsSync(foyerBin)) {
   throw new Error(`the foyer binary is missing at ${foyerBin}: build it first (cmake --build build)`);
 }
 
+// Every server a test file starts dies with it, even when a failed test skipped its
+// clean-up: a leftover process would outlive the run and hold its ports.
+const owned = new Set();
+process.on('exit', () => { for (const proc of owned) proc.kill('SIGKILL'); });
+process.once('SIGTERM', () => process.exit(143));
+
+/** child_process.spawn, for a process that must not outlive this test file. */
+export function spawnOwned(command, args, options) {
+  const proc = spawn(command, args, options);
+  owned.add(proc);
+  proc.on('exit', () => owned.delete(proc));
+  return proc;
+}
+
 function toml(value) {
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(toml).join(', ')}]`;
@@ -58,7 +72,7 @@ export class Foyer {
   async start(extraArgs = []) {
     const args = ['serve', '--config', this.configPath, '--data-dir', this.dataDir, ...extraArgs];
     if (this.port) args.push('--listen', `127.0.0.1:${this.port}`);
-    this.proc = spawn(foyerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawnOwned(foyerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) => this.proc.on('exit', (code, signal) => resolve({ code, signal })));
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`foyer did not start:\n${this.output}`)), 15000);
@@ -81,7 +95,7 @@ export class Foyer {
 
   // Runs the binary to completion with these args against this config (expects failure or output).
   async runOnce(extraArgs = []) {
-    const proc = spawn(foyerBin, ['serve', '--config', this.configPath, '--data-dir', this.dataDir, ...extraArgs]);
+    const proc = spawnOwned(foyerBin, ['serve', '--config', this.configPath, '--data-dir', this.dataDir, ...extraArgs]);
     let output = '';
     proc.stdout.on('data', (c) => { output += c; });
     proc.stderr.on('data', (c) => { output += c; });

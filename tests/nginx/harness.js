@@ -1,13 +1,13 @@
 // nginx e2e harness: a real nginx from Debian on a loopback port with a temp prefix, the
 // shipped snippets (packaging/nginx/), `foyer guard`, and a tiny upstream.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
-import { repo, foyerBin } from '../lib/foyer.js';
+import { repo, foyerBin, spawnOwned } from '../lib/foyer.js';
 
 export const nginxBin = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 const snippets = path.join(repo, 'packaging/nginx');
@@ -47,7 +47,7 @@ export class Guard {
   }
 
   async start() {
-    this.proc = spawn(foyerBin, ['guard', '--listen', '127.0.0.1:0', ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawnOwned(foyerBin, ['guard', '--listen', '127.0.0.1:0', ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const started = waitForOutput(this.proc, /listening on http:\/\/127\.0\.0\.1:(\d+)/, 'foyer guard');
     this.exited = started.exited;
     this.output = started.output;
@@ -75,7 +75,7 @@ export class Guard {
 
 // Runs `foyer` once with these arguments; resolves to { code, output }.
 export function foyerOnce(args) {
-  const proc = spawn(foyerBin, args);
+  const proc = spawnOwned(foyerBin, args);
   let output = '';
   proc.stdout.on('data', (c) => { output += c; });
   proc.stderr.on('data', (c) => { output += c; });
@@ -148,7 +148,7 @@ http {
     writeFileSync(conf, this.config());
     const args = ['-p', this.dir, '-e', path.join(this.dir, 'error.log'), '-c', conf];
     execFileSync(nginxBin, [...args, '-t'], { stdio: 'pipe' });
-    this.proc = spawn(nginxBin, [...args, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawnOwned(nginxBin, [...args, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) => this.proc.on('exit', resolve));
     this.url = `http://127.0.0.1:${this.port}`;
     // Ready once it answers.
