@@ -2,6 +2,8 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+#include <array>
 #include <stdexcept>
 
 namespace foyer {
@@ -128,7 +130,23 @@ void append(byte_vector& out, byte_view bytes) { out.insert(out.end(), bytes.beg
 
 void random_bytes(std::span<std::uint8_t> out) {
   if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
-  randombytes_buf(out.data(), out.size());
+  // Small reads are served from a pool refilled 4 KiB at a time: each refill costs
+  // system calls, and a join needs only 32 bytes. Bytes handed out are wiped.
+  constexpr std::size_t pool_size = 4096;
+  thread_local std::array<std::uint8_t, pool_size> pool;
+  thread_local std::size_t left = 0;
+  if (out.size() > pool_size / 16) {
+    randombytes_buf(out.data(), out.size());
+    return;
+  }
+  if (left < out.size()) {
+    randombytes_buf(pool.data(), pool.size());
+    left = pool.size();
+  }
+  std::uint8_t* from = pool.data() + pool.size() - left;
+  std::copy_n(from, out.size(), out.begin());
+  sodium_memzero(from, out.size());
+  left -= out.size();
 }
 
 }  // namespace foyer

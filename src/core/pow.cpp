@@ -225,21 +225,64 @@ std::string solve(std::string_view token) {
   return proof;
 }
 
-spent_set::spent_set(std::size_t capacity) : capacity_(capacity) {}
+spent_set::spent_set(std::size_t capacity) : capacity_(capacity), slots_(1024) {}
 
 spend_outcome spent_set::try_spend(std::uint64_t id, std::uint64_t expires_at_ms, std::uint64_t now_ms) {
   prune(now_ms);
   if (expires_at_ms <= now_ms) return spend_outcome::expired;
-  if (ids_.contains(id)) return spend_outcome::already_spent;
-  if (ids_.size() >= capacity_) return spend_outcome::full;
-  ids_.insert(id);
+  if (id == 0 ? holds_zero_ : slots_[slot_of(id)] == id) return spend_outcome::already_spent;
+  if (size_ >= capacity_) return spend_outcome::full;
+  insert(id);
   by_expiry_.emplace(expires_at_ms, id);
   return spend_outcome::spent;
 }
 
+std::size_t spent_set::slot_of(std::uint64_t id) const {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = id & mask;
+  while (slots_[i] != 0 && slots_[i] != id) i = (i + 1) & mask;
+  return i;
+}
+
+void spent_set::insert(std::uint64_t id) {
+  ++size_;
+  if (id == 0) {
+    holds_zero_ = true;
+    return;
+  }
+  if (2 * size_ > slots_.size()) {
+    std::vector<std::uint64_t> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (auto kept : old) {
+      if (kept != 0) slots_[slot_of(kept)] = kept;
+    }
+  }
+  slots_[slot_of(id)] = id;
+}
+
+void spent_set::erase(std::uint64_t id) {
+  --size_;
+  if (id == 0) {
+    holds_zero_ = false;
+    return;
+  }
+  // Backward shift: later ids of the probe run move up into the gap when the gap
+  // lies between their home slot and where they sit, so no lookup meets a hole.
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t gap = slot_of(id);
+  for (std::size_t j = (gap + 1) & mask; slots_[j] != 0; j = (j + 1) & mask) {
+    std::size_t home = slots_[j] & mask;
+    if (((j - home) & mask) >= ((j - gap) & mask)) {
+      slots_[gap] = slots_[j];
+      gap = j;
+    }
+  }
+  slots_[gap] = 0;
+}
+
 void spent_set::prune(std::uint64_t now_ms) {
   while (!by_expiry_.empty() && by_expiry_.top().first <= now_ms) {
-    ids_.erase(by_expiry_.top().second);
+    erase(by_expiry_.top().second);
     by_expiry_.pop();
   }
 }

@@ -40,7 +40,6 @@
 #include <queue>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -191,13 +190,21 @@ class spent_set {
   explicit spent_set(std::size_t capacity);
 
   spend_outcome try_spend(std::uint64_t id, std::uint64_t expires_at_ms, std::uint64_t now_ms);
-  std::size_t size() const { return ids_.size(); }
+  std::size_t size() const { return size_; }
 
  private:
+  std::size_t slot_of(std::uint64_t id) const;  // where id is, or the free slot it would take
+  void insert(std::uint64_t id);
+  void erase(std::uint64_t id);
   void prune(std::uint64_t now_ms);
 
   std::size_t capacity_;
-  std::unordered_set<std::uint64_t> ids_;
+  std::size_t size_ = 0;
+  // Open addressing with linear probing, at most half full. The ids are MAC bytes,
+  // uniform and not chosen by clients, so their low bits are the slot. 0 marks a
+  // free slot; the id 0 itself is held aside.
+  std::vector<std::uint64_t> slots_;
+  bool holds_zero_ = false;
   using entry = std::pair<std::uint64_t, std::uint64_t>;  // (expires_at_ms, id)
   std::priority_queue<entry, std::vector<entry>, std::greater<>> by_expiry_;
 };

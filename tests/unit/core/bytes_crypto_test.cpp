@@ -1,9 +1,27 @@
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "core/bytes.hpp"
 #include "core/crypto.hpp"
 
 using namespace foyer;
+
+TEST_CASE("random bytes never repeat, across pool refills and beside large reads") {
+  // 4,000 small reads span about thirty refills of the 4 KiB pool; large reads in
+  // between bypass it and must not disturb what it hands out.
+  std::set<std::array<std::uint8_t, 24>> seen;
+  std::set<std::array<std::uint8_t, 300>> large;
+  const std::array<std::uint8_t, 24> zeros{};
+  for (int i = 0; i < 4'000; ++i) {
+    auto small = random_array<24>();
+    CHECK(small != zeros);
+    seen.insert(small);
+    if (i % 100 == 0) large.insert(random_array<300>());
+  }
+  CHECK(seen.size() == 4'000);
+  CHECK(large.size() == 40);
+}
 
 TEST_CASE("hex round-trips and refuses bad input") {
   byte_vector b = {0x00, 0x7f, 0xff, 0x10};

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <cctype>
+#include <map>
+#include <random>
 #include <stdexcept>
 
 #include "core/pow.hpp"
@@ -290,6 +292,38 @@ TEST_CASE("the spent set redeems each challenge once until it expires") {
   CHECK(spent.try_spend(5, 3'000, 1'000) == spend_outcome::spent);
   CHECK(spent.try_spend(9, 9'000, 5'000) == spend_outcome::spent);
   CHECK(spent.size() == 1);
+}
+
+TEST_CASE("the spent set agrees with a plain model through growth, collisions and expiry") {
+  // Ids crowd into a few home slots (equal low bits) and include 0, so probe runs
+  // are long, wrap around, and lose members from their middle as ids expire.
+  spent_set spent(5'000);
+  std::map<std::uint64_t, std::uint64_t> model;  // id -> expires_at
+  std::multimap<std::uint64_t, std::uint64_t> model_expiry;  // expires_at -> id
+  std::mt19937_64 random(7);
+  std::uint64_t now = 0;
+  std::map<spend_outcome, int> seen;
+  for (int step = 0; step < 60'000; ++step) {
+    now += random() % 3;
+    std::uint64_t id = (random() % 20'000) << 20 | (random() % 4) * 1023;
+    std::uint64_t expires_at = now + random() % 12'000;
+    while (!model_expiry.empty() && model_expiry.begin()->first <= now) {
+      model.erase(model_expiry.begin()->second);
+      model_expiry.erase(model_expiry.begin());
+    }
+    spend_outcome expected = expires_at <= now        ? spend_outcome::expired
+                             : model.contains(id)     ? spend_outcome::already_spent
+                             : model.size() >= 5'000  ? spend_outcome::full
+                                                      : spend_outcome::spent;
+    if (expected == spend_outcome::spent) {
+      model.emplace(id, expires_at);
+      model_expiry.emplace(expires_at, id);
+    }
+    REQUIRE(spent.try_spend(id, expires_at, now) == expected);
+    REQUIRE(spent.size() == model.size());
+    ++seen[expected];
+  }
+  CHECK(seen.size() == 4);  // every outcome, "full" included, came up
 }
 
 TEST_CASE_METHOD(fixture, "a verified challenge replayed through the spent set is refused") {
