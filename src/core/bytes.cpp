@@ -42,15 +42,20 @@ std::string to_hex(byte_view bytes) {
   return out;
 }
 
-std::optional<byte_vector> from_hex(std::string_view hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  byte_vector out(hex.size() / 2);
+bool from_hex_into(std::string_view hex, std::span<std::uint8_t> out) {
+  if (hex.size() != 2 * out.size()) return false;
   for (std::size_t i = 0; i < out.size(); ++i) {
     int hi = hex_value(hex[2 * i]);
     int lo = hex_value(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
+    if (hi < 0 || lo < 0) return false;
     out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
   }
+  return true;
+}
+
+std::optional<byte_vector> from_hex(std::string_view hex) {
+  byte_vector out(hex.size() / 2);
+  if (!from_hex_into(hex, out)) return std::nullopt;
   return out;
 }
 
@@ -75,16 +80,15 @@ std::string base64url_encode(byte_view bytes) {
   return out;
 }
 
-std::optional<byte_vector> base64url_decode(std::string_view text) {
-  if (text.size() % 4 == 1) return std::nullopt;
-  byte_vector out(text.size() * 3 / 4);
+bool base64url_decode_into(std::string_view text, std::span<std::uint8_t> out) {
+  if (text.size() % 4 == 1 || out.size() != text.size() * 3 / 4) return false;
   std::size_t n = 0;
   std::size_t whole = text.size() / 4 * 4;
   // Four characters make three bytes: every ticket poll decodes one.
   for (std::size_t i = 0; i < whole; i += 4) {
     int a = b64url_value(text[i]), b = b64url_value(text[i + 1]);
     int c = b64url_value(text[i + 2]), d = b64url_value(text[i + 3]);
-    if ((a | b | c | d) < 0) return std::nullopt;
+    if ((a | b | c | d) < 0) return false;
     auto v = static_cast<std::uint32_t>(a << 18 | b << 12 | c << 6 | d);
     out[n++] = static_cast<std::uint8_t>(v >> 16);
     out[n++] = static_cast<std::uint8_t>(v >> 8);
@@ -94,7 +98,7 @@ std::optional<byte_vector> base64url_decode(std::string_view text) {
   int bits = 0;
   for (char ch : text.substr(whole)) {
     int v = b64url_value(ch);
-    if (v < 0) return std::nullopt;
+    if (v < 0) return false;
     acc = (acc << 6) | static_cast<std::uint32_t>(v);
     bits += 6;
     if (bits >= 8) {
@@ -103,7 +107,12 @@ std::optional<byte_vector> base64url_decode(std::string_view text) {
     }
   }
   // Leftover bits must be zero so that every byte string has exactly one encoding.
-  if (bits > 0 && (acc & ((1u << bits) - 1)) != 0) return std::nullopt;
+  return bits == 0 || (acc & ((1u << bits) - 1)) == 0;
+}
+
+std::optional<byte_vector> base64url_decode(std::string_view text) {
+  byte_vector out(text.size() * 3 / 4);
+  if (!base64url_decode_into(text, out)) return std::nullopt;
   return out;
 }
 

@@ -13,6 +13,9 @@ namespace foyer {
 
 class writer {
  public:
+  writer() = default;
+  explicit writer(std::size_t expected_size) { out_.reserve(expected_size); }
+
   void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
   void u64(std::uint64_t v) {
     std::uint8_t buf[8];

@@ -123,7 +123,7 @@ std::string_view to_string(room_state state) {
 }
 
 std::string encode(const event& e) {
-  writer w;
+  writer w(128);  // a join, the event written most, fits: one allocation
   std::visit(encoder{w}, e);
   return w.take();
 }

@@ -48,10 +48,8 @@ std::array<std::uint8_t, N> get(const token_bytes& t, std::size_t at) {
 std::optional<token_bytes> decode_bytes(std::string_view token) {
   // Length first: decoding is never asked to allocate for a huge input.
   if (token.size() != token_text_size) return std::nullopt;
-  auto raw = base64url_decode(token);
-  if (!raw || raw->size() != token_size) return std::nullopt;
   token_bytes t;
-  std::copy(raw->begin(), raw->end(), t.begin());
+  if (!base64url_decode_into(token, t)) return std::nullopt;
   if (t[offset::version] != token_version) return std::nullopt;
   if (t[offset::puzzles] < 1 || t[offset::puzzles] > max_puzzles) return std::nullopt;
   return t;
@@ -70,12 +68,15 @@ token_fields fields_of(const token_bytes& t) {
   return f;
 }
 
-std::optional<std::vector<std::uint64_t>> decode_nonces(std::string_view text, std::uint32_t puzzles) {
-  if (text.size() != puzzles * nonce_hex_digits) return std::nullopt;
-  auto bytes = from_hex(text);
-  if (!bytes) return std::nullopt;
-  std::vector<std::uint64_t> out(puzzles);
-  for (std::uint32_t i = 0; i < puzzles; ++i) out[i] = get_be64(bytes->data() + 8 * i);
+using nonce_list = std::array<std::uint64_t, max_puzzles>;
+
+std::optional<nonce_list> decode_nonces(std::string_view text, std::uint32_t puzzles) {
+  std::array<std::uint8_t, max_puzzles * 8> bytes;
+  if (text.size() != puzzles * nonce_hex_digits || !from_hex_into(text, std::span(bytes).first(puzzles * 8))) {
+    return std::nullopt;
+  }
+  nonce_list out{};
+  for (std::uint32_t i = 0; i < puzzles; ++i) out[i] = get_be64(bytes.data() + 8 * i);
   return out;
 }
 

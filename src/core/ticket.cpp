@@ -16,7 +16,7 @@ constexpr std::string_view mac_label = "foyer/ticket/v1";
 ticket_codec::ticket_codec(byte_view secret) : key_(secret) {}
 
 std::string ticket_codec::encode(const ticket& t) const {
-  writer w;
+  writer w(2 + t.room.size() + t.visitor.size() + 8 + 8 + t.entrant.size() + 8 + mac_size);
   w.u8(ticket_version);
   w.u8(static_cast<std::uint8_t>(t.room.size()));
   w.raw(as_bytes(t.room));
@@ -38,11 +38,12 @@ std::optional<ticket> ticket_codec::decode(std::string_view text, ticket_error* 
   };
   // The largest ticket is well under 256 characters; refuse anything bigger unread.
   if (text.size() > 256) return fail(ticket_error::malformed);
-  auto raw = base64url_decode(text);
-  if (!raw || raw->size() < 2 + mac_size || (*raw)[0] != ticket_version) {
+  std::array<std::uint8_t, 192> buffer;
+  auto raw = std::span(buffer).first(text.size() * 3 / 4);
+  if (!base64url_decode_into(text, raw) || raw.size() < 2 + mac_size || raw[0] != ticket_version) {
     return fail(ticket_error::malformed);
   }
-  std::string_view all = as_chars(*raw);
+  std::string_view all = as_chars(raw);
   std::string_view payload = all.substr(0, all.size() - mac_size);
   auto mac = key_.mac({as_bytes(mac_label), as_bytes(payload)});
   if (!equal_constant_time(byte_view(mac).first(mac_size), as_bytes(all.substr(payload.size())))) {

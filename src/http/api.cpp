@@ -4,10 +4,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/container/small_vector.hpp>
 #include <array>
 #include <boost/beast/http/field.hpp>
 #include <charconv>
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include "core/json.hpp"
@@ -47,9 +48,8 @@ response unavailable(const request& req) {
 }
 
 // Splits "/a/b/c" into {"a","b","c"}; the query string is not part of it.
-std::vector<std::string_view> segments(std::string_view path) {
-  std::vector<std::string_view> out;
-  out.reserve(8);
+boost::container::small_vector<std::string_view, 8> segments(std::string_view path) {
+  boost::container::small_vector<std::string_view, 8> out;
   while (!path.empty()) {
     if (path.front() == '/') {
       path.remove_prefix(1);
@@ -70,13 +70,12 @@ std::optional<std::uint64_t> parse_u64(std::string_view s) {
 }
 
 // nullopt if the body is not a JSON object of string fields.
-std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, const std::string& text) {
+std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, simdjson::padded_string_view text) {
   join_body body;
-  if (text.empty()) return body;
-  simdjson::padded_string padded(text);
+  if (text.length() == 0) return body;
   simdjson::ondemand::document doc;
   simdjson::ondemand::object object;
-  if (parser.iterate(padded).get(doc) || doc.get_object().get(object)) return std::nullopt;
+  if (parser.iterate(text).get(doc) || doc.get_object().get(object)) return std::nullopt;
   for (auto field : object) {
     std::string_view key, value;
     if (field.unescaped_key().get(key) || field.value().get_string().get(value)) return std::nullopt;
@@ -127,6 +126,12 @@ api::api(journal& rooms, event_store& store, const ticket_codec& tickets, const 
       price_(price),
       settings_(std::move(settings)),
       jitter_state_(static_cast<std::uint64_t>(clock.now_ms()) | 1) {}
+
+simdjson::padded_string_view api::padded(std::string_view text) {
+  json_scratch_.assign(text);
+  json_scratch_.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  return simdjson::padded_string_view(json_scratch_.data(), json_scratch_.size(), json_scratch_.capacity());
+}
 
 double api::jitter() {
   // xorshift64: poll jitter needs spread, not secrecy.
@@ -369,7 +374,7 @@ net::awaitable<response> api::join(request& req, room& r, const peer& who) {
   }
 
   auto address = client_address(who);
-  auto parsed = parse_join_body(json_parser_, req.body());
+  auto parsed = parse_join_body(json_parser_, padded(req.body()));
   if (!parsed) {
     co_return error(req, 400, "bad_join_body",
                     "The body must be a JSON object: {\"challenge\", \"nonce\"} and optionally {\"account\", \"account_hint\"}.");
@@ -445,9 +450,10 @@ net::awaitable<response> api::join(request& req, room& r, const peer& who) {
 
 void api::set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const {
   // Scoped to the room's API path: a visitor's tickets for different rooms don't collide.
-  res.set(bhttp::field::set_cookie,
-          fmt::format("{}={}; Path={}/{}; Max-Age={}; HttpOnly; SameSite=Lax{}", ticket_cookie, ticket_text, api_prefix,
-                      room_id, ticket_cookie_max_age_s, settings_.secure_cookies ? "; Secure" : ""));
+  fmt::memory_buffer cookie;  // on the stack: the field takes its own copy
+  fmt::format_to(std::back_inserter(cookie), "{}={}; Path={}/{}; Max-Age={}; HttpOnly; SameSite=Lax{}", ticket_cookie,
+                 ticket_text, api_prefix, room_id, ticket_cookie_max_age_s, settings_.secure_cookies ? "; Secure" : "");
+  res.set(bhttp::field::set_cookie, std::string_view(cookie.data(), cookie.size()));
 }
 
 std::string api::pass_for(const room& r, const ticket& t) {
@@ -713,9 +719,8 @@ net::awaitable<response> api::admin(request& req, std::string_view path) {
     if (r->state() != room_state::drawing) {
       co_return error(req, 409, "not_drawing", "A beacon is taken only after the lobby closed and before the draw.");
     }
-    simdjson::padded_string body(req.body());
     std::string_view hex;
-    auto doc = json_parser_.iterate(body);
+    auto doc = json_parser_.iterate(padded(req.body()));
     if (doc.error() || doc["value"].get_string().get(hex) || !from_hex(hex) || hex.empty() || hex.size() > 1024) {
       co_return error(req, 400, "bad_beacon", "Send {\"value\": \"<hex bytes of the public random value>\"}.");
     }

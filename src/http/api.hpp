@@ -120,6 +120,10 @@ class api {
   std::deque<std::pair<std::int64_t, std::string>> pass_reuse_order_;  // (reuse_until, jti), oldest first
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.
   simdjson::ondemand::parser json_parser_;
+  // A request body copied with the padding simdjson reads past the end, in a buffer
+  // kept from one request to the next.
+  simdjson::padded_string_view padded(std::string_view text);
+  std::string json_scratch_;
 };
 
 }  // namespace foyer::http

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -199,6 +200,7 @@ net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
   peer who{socket.remote_endpoint(ec).address()};
   beast::flat_buffer buffer;
   std::string out;
+  bool answered = false;
   while (!stopping_) {
     enter(self, phase::idle);
     bhttp::request_parser<bhttp::string_body> parser;
@@ -219,6 +221,10 @@ net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
           continue;
         }
       }
+      // Right after an answer the client has rarely sent its next request yet, and a
+      // read now would be a system call that finds nothing. Other ready work goes
+      // first, which gives the request time to arrive.
+      if (answered && self->now == phase::idle) co_await net::post(ioc_, use_awaitable);
       std::size_t n = co_await socket.async_read_some(buffer.prepare(read_chunk), redirect_error(use_awaitable, ec));
       if (ec) break;
       buffer.commit(n);
@@ -254,6 +260,7 @@ net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
       co_await net::async_write(socket, net::buffer(out) + sent, redirect_error(use_awaitable, ec));
     }
     if (ec || !res.keep_alive()) break;
+    answered = true;
   }
   socket.shutdown(tcp::socket::shutdown_send, ec);
 }
