@@ -9,6 +9,8 @@ constexpr std::uint8_t ticket_version = 1;
 constexpr std::size_t mac_size = 16;
 constexpr std::uint64_t none = ~std::uint64_t{0};
 constexpr std::size_t max_room_id = 64;
+// The largest ticket is well under this; anything longer is refused unread.
+constexpr std::size_t max_ticket_text = 256;
 constexpr std::string_view mac_label = "foyer/ticket/v1";
 
 }  // namespace
@@ -36,9 +38,8 @@ std::optional<ticket> ticket_codec::decode(std::string_view text, ticket_error* 
     if (why) *why = e;
     return std::nullopt;
   };
-  // The largest ticket is well under 256 characters; refuse anything bigger unread.
-  if (text.size() > 256) return fail(ticket_error::malformed);
-  std::array<std::uint8_t, 192> buffer;
+  if (text.size() > max_ticket_text) return fail(ticket_error::malformed);
+  std::array<std::uint8_t, max_ticket_text * 3 / 4> buffer;
   auto raw = std::span(buffer).first(text.size() * 3 / 4);
   if (!base64url_decode_into(text, raw) || raw.size() < 2 + mac_size || raw[0] != ticket_version) {
     return fail(ticket_error::malformed);
