@@ -382,12 +382,22 @@ net::awaitable<response> api::join(request& req, room& r, const peer& who) {
   auto account_check = check_account(req, r, *parsed);
   if (auto* refused = std::get_if<response>(&account_check)) co_return std::move(*refused);
   const auto& account = std::get<std::optional<id16>>(account_check);
+  // Held from here until the join is decided, across every suspension below: a second
+  // join with the same account meanwhile is told to wait, never given a second place.
+  struct account_hold {
+    std::set<id16>& joining;
+    std::optional<id16> held;
+    ~account_hold() {
+      if (held) joining.erase(*held);
+    }
+  } hold{accounts_joining_, std::nullopt};
   if (account) {
-    if (accounts_joining_.contains(*account)) {
+    if (!accounts_joining_.insert(*account).second) {
       auto res = error(req, 409, "join_in_progress", "This account is joining already; retry in a moment.");
       res.set(bhttp::field::retry_after, "1");
       co_return res;
     }
+    hold.held = account;
     // Built before the co_await: GCC 12 cannot keep an initializer_list across one.
     std::vector<std::string> keys(1, journal::account_key(room_id, *account));
     auto stored = co_await read_side_records(std::move(keys));
@@ -409,9 +419,7 @@ net::awaitable<response> api::join(request& req, room& r, const peer& who) {
   std::copy_n(ids.begin(), e.visitor.size(), e.visitor.begin());
   std::copy_n(ids.begin() + e.visitor.size(), e.entrant.size(), e.entrant.begin());
   e.at_ms = clock_.now_ms();
-  if (account) accounts_joining_.insert(*account);
   auto [ec, outcome] = co_await commit(e);
-  if (account) accounts_joining_.erase(*account);
   if (ec) co_return unavailable(req);
   price_.pressure.record(network_of(address), static_cast<std::uint64_t>(clock_.now_ms()));
   // The room may have been looked up before the suspension; find it again.

@@ -111,7 +111,7 @@ class api {
   std::vector<pending_receipt> pending_receipts_;
   std::uint64_t jitter_state_;
   std::map<std::string, std::uint64_t, std::less<>> proof_rejections_;  // by reason
-  std::set<id16> accounts_joining_;  // hinted joins between submit and apply
+  std::set<id16> accounts_joining_;  // hinted joins being decided
   struct issued_pass {
     std::string token;
     std::int64_t reuse_until = 0;  // unix s

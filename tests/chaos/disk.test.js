@@ -3,6 +3,7 @@
 // blocks). Needs root for mount; CI runs as root.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -66,11 +67,18 @@ test('a full disk: joins fail cleanly with 503, nothing acknowledged is lost, jo
 
 test('a storage that stalls: polls are answered at once, joins wait for durability, then succeed', { skip: rootOnly, timeout: 90000 }, async () => {
   const stallMs = 1500;
+  const hintSecret = 'shared-with-the-shop-0123456789';
+  const carol = {
+    account: 'carol@example',
+    account_hint: createHmac('sha256', hintSecret)
+      .update(Buffer.concat([Buffer.from('foyer/account/v1'), Buffer.from([4]), Buffer.from('demo'), Buffer.from('carol@example')]))
+      .digest('hex'),
+  };
   const rate = 600;
   const watch = new FrontierWatch(rate, Date.now());
   const device = mountLoopExt4(64);
   try {
-    await withFoyer(chaosConfig({ rate }), { dataDir: path.join(device.dir, 'data') }, async (f) => {
+    await withFoyer(chaosConfig({ rate, server: { account_hint_secret: hintSecret } }), { dataDir: path.join(device.dir, 'data') }, async (f) => {
       const acked = [];
       await crowd(f, { concurrency: 4, until: () => acked.length >= 20, acked });
       await watch.sample(f);
@@ -81,6 +89,16 @@ test('a storage that stalls: polls are answered at once, joins wait for durabili
       // A process blocked on a frozen device cannot even be killed: always thaw first.
       try {
         waiting = Array.from({ length: 8 }, () => tryJoin(f).then((r) => { answered++; return r; }));
+        // While the first join of an account waits on the storage, more joins of that
+        // account are told to retry: they must not each take a place.
+        const first = f.join('demo', carol);
+        await sleep(100);
+        const again = await Promise.race([
+          Promise.all(Array.from({ length: 4 }, () => f.join('demo', carol))),
+          sleep(1000).then(() => []),
+        ]);
+        assert.deepEqual(again.map((r) => r.status), [409, 409, 409, 409], 'answered at once, while the storage stalls');
+        waiting.push(first.then((r) => { answered++; return { status: r.status, json: r.json }; }));
         const t0 = Date.now();
         while (Date.now() - t0 < stallMs) {
           const polled = Date.now();
