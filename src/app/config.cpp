@@ -149,6 +149,20 @@ void read_server(const toml::table& table, config& c) {
   if (!c.api.account_hint_secret.empty() && c.api.account_hint_secret.size() < 16) {
     t.fail("account_hint_secret", "must be at least 16 characters (or empty to refuse account hints)");
   }
+  if (const auto* proxies = t.take("trusted_proxies")) {
+    const auto* list = proxies->as_array();
+    if (!list) t.fail("trusted_proxies", "must be an array of CIDR ranges, e.g. [\"10.0.0.0/8\"]");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      auto key = fmt::format("trusted_proxies[{}]", i);
+      const auto text = (*list)[i].value<std::string>();
+      if (!text) t.fail(key, "must be a CIDR range as a string, e.g. \"10.0.0.0/8\"");
+      try {
+        c.api.trusted_proxies.push_back(parse_cidr(*text));
+      } catch (const std::exception& e) {
+        t.fail(key, e.what());
+      }
+    }
+  }
   t.integer("max_connections", c.limits.max_connections, 1, 1'000'000);
   t.integer("max_header_bytes", c.limits.header_limit, 1024, 1 << 20);
   t.integer("max_body_bytes", c.limits.body_limit, 1024, 1 << 20);

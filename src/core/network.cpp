@@ -89,6 +89,47 @@ std::string to_string(const network_key& key) {
   return std::string(buf) + (v4 ? "/24" : "/48");
 }
 
+namespace {
+
+// One X-Forwarded-For entry: an address, optionally with a port, IPv6 then in brackets.
+std::optional<ip_address> parse_forwarded_entry(std::string_view entry) {
+  while (!entry.empty() && (entry.front() == ' ' || entry.front() == '\t')) entry.remove_prefix(1);
+  while (!entry.empty() && (entry.back() == ' ' || entry.back() == '\t')) entry.remove_suffix(1);
+  if (entry.starts_with('[')) {
+    auto close = entry.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    auto rest = entry.substr(close + 1);
+    if (!rest.empty() && !rest.starts_with(':')) return std::nullopt;
+    return parse_ip(entry.substr(1, close - 1));
+  }
+  // One colon is an IPv4 address with a port; more are a bare IPv6 address.
+  if (auto colon = entry.find(':'); colon != std::string_view::npos && entry.find(':', colon + 1) == std::string_view::npos) {
+    entry = entry.substr(0, colon);
+  }
+  return parse_ip(entry);
+}
+
+bool is_trusted(const ip_address& address, const std::vector<cidr>& trusted_proxies) {
+  return std::any_of(trusted_proxies.begin(), trusted_proxies.end(),
+                     [&](const cidr& range) { return range.contains(address); });
+}
+
+}  // namespace
+
+ip_address forwarded_client(const ip_address& peer, std::string_view forwarded_for,
+                            const std::vector<cidr>& trusted_proxies) {
+  ip_address client = peer;
+  while (is_trusted(client, trusted_proxies) && !forwarded_for.empty()) {
+    auto comma = forwarded_for.rfind(',');
+    auto entry = comma == std::string_view::npos ? forwarded_for : forwarded_for.substr(comma + 1);
+    forwarded_for = comma == std::string_view::npos ? std::string_view() : forwarded_for.substr(0, comma);
+    auto hop = parse_forwarded_entry(entry);
+    if (!hop) break;
+    client = *hop;
+  }
+  return client;
+}
+
 bool cidr::contains(const ip_address& address) const {
   return address.family == base.family && same_prefix(address.bytes, base.bytes, prefix_length);
 }

@@ -58,6 +58,16 @@ struct cidr {
 // prefix out of range, host bits set, IPv4-mapped form). Meant for config loading.
 cidr parse_cidr(std::string_view text);
 
+// The client behind trusted proxies (a CDN, a load balancer). `forwarded_for` is the
+// X-Forwarded-For list, each hop appending the address it received from. Walking it from
+// the right, every entry added by a trusted proxy is passed over; the first address a
+// trusted proxy did not vouch for is the client. Entries may carry a port
+// ("203.0.113.7:443", "[2001:db8::7]:443"). With `peer` untrusted, or an entry that is
+// not an address, the walk stops at the last address known good: a client cannot
+// choose who it is counted as by sending the header itself.
+ip_address forwarded_client(const ip_address& peer, std::string_view forwarded_for,
+                            const std::vector<cidr>& trusted_proxies);
+
 // Operator-listed networks with fixed extra difficulty bits. The most specific
 // matching range wins, so a narrow entry with 0 bits can exempt part of a wide one.
 class network_rules {

@@ -5,6 +5,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/container/small_vector.hpp>
+#include <boost/range/iterator_range.hpp>
 #include <array>
 #include <boost/beast/http/field.hpp>
 #include <charconv>
@@ -311,9 +312,11 @@ std::variant<std::optional<id16>, response> api::check_account(const request& re
   return std::optional<id16>(out);
 }
 
+namespace {
+
 // Read from the socket's address as it is: formatting it to parse it again costs more
 // than the rest of a challenge.
-ip_address client_address(const peer& who) {
+ip_address peer_address(const peer& who) {
   ip_address out;
   if (who.address.is_v4()) {
     auto bytes = who.address.to_v4().to_bytes();
@@ -323,8 +326,22 @@ ip_address client_address(const peer& who) {
   return from_v6_bytes(who.address.to_v6().to_bytes());
 }
 
+}  // namespace
+
+ip_address api::client_address(const request& req, const peer& who) const {
+  auto address = peer_address(who);
+  if (settings_.trusted_proxies.empty()) return address;
+  // Several X-Forwarded-For fields are one list, in order (RFC 9110, 5.3).
+  std::string forwarded_for;
+  for (const auto& field : boost::make_iterator_range(req.equal_range("X-Forwarded-For"))) {
+    if (!forwarded_for.empty()) forwarded_for += ',';
+    forwarded_for.append(field.value().data(), field.value().size());
+  }
+  return forwarded_client(address, forwarded_for, settings_.trusted_proxies);
+}
+
 response api::challenge(const request& req, const room& r, const peer& who) {
-  auto address = client_address(who);
+  auto address = client_address(req, who);
   if (!r.accepts_joins()) return error(req, 410, std::string(to_string(r.state())), "This room takes no new visitors.");
   auto network = network_of(address);
   auto now = static_cast<std::uint64_t>(clock_.now_ms());
@@ -373,7 +390,7 @@ net::awaitable<response> api::join(request& req, room& r, const peer& who) {
                                                       : "This room is closed to new visitors.");
   }
 
-  auto address = client_address(who);
+  auto address = client_address(req, who);
   auto parsed = parse_join_body(json_parser_, padded(req.body()));
   if (!parsed) {
     co_return error(req, 400, "bad_join_body",

@@ -32,6 +32,10 @@ struct api_settings {
   // Shared with the site, which signs account hints with it so that one account gets
   // one entry per room. Default: empty, hints are refused.
   std::string account_hint_secret;
+  // Proxies (a CDN's edges, a load balancer) whose X-Forwarded-For is believed: behind
+  // them, clients are priced and their challenges bound by their own address, not the
+  // proxy's. Default: none, the header is ignored.
+  std::vector<cidr> trusted_proxies;
 };
 
 // A join's body: the solved challenge, and optionally the site's account hint.
@@ -91,6 +95,8 @@ class api {
 
   std::optional<ticket> presented_ticket(const request& req, std::string_view room_id,
                                          response* error) const;
+  // The client's address: the peer's, or the one its trusted proxies forwarded.
+  ip_address client_address(const request& req, const peer& who) const;
   std::string pass_for(const room& r, const ticket& t);
   void set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const;
   double jitter();

@@ -42,6 +42,45 @@ test('a solved challenge joins once; replays, reuse after a restart and wrong ro
   }
 });
 
+test('behind a trusted proxy, clients are priced and bound by the address it forwards', async () => {
+  const pricing = { base_bits: 2, pressure_threshold: 4, max_pressure_bits: 6, puzzles: 1 };
+  const as = (address) => ({ 'X-Forwarded-For': address });
+  const challengeAs = async (f, address) =>
+    (await f.request('POST', '/api/v1/rooms/demo/challenge', { headers: as(address) })).json;
+  const joinAs = (f, address, body) => f.request('POST', '/api/v1/rooms/demo/join', { body, headers: as(address) });
+
+  const behind = new Foyer({ server: { trusted_proxies: ['127.0.0.0/8'] }, proof_of_work: pricing });
+  try {
+    await behind.start();
+    // A busy network pays more; its neighbour behind the same proxy does not.
+    for (let i = 0; i < 24; i++) {
+      const c = await challengeAs(behind, `203.0.113.${i}`);
+      assert.equal((await joinAs(behind, `203.0.113.${i + 1}`, solveSync(c.challenge))).status, 201, 'the same /24 may redeem it');
+    }
+    assert.ok((await challengeAs(behind, '203.0.113.200')).difficulty_bits >= pricing.base_bits + 2);
+    assert.equal((await challengeAs(behind, '198.51.100.9')).difficulty_bits, pricing.base_bits);
+    // A challenge is bound to the client's network, not the proxy's.
+    const c = await challengeAs(behind, '198.51.100.9');
+    assert.equal((await joinAs(behind, '192.0.2.1', solveSync(c.challenge))).json.error, 'proof_rejected');
+    assert.match((await behind.request('GET', '/metrics')).text, /foyer_proof_rejections_total\{reason="wrong_network"\} 1/);
+    // What a client writes into the header itself is passed over: the proxy's entry counts.
+    const spoofed = await challengeAs(behind, '192.0.2.1, 198.51.100.9');
+    assert.equal((await joinAs(behind, '198.51.100.77', solveSync(spoofed.challenge))).status, 201);
+  } finally {
+    await behind.cleanup();
+  }
+
+  // Without trusted proxies the header is ignored: the socket's address is the client.
+  const direct = new Foyer({ proof_of_work: pricing });
+  try {
+    await direct.start();
+    const c = await challengeAs(direct, '198.51.100.9');
+    assert.equal((await joinAs(direct, '192.0.2.1', solveSync(c.challenge))).status, 201);
+  } finally {
+    await direct.cleanup();
+  }
+});
+
 test('a network that joins often pays more; the page still gets in', async () => {
   const f = new Foyer({ proof_of_work: { base_bits: 2, pressure_threshold: 4, max_pressure_bits: 6, puzzles: 1 } });
   try {

@@ -216,6 +216,14 @@ test('a bad config or a corrupt data dir stops the start with a clear message', 
   } finally {
     await typo.cleanup();
   }
+  const proxies = new Foyer({ server: { trusted_proxies: ['10.0.0.0/8', '10.0.0.1/33'] } });
+  try {
+    const r = await proxies.runOnce();
+    assert.equal(r.code, 1);
+    assert.match(r.output, /server\.trusted_proxies\[1\]: .*10\.0\.0\.1\/33/);
+  } finally {
+    await proxies.cleanup();
+  }
   const f = new Foyer();
   try {
     await f.start();

@@ -132,3 +132,33 @@ TEST_CASE("network rules: the most specific range wins, whatever the listing ord
   CHECK_THROWS_AS(rules.add("nonsense", 1), std::invalid_argument);
   CHECK(rules.size() == 5);
 }
+
+TEST_CASE("the client behind trusted proxies is the first hop from the right they did not add") {
+  const std::vector<cidr> trusted{parse_cidr("10.0.0.0/8"), parse_cidr("2001:db8:cd::/48")};
+  const auto proxy = ip("10.1.2.3");
+
+  SECTION("an untrusted peer is the client, whatever it claims") {
+    CHECK(forwarded_client(ip("198.51.100.4"), "203.0.113.7", trusted) == ip("198.51.100.4"));
+    CHECK(forwarded_client(proxy, "203.0.113.7", {}) == proxy);
+  }
+  SECTION("one proxy: the address it received from") {
+    CHECK(forwarded_client(proxy, "203.0.113.7", trusted) == ip("203.0.113.7"));
+    CHECK(forwarded_client(proxy, " 203.0.113.7 ", trusted) == ip("203.0.113.7"));
+  }
+  SECTION("a chain of proxies is passed over; what the client wrote itself is not believed") {
+    CHECK(forwarded_client(proxy, "192.0.2.66, 203.0.113.7, 10.9.9.9", trusted) == ip("203.0.113.7"));
+    CHECK(forwarded_client(ip("2001:db8:cd::1"), "203.0.113.7,10.0.0.5", trusted) == ip("203.0.113.7"));
+  }
+  SECTION("ports and brackets are taken off") {
+    CHECK(forwarded_client(proxy, "203.0.113.7:51234", trusted) == ip("203.0.113.7"));
+    CHECK(forwarded_client(proxy, "[2001:db8::7]:443", trusted) == ip("2001:db8::7"));
+    CHECK(forwarded_client(proxy, "2001:db8::7", trusted) == ip("2001:db8::7"));
+  }
+  SECTION("a hop that is not an address ends the walk at the last one known") {
+    CHECK(forwarded_client(proxy, "unknown", trusted) == proxy);
+    CHECK(forwarded_client(proxy, "203.0.113.7, 10.0.0.9, bogus", trusted) == proxy);
+    CHECK(forwarded_client(proxy, "bogus, 10.0.0.9", trusted) == ip("10.0.0.9"));
+    CHECK(forwarded_client(proxy, "[2001:db8::7", trusted) == proxy);
+    CHECK(forwarded_client(proxy, "", trusted) == proxy);
+  }
+}
