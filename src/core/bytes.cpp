@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <stdexcept>
 
 namespace foyer {
@@ -13,12 +15,19 @@ constexpr char hex_digits[] = "0123456789abcdef";
 constexpr char b64url_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+// Every proof of work carries 128 hex digits: a table beats a chain of comparisons.
+constexpr std::array<std::int8_t, 256> hex_table = [] {
+  std::array<std::int8_t, 256> t{};
+  t.fill(-1);
+  for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<std::int8_t>(i);
+  for (int i = 0; i < 6; ++i) {
+    t['a' + i] = static_cast<std::int8_t>(10 + i);
+    t['A' + i] = static_cast<std::int8_t>(10 + i);
+  }
+  return t;
+}();
+
+int hex_value(char c) { return hex_table[static_cast<unsigned char>(c)]; }
 
 // Every ticket poll decodes one: a table beats a chain of comparisons.
 constexpr std::array<std::int8_t, 256> b64url_table = [] {
@@ -33,11 +42,10 @@ int b64url_value(char c) { return b64url_table[static_cast<unsigned char>(c)]; }
 }  // namespace
 
 std::string to_hex(byte_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (auto b : bytes) {
-    out.push_back(hex_digits[b >> 4]);
-    out.push_back(hex_digits[b & 0xf]);
+  std::string out(bytes.size() * 2, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    out[2 * i] = hex_digits[bytes[i] >> 4];
+    out[2 * i + 1] = hex_digits[bytes[i] & 0xf];
   }
   return out;
 }
@@ -116,16 +124,16 @@ std::optional<byte_vector> base64url_decode(std::string_view text) {
   return out;
 }
 
+// A load or store and a byte swap: the proof of work reads a dozen of these per join.
 void put_be64(std::uint8_t* out, std::uint64_t value) {
-  for (int i = 7; i >= 0; --i) {
-    out[i] = static_cast<std::uint8_t>(value);
-    value >>= 8;
-  }
+  if constexpr (std::endian::native == std::endian::little) value = __builtin_bswap64(value);
+  std::memcpy(out, &value, sizeof value);
 }
 
 std::uint64_t get_be64(const std::uint8_t* in) {
-  std::uint64_t value = 0;
-  for (int i = 0; i < 8; ++i) value = value << 8 | in[i];
+  std::uint64_t value;
+  std::memcpy(&value, in, sizeof value);
+  if constexpr (std::endian::native == std::endian::little) value = __builtin_bswap64(value);
   return value;
 }
 

@@ -25,7 +25,7 @@ using net::use_awaitable;
 constexpr std::string_view api_prefix = "/api/v1/rooms";
 constexpr std::string_view admin_prefix = "/api/v1/admin/rooms";
 constexpr std::string_view ticket_cookie = "foyer_ticket";
-constexpr std::int64_t ticket_cookie_max_age_s = 7 * 24 * 3600;
+constexpr std::string_view ticket_cookie_max_age = "604800";  // seconds: a week
 
 response json_response(const request& req, unsigned status, std::string body) {
   response res{static_cast<bhttp::status>(status), req.version()};
@@ -475,10 +475,14 @@ net::awaitable<response> api::join(request& req, room& r, const peer& who) {
 
 void api::set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const {
   // Scoped to the room's API path: a visitor's tickets for different rooms don't collide.
-  fmt::memory_buffer cookie;  // on the stack: the field takes its own copy
-  fmt::format_to(std::back_inserter(cookie), "{}={}; Path={}/{}; Max-Age={}; HttpOnly; SameSite=Lax{}", ticket_cookie,
-                 ticket_text, api_prefix, room_id, ticket_cookie_max_age_s, settings_.secure_cookies ? "; Secure" : "");
-  res.set(bhttp::field::set_cookie, std::string_view(cookie.data(), cookie.size()));
+  // Appended, not formatted: a format string is parsed anew on every join.
+  std::string cookie;
+  cookie.reserve(ticket_text.size() + room_id.size() + 128);
+  cookie.append(ticket_cookie).append("=").append(ticket_text);
+  cookie.append("; Path=").append(api_prefix).append("/").append(room_id);
+  cookie.append("; Max-Age=").append(ticket_cookie_max_age).append("; HttpOnly; SameSite=Lax");
+  if (settings_.secure_cookies) cookie.append("; Secure");
+  res.set(bhttp::field::set_cookie, cookie);
 }
 
 std::string api::pass_for(const room& r, const ticket& t) {

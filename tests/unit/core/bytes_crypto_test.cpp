@@ -30,6 +30,21 @@ TEST_CASE("hex round-trips and refuses bad input") {
   CHECK_FALSE(from_hex("0"));
   CHECK_FALSE(from_hex("zz"));
   CHECK_FALSE(from_hex_fixed<4>("007fff"));
+  CHECK(from_hex("ABCDEF") == from_hex("abcdef"));
+  // The characters just outside each digit range.
+  for (const char* bad : {"/0", ":0", "`0", "g0", "@0", "G0", "0\xff", "0 "}) CHECK_FALSE(from_hex(bad));
+  byte_vector every(256);
+  for (int i = 0; i < 256; ++i) every[i] = static_cast<std::uint8_t>(i);
+  CHECK(from_hex(to_hex(every)) == every);
+}
+
+TEST_CASE("big-endian 64-bit values are written and read most significant byte first") {
+  std::uint8_t bytes[8];
+  put_be64(bytes, 0x0102030405060708);
+  CHECK(to_hex(byte_view(bytes, 8)) == "0102030405060708");
+  CHECK(get_be64(bytes) == 0x0102030405060708);
+  put_be64(bytes, ~std::uint64_t{0} - 1);
+  CHECK(get_be64(bytes) == ~std::uint64_t{0} - 1);
 }
 
 TEST_CASE("base64url matches RFC 4648 vectors without padding") {
