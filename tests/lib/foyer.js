@@ -15,14 +15,23 @@ if (!existsSync(foyerBin)) {
 }
 
 // Every server a test file starts dies with it, even when a failed test skipped its
-// clean-up: a leftover process would outlive the run and hold its ports.
+// clean-up: a leftover process would outlive the run and hold its ports. Each runs in
+// its own process group, which is killed whole: nginx's workers go with their master.
 const owned = new Set();
-process.on('exit', () => { for (const proc of owned) proc.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const proc of owned) {
+    try {
+      process.kill(-proc.pid, 'SIGKILL');
+    } catch {
+      // The group is gone already.
+    }
+  }
+});
 process.once('SIGTERM', () => process.exit(143));
 
 /** child_process.spawn, for a process that must not outlive this test file. */
 export function spawnOwned(command, args, options) {
-  const proc = spawn(command, args, options);
+  const proc = spawn(command, args, { ...options, detached: true });
   owned.add(proc);
   proc.on('exit', () => owned.delete(proc));
   return proc;
