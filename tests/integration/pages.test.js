@@ -1,0 +1,62 @@
+// The embedded pages as a browser gets them: validators, compression, security headers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { Foyer } from '../lib/foyer.js';
+
+// node:http, not fetch: fetch asks for gzip and inflates by itself.
+function get(port, path, headers = {}, method = 'GET') {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('pages carry an ETag, revalidate with 304, come gzipped when asked, and forbid framing and inline script', async () => {
+  const f = new Foyer();
+  try {
+    await f.start();
+    const plain = await get(f.port, '/r/demo');
+    assert.equal(plain.status, 200);
+    assert.match(plain.headers['content-type'], /^text\/html/);
+    assert.match(plain.headers.etag, /^"[0-9a-f]{24}"$/);
+    assert.equal(plain.headers['cache-control'], 'no-cache');
+    assert.match(plain.headers['content-security-policy'], /script-src 'self';/);
+    assert.match(plain.headers['content-security-policy'], /frame-ancestors 'none'/);
+    assert.equal(plain.headers['x-frame-options'], 'DENY');
+    assert.equal(plain.headers['x-content-type-options'], 'nosniff');
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.match(plain.body.toString(), /<html/);
+
+    const again = await get(f.port, '/r/demo', { 'If-None-Match': plain.headers.etag });
+    assert.equal(again.status, 304);
+    assert.equal(again.body.length, 0);
+    assert.equal(again.headers.etag, plain.headers.etag);
+    assert.equal((await get(f.port, '/r/demo', { 'If-None-Match': '"stale"' })).status, 200);
+
+    const zipped = await get(f.port, '/r/demo', { 'Accept-Encoding': 'gzip' });
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.equal(zipped.headers.vary, 'Accept-Encoding');
+    assert.ok(zipped.body.length < plain.body.length);
+    assert.deepEqual(gunzipSync(zipped.body), plain.body);
+
+    const head = await get(f.port, '/r/demo', {}, 'HEAD');
+    assert.equal(head.status, 200);
+    assert.equal(Number(head.headers['content-length']), plain.body.length);
+    assert.equal(head.body.length, 0);
+
+    // Each asset has its own validator.
+    const script = await get(f.port, '/js/room.js');
+    assert.equal(script.status, 200);
+    assert.match(script.headers['content-type'], /javascript/);
+    assert.notEqual(script.headers.etag, plain.headers.etag);
+  } finally {
+    await f.cleanup();
+  }
+});
