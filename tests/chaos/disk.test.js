@@ -3,9 +3,9 @@
 // blocks). Needs root for mount; CI runs as root.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { accountHint } from '../lib/foyer.js';
 import {
   FrontierWatch, assertAckedHold, assertNoPlaceTwice, chaosConfig, crowd, fillDevice, mountLoopExt4, mountTmpfs,
   rootOnly, sleep, tryJoin, withFoyer,
@@ -68,12 +68,7 @@ test('a full disk: joins fail cleanly with 503, nothing acknowledged is lost, jo
 test('a storage that stalls: polls are answered at once, joins wait for durability, then succeed', { skip: rootOnly, timeout: 90000 }, async () => {
   const stallMs = 1500;
   const hintSecret = 'shared-with-the-shop-0123456789';
-  const carol = {
-    account: 'carol@example',
-    account_hint: createHmac('sha256', hintSecret)
-      .update(Buffer.concat([Buffer.from('foyer/account/v1'), Buffer.from([4]), Buffer.from('demo'), Buffer.from('carol@example')]))
-      .digest('hex'),
-  };
+  const carol = { account: 'carol@example', account_hint: accountHint(hintSecret, 'demo', 'carol@example') };
   const rate = 600;
   const watch = new FrontierWatch(rate, Date.now());
   const device = mountLoopExt4(64);

@@ -1,8 +1,7 @@
 // Joins that cost work: challenges from the real server, solved by the page's solver.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
-import { Foyer } from '../lib/foyer.js';
+import { Foyer, accountHint } from '../lib/foyer.js';
 import { solveSync } from '../../web/js/pow.js';
 
 const challenge = async (f, room = 'demo') => (await f.request('POST', `/api/v1/rooms/${room}/challenge`)).json;
@@ -104,10 +103,7 @@ test('an account hint gives one entry per account per room', async () => {
   const f = new Foyer({ server: { account_hint_secret: secret } });
   try {
     await f.start();
-    const hint = (room, account) =>
-      createHmac('sha256', secret)
-        .update(Buffer.concat([Buffer.from('foyer/account/v1'), Buffer.from([room.length]), Buffer.from(room), Buffer.from(account)]))
-        .digest('hex');
+    const hint = (room, account) => accountHint(secret, room, account);
     const first = await f.join('demo', { account: 'alice@example', account_hint: hint('demo', 'alice@example') });
     assert.equal(first.status, 201);
     const second = await f.join('demo', { account: 'alice@example', account_hint: hint('demo', 'alice@example') });

@@ -1,6 +1,7 @@
 // Test harness: starts the real `foyer` binary on a loopback port with a temp data
 // dir and a generated config, and talks to it over HTTP.
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,13 @@ export function spawnOwned(command, args, options) {
   owned.add(proc);
   proc.on('exit', () => owned.delete(proc));
   return proc;
+}
+
+/** The account hint a site signs (README, "One entry per visitor, one per account"). */
+export function accountHint(secret, room, account) {
+  return createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from('foyer/account/v1'), Buffer.from([room.length]), Buffer.from(room), Buffer.from(account)]))
+    .digest('hex');
 }
 
 function toml(value) {
