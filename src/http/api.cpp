@@ -28,13 +28,7 @@ constexpr std::string_view ticket_cookie = "foyer_ticket";
 constexpr std::string_view ticket_cookie_max_age = "604800";  // seconds: a week
 
 response json_response(const request& req, unsigned status, std::string body) {
-  response res{static_cast<bhttp::status>(status), req.version()};
-  res.set(bhttp::field::content_type, "application/json");
-  res.set(bhttp::field::cache_control, "no-store");
-  res.set("X-Content-Type-Options", "nosniff");
-  res.body() = std::move(body);
-  res.prepare_payload();
-  return res;
+  return response::json(static_cast<bhttp::status>(status), req.version(), std::move(body));
 }
 
 response error(const request& req, unsigned status, std::string_view code, std::string_view message) {
@@ -692,7 +686,6 @@ response api::metrics(const request& req) const {
   res.set(bhttp::field::cache_control, "no-store");
   res.set("X-Content-Type-Options", "nosniff");
   res.body() = std::move(out);
-  res.prepare_payload();
   return res;
 }
 

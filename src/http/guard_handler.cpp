@@ -22,7 +22,6 @@ response empty_response(const request& req, bhttp::status status) {
   response res{status, req.version()};
   res.set(bhttp::field::cache_control, "no-store");
   res.keep_alive(req.keep_alive());
-  res.prepare_payload();
   return res;
 }
 
@@ -103,7 +102,6 @@ response guard_handler::enter(const request& req) {
     auto res = empty_response(req, bhttp::status::forbidden);
     res.set(bhttp::field::content_type, "text/plain; charset=utf-8");
     res.body() = "This pass has already been used. Each pass opens this page once.\n";
-    res.prepare_payload();
     return res;
   };
 
@@ -137,19 +135,16 @@ response guard_handler::health(const request& req) const {
     kids += json_quote(kid);
   }
   kids.push_back(']');
-  response res{bhttp::status::ok, req.version()};
-  res.set(bhttp::field::content_type, "application/json");
-  res.set(bhttp::field::cache_control, "no-store");
-  res.body() = json_object()
-                   .str("status", "ok")
-                   .raw("keys", kids)
-                   .num("cached", std::uint64_t{gate_.cached_passes()})
-                   .num("spent", std::uint64_t{gate_.spent_ids()})
-                   .num("checks", checks_)
-                   .num("signature_checks", signature_checks_)
-                   .done();
+  auto res = response::json(bhttp::status::ok, req.version(),
+                            json_object()
+                                .str("status", "ok")
+                                .raw("keys", kids)
+                                .num("cached", std::uint64_t{gate_.cached_passes()})
+                                .num("spent", std::uint64_t{gate_.spent_ids()})
+                                .num("checks", checks_)
+                                .num("signature_checks", signature_checks_)
+                                .done());
   res.keep_alive(req.keep_alive());
-  res.prepare_payload();
   return res;
 }
 

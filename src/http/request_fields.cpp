@@ -1,5 +1,7 @@
 #include "http/request_fields.hpp"
 
+#include <algorithm>
+
 #include <boost/beast/http/field.hpp>
 
 namespace foyer::http {
@@ -29,8 +31,11 @@ int hex_value(char c) {
 }  // namespace
 
 std::optional<std::string_view> cookie(const request& req, std::string_view name) {
-  for (auto it = req.find(bhttp::field::cookie); it != req.end() && it->name() == bhttp::field::cookie; ++it) {
-    std::string_view all = it->value();
+  // Fields are walked comparing their codes: Beast's find compares names as case-folded
+  // text, which costs more than the walk over the few fields a request has.
+  for (const auto& field : req) {
+    if (field.name() != bhttp::field::cookie) continue;
+    std::string_view all = field.value();
     while (!all.empty()) {
       auto semi = all.find(';');
       auto pair = all.substr(0, semi);
@@ -44,7 +49,7 @@ std::optional<std::string_view> cookie(const request& req, std::string_view name
 }
 
 std::optional<std::string_view> bearer(const request& req) {
-  auto it = req.find(bhttp::field::authorization);
+  auto it = std::find_if(req.begin(), req.end(), [](const auto& f) { return f.name() == bhttp::field::authorization; });
   if (it == req.end()) return std::nullopt;
   std::string_view v = it->value();
   constexpr std::string_view scheme = "Bearer ";

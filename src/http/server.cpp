@@ -49,27 +49,10 @@ bool is_http_error(const beast::error_code& ec) {
 
 response json_error(unsigned status, std::string_view code, std::string_view message,
                     unsigned version, bool keep_alive) {
-  response res{static_cast<bhttp::status>(status), version};
-  res.set(bhttp::field::content_type, "application/json");
-  res.set(bhttp::field::cache_control, "no-store");
-  res.set("X-Content-Type-Options", "nosniff");
-  res.body() = json_object().str("error", code).str("message", message).done();
+  auto res = response::json(static_cast<bhttp::status>(status), version,
+                            json_object().str("error", code).str("message", message).done());
   res.keep_alive(keep_alive);
-  res.prepare_payload();
   return res;
-}
-
-void serialize(const response& res, std::string& out) {
-  auto reason = res.reason();
-  out.clear();
-  out.append(res.version() == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
-  out.append(std::to_string(res.result_int())).append(" ").append(reason.data(), reason.size()).append("\r\n");
-  for (const auto& field : res) {
-    auto name = field.name_string();
-    auto value = field.value();
-    out.append(name.data(), name.size()).append(": ").append(value.data(), value.size()).append("\r\n");
-  }
-  out.append("\r\n").append(res.body());
 }
 
 server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h)
@@ -132,7 +115,7 @@ void server::admit(tcp::socket socket) {
   auto res = json_error(503, "too_many_connections", "The server is at its connection limit; retry shortly.");
   res.set(bhttp::field::retry_after, "5");
   std::string bytes;
-  serialize(res, bytes);
+  res.serialize(bytes);
   // Best effort and never waited for: one short answer into the socket's buffer.
   beast::error_code ec;
   socket.non_blocking(true, ec);
@@ -248,7 +231,7 @@ net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
       res.keep_alive(req.keep_alive() && !stopping_);
     }
     enter(self, phase::writing);
-    serialize(res, out);
+    res.serialize(out);
     // An answer almost always fits in the socket's buffer: write it now, and wait for
     // the socket only for what did not fit. That saves a turn of the loop per request.
     std::size_t sent = socket.write_some(net::buffer(out), ec);

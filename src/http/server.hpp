@@ -16,13 +16,14 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include "http/response.hpp"
+
 namespace foyer::http {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 using request = beast::http::request<beast::http::string_body>;
-using response = beast::http::response<beast::http::string_body>;
 
 struct peer {
   net::ip::address address;
@@ -44,9 +45,6 @@ struct server_limits {
 // A JSON error body as every error of the API has it.
 response json_error(unsigned status, std::string_view code, std::string_view message,
                     unsigned version = 11, bool keep_alive = false);
-
-// The bytes of a response as they go on the wire: status line, fields, body.
-void serialize(const response& res, std::string& out);
 
 class server {
  public:

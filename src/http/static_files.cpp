@@ -104,9 +104,7 @@ std::optional<response> static_files::serve(const request& req, std::string_view
   if (req.method() == bhttp::verb::head) {
     res.content_length(res.body().size());
     res.body().clear();
-    return res;
   }
-  res.prepare_payload();
   return res;
 }
 

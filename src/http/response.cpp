@@ -1,0 +1,61 @@
+#include "http/response.hpp"
+
+#include <charconv>
+
+#include <boost/beast/core/string.hpp>
+
+namespace foyer::http {
+
+namespace bhttp = boost::beast::http;
+
+response response::json(status code, unsigned version, std::string body) {
+  response res{code, version};
+  // One constant instead of three `set`s: every API answer carries these fields.
+  res.fields_ = "Content-Type: application/json\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n";
+  res.body_ = std::move(body);
+  return res;
+}
+
+void response::set(bhttp::field name, std::string_view value) {
+  set(bhttp::to_string(name), value);
+}
+
+void response::set(std::string_view name, std::string_view value) {
+  erase(name);
+  fields_.append(name).append(": ").append(value).append("\r\n");
+}
+
+void response::erase(std::string_view name) {
+  std::string_view all = fields_;
+  for (std::size_t at = 0; at < all.size();) {
+    std::size_t end = all.find("\r\n", at) + 2;
+    auto line = all.substr(at, end - at);
+    if (line.size() > name.size() && line[name.size()] == ':' && boost::beast::iequals(line.substr(0, name.size()), name)) {
+      fields_.erase(at, end - at);
+      return;
+    }
+    at = end;
+  }
+}
+
+void response::serialize(std::string& out) const {
+  auto code = result_int();
+  auto reason = bhttp::obsolete_reason(status_);
+  out.clear();
+  out.append(version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
+  char digits[20];
+  char* end = std::to_chars(digits, digits + sizeof digits, code).ptr;
+  out.append(digits, end).append(" ").append(reason.data(), reason.size()).append("\r\n");
+  out.append(fields_);
+  // No body and no length for 1xx, 204 and 304 (RFC 9110, 8.6).
+  if (code >= 200 && code != 204 && code != 304) {
+    end = std::to_chars(digits, digits + sizeof digits, content_length_.value_or(body_.size())).ptr;
+    out.append("Content-Length: ").append(digits, end).append("\r\n");
+  }
+  // HTTP/1.1 keeps a connection unless told; HTTP/1.0 closes it unless told.
+  if (version_ == 10 && keep_alive_) out.append("Connection: keep-alive\r\n");
+  if (version_ != 10 && !keep_alive_) out.append("Connection: close\r\n");
+  out.append("\r\n").append(body_);
+}
+
+}  // namespace foyer::http
