@@ -206,7 +206,7 @@ void run_guard(const guard_options& options) {
   http::server_limits limits;
   // nginx forwards every header of the visitor's request, cookies of the whole site included.
   limits.header_limit = 64 * 1024;
-  http::server server(ioc, endpoint, limits, [&handler](http::request& req, const http::peer&) -> net::awaitable<http::response> {
+  http::server server(ioc, endpoint, limits, [&handler](http::request& req, const http::peer&) -> http::task<http::response> {
     co_return handler.handle(req);
   });
   server.start();

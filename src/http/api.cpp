@@ -3,7 +3,6 @@
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/container/small_vector.hpp>
 #include <boost/range/iterator_range.hpp>
 #include <array>
@@ -20,7 +19,6 @@ namespace foyer::http {
 namespace {
 
 namespace bhttp = beast::http;
-using net::use_awaitable;
 
 constexpr std::string_view api_prefix = "/api/v1/rooms";
 constexpr std::string_view admin_prefix = "/api/v1/admin/rooms";
@@ -136,7 +134,7 @@ double api::jitter() {
   return static_cast<double>(jitter_state_ >> 11) / static_cast<double>(std::uint64_t{1} << 53);
 }
 
-net::awaitable<response> api::handle(request& req, const peer& who) {
+task<response> api::handle(request& req, const peer& who) {
   std::string_view target = req.target();
   std::string_view path = target.substr(0, target.find('?'));
   auto parts = segments(path);
@@ -220,7 +218,7 @@ std::optional<ticket> api::presented_ticket(const request& req, std::string_view
   return t;
 }
 
-net::awaitable<std::tuple<std::error_code, join_outcome>> api::commit(event e) {
+task<std::tuple<std::error_code, join_outcome>> api::commit(event e) {
   auto initiate = [this, e = std::move(e)](auto handler) mutable {
     // std::function needs a copyable callable; the coroutine's handler is move-only.
     auto shared = std::make_shared<decltype(handler)>(std::move(handler));
@@ -228,12 +226,11 @@ net::awaitable<std::tuple<std::error_code, join_outcome>> api::commit(event e) {
       (*shared)(std::make_tuple(ec, outcome));
     });
   };
-  co_return co_await net::async_initiate<decltype(use_awaitable),
-                                         void(std::tuple<std::error_code, join_outcome>)>(
-      std::move(initiate), use_awaitable);
+  co_return co_await net::async_initiate<decltype(use_task), void(std::tuple<std::error_code, join_outcome>)>(
+      std::move(initiate), use_task);
 }
 
-net::awaitable<std::optional<std::vector<std::optional<std::string>>>> api::read_side_records(
+task<std::optional<std::vector<std::optional<std::string>>>> api::read_side_records(
     std::vector<std::string> keys) {
   using values = std::vector<std::optional<std::string>>;
   auto initiate = [this, keys = std::move(keys)](auto handler) mutable {
@@ -242,11 +239,10 @@ net::awaitable<std::optional<std::vector<std::optional<std::string>>>> api::read
       (*shared)(ec ? std::nullopt : std::optional<values>(std::move(v)));
     });
   };
-  co_return co_await net::async_initiate<decltype(use_awaitable), void(std::optional<values>)>(std::move(initiate),
-                                                                                              use_awaitable);
+  co_return co_await net::async_initiate<decltype(use_task), void(std::optional<values>)>(std::move(initiate), use_task);
 }
 
-net::awaitable<receipt::receipt> api::sign_receipt(receipt::receipt_fields fields) {
+task<receipt::receipt> api::sign_receipt(receipt::receipt_fields fields) {
   auto initiate = [this, fields = std::move(fields)](auto handler) mutable {
     auto shared = std::make_shared<decltype(handler)>(std::move(handler));
     // The first receipt of a batch schedules the signing after the completions that
@@ -256,8 +252,8 @@ net::awaitable<receipt::receipt> api::sign_receipt(receipt::receipt_fields field
     }
     pending_receipts_.push_back({std::move(fields), [shared](receipt::receipt r) { (*shared)(std::move(r)); }});
   };
-  co_return co_await net::async_initiate<decltype(use_awaitable), void(receipt::receipt)>(
-      std::move(initiate), use_awaitable);
+  co_return co_await net::async_initiate<decltype(use_task), void(receipt::receipt)>(
+      std::move(initiate), use_task);
 }
 
 void api::sign_pending_receipts() {
@@ -374,7 +370,7 @@ std::optional<response> api::check_proof(const request& req, const room& r, cons
   return res;
 }
 
-net::awaitable<response> api::join(request& req, room& r, const peer& who) {
+task<response> api::join(request& req, room& r, const peer& who) {
   std::string room_id = r.config().id;
   // One entry per visitor: a visitor who already holds a ticket for this room gets it back.
   if (auto existing = presented_ticket(req, room_id, nullptr)) co_return existing_entry(req, *existing, r);
@@ -615,7 +611,7 @@ response api::lottery(const request& req, const room& r) const {
   return res;
 }
 
-net::awaitable<response> api::lottery_proof(const request& req, const room& r) {
+task<response> api::lottery_proof(const request& req, const room& r) {
   auto index_text = query_param(req.target(), "index");
   auto index = index_text ? parse_u64(*index_text) : std::nullopt;
   if (!index) co_return error(req, 400, "bad_index", "Give the lobby index as ?index=<number>.");
@@ -695,7 +691,7 @@ response api::jwks(const request& req) const {
   return res;
 }
 
-net::awaitable<response> api::admin(request& req, std::string_view path) {
+task<response> api::admin(request& req, std::string_view path) {
   if (settings_.admin_token.empty()) {
     co_return error(req, 404, "admin_disabled", "The admin API is off: set server.admin_token to enable it.");
   }

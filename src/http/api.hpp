@@ -61,10 +61,10 @@ class api {
   api(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
       const clock& clock, join_price& price, api_settings settings);
 
-  net::awaitable<response> handle(request& req, const peer& who);
+  task<response> handle(request& req, const peer& who);
 
  private:
-  net::awaitable<response> join(request& req, room& r, const peer& who);
+  task<response> join(request& req, room& r, const peer& who);
   response challenge(const request& req, const room& r, const peer& who);
   // nullopt if the join may go ahead; else the answer to give.
   std::optional<response> check_proof(const request& req, const room& r, const ip_address& address,
@@ -77,21 +77,21 @@ class api {
   response room_info(const request& req, const room& r) const;
   response frontier(const request& req, const room& r) const;
   response lottery(const request& req, const room& r) const;
-  net::awaitable<response> lottery_proof(const request& req, const room& r);
-  net::awaitable<response> admin(request& req, std::string_view path);
+  task<response> lottery_proof(const request& req, const room& r);
+  task<response> admin(request& req, std::string_view path);
   response rooms_list(const request& req) const;
   response jwks(const request& req) const;
   response metrics(const request& req) const;
 
   // Lobby receipts are signed once per batch of joins made durable together.
-  net::awaitable<receipt::receipt> sign_receipt(receipt::receipt_fields fields);
+  task<receipt::receipt> sign_receipt(receipt::receipt_fields fields);
   void sign_pending_receipts();
 
   // Reads side records; nullopt if the store could not.
-  net::awaitable<std::optional<std::vector<std::optional<std::string>>>> read_side_records(
+  task<std::optional<std::vector<std::optional<std::string>>>> read_side_records(
       std::vector<std::string> keys);
   // Awaits the event's durability and application.
-  net::awaitable<std::tuple<std::error_code, join_outcome>> commit(event e);
+  task<std::tuple<std::error_code, join_outcome>> commit(event e);
 
   std::optional<ticket> presented_ticket(const request& req, std::string_view room_id,
                                          response* error) const;

@@ -5,7 +5,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/error.hpp>
@@ -19,7 +18,6 @@ namespace {
 
 namespace bhttp = beast::http;
 using net::redirect_error;
-using net::use_awaitable;
 using std::chrono::milliseconds;
 
 constexpr std::size_t read_chunk = 4096;
@@ -80,12 +78,12 @@ void server::stop(std::function<void()> on_drained) {
   finish_if_drained();
 }
 
-net::awaitable<void> server::accept_loop() {
+task<void> server::accept_loop() {
   beast::error_code ec;
   // Non-blocking for the synchronous accepts below; async_accept is unaffected.
   acceptor_.non_blocking(true, ec);
   for (;;) {
-    tcp::socket socket = co_await acceptor_.async_accept(redirect_error(use_awaitable, ec));
+    tcp_socket socket = co_await acceptor_.async_accept(redirect_error(use_task, ec));
     if (ec) {
       if (stopping_) co_return;
       // Out of file descriptors and the like: keep serving the connections we have.
@@ -96,7 +94,7 @@ net::awaitable<void> server::accept_loop() {
     // In a rush, take the whole backlog now: one connection per turn of the loop
     // leaves new visitors queued behind every request of the connected ones.
     for (;;) {
-      tcp::socket next(ioc_);
+      tcp_socket next(ioc_);
       acceptor_.accept(next, ec);
       if (ec) break;
       admit(std::move(next));
@@ -104,7 +102,7 @@ net::awaitable<void> server::accept_loop() {
   }
 }
 
-void server::admit(tcp::socket socket) {
+void server::admit(tcp_socket socket) {
   if (sessions_.size() < limits_.max_connections) {
     // Counted from now, not from when the session first runs: a drained backlog
     // must not overshoot the limit.
@@ -123,12 +121,12 @@ void server::admit(tcp::socket socket) {
   socket.close(ec);
 }
 
-net::awaitable<void> server::sweep_loop() {
+task<void> server::sweep_loop() {
   auto period = std::clamp(std::min(limits_.header_timeout, limits_.idle_timeout) / 4, milliseconds(50), milliseconds(1000));
   for (;;) {
     beast::error_code ec;
     sweeper_.expires_after(period);
-    co_await sweeper_.async_wait(redirect_error(use_awaitable, ec));
+    co_await sweeper_.async_wait(redirect_error(use_task, ec));
     if (ec || (stopping_ && sessions_.empty())) co_return;
     auto now = coarse_now();
     for (auto& s : sessions_) {
@@ -169,7 +167,7 @@ void server::finish_if_drained() {
   if (on_drained_) std::exchange(on_drained_, nullptr)();
 }
 
-net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
+task<void> server::session(tcp_socket socket, session_ref self) {
   self->socket = &socket;
   struct guard {
     server* s;
@@ -207,8 +205,8 @@ net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
       // Right after an answer the client has rarely sent its next request yet, and a
       // read now would be a system call that finds nothing. Other ready work goes
       // first, which gives the request time to arrive.
-      if (answered && self->now == phase::idle) co_await net::post(ioc_, use_awaitable);
-      std::size_t n = co_await socket.async_read_some(buffer.prepare(read_chunk), redirect_error(use_awaitable, ec));
+      if (answered && self->now == phase::idle) co_await net::post(ioc_, use_task);
+      std::size_t n = co_await socket.async_read_some(buffer.prepare(read_chunk), redirect_error(use_task, ec));
       if (ec) break;
       buffer.commit(n);
     }
@@ -240,12 +238,12 @@ net::awaitable<void> server::session(tcp::socket socket, session_ref self) {
       sent = 0;
     }
     if (!ec && sent < out.size()) {
-      co_await net::async_write(socket, net::buffer(out) + sent, redirect_error(use_awaitable, ec));
+      co_await net::async_write(socket, net::buffer(out) + sent, redirect_error(use_task, ec));
     }
     if (ec || !res.keep_alive()) break;
     answered = true;
   }
-  socket.shutdown(tcp::socket::shutdown_send, ec);
+  socket.shutdown(tcp_socket::shutdown_send, ec);
 }
 
 }  // namespace foyer::http

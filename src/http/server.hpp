@@ -12,7 +12,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
@@ -23,13 +24,22 @@ namespace foyer::http {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 using tcp = net::ip::tcp;
+
+// Coroutines and I/O objects name the io_context's own executor type. Asio's default,
+// any_io_executor, erases the type and pays an indirect call and a copy at every
+// suspension and every socket operation: a visible share of a status poll.
+using executor = net::io_context::executor_type;
+template <typename T>
+using task = net::awaitable<T, executor>;
+inline constexpr net::use_awaitable_t<executor> use_task;
+using tcp_socket = net::basic_stream_socket<tcp, executor>;
 using request = beast::http::request<beast::http::string_body>;
 
 struct peer {
   net::ip::address address;
 };
 
-using handler = std::function<net::awaitable<response>(request&, const peer&)>;
+using handler = std::function<task<response>(request&, const peer&)>;
 
 struct server_limits {
   // Apply reasonable limits to the size of a request to prevent abuse.
@@ -62,7 +72,7 @@ class server {
   using time_point = std::chrono::steady_clock::time_point;
   enum class phase { idle, reading, handling, writing };
   struct session_state {
-    tcp::socket* socket = nullptr;
+    tcp_socket* socket = nullptr;
     phase now = phase::idle;
     // Checked by the sweeper rather than armed per request: a timer per read and per
     // write costs more than the request it guards.
@@ -71,19 +81,19 @@ class server {
   };
   using session_ref = std::list<session_state>::iterator;
 
-  net::awaitable<void> accept_loop();
+  task<void> accept_loop();
   // Starts a session, or refuses the connection when at the limit.
-  void admit(tcp::socket socket);
-  net::awaitable<void> session(tcp::socket socket, session_ref self);
-  net::awaitable<void> sweep_loop();
+  void admit(tcp_socket socket);
+  task<void> session(tcp_socket socket, session_ref self);
+  task<void> sweep_loop();
   void enter(session_ref s, phase p);
   void session_ended(session_ref it);
   // Once stopping and no session is left: ends the sweeper and reports the drain.
   void finish_if_drained();
 
   net::io_context& ioc_;
-  tcp::acceptor acceptor_;
-  net::steady_timer sweeper_;
+  net::basic_socket_acceptor<tcp, executor> acceptor_;
+  net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor> sweeper_;
   server_limits limits_;
   handler handler_;
   std::list<session_state> sessions_;
