@@ -7,7 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
-#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 
@@ -15,6 +15,9 @@ namespace foyer {
 namespace {
 
 constexpr std::size_t block_size = 64;
+constexpr std::size_t length_bytes = 8;
+// sha256_short takes messages below this: with the 0x80 byte and the length, one block.
+constexpr std::size_t short_limit = block_size - length_bytes;
 
 void check(int ok) {
   if (ok != 1) throw std::runtime_error("OpenSSL SHA-256 failed");
@@ -29,6 +32,9 @@ digest finish(SHA256_CTX& ctx) {
 }  // namespace
 
 digest sha256(std::initializer_list<byte_view> parts) {
+  // Most messages hashed here are one short part (a room id, a pass id): one block,
+  // without OpenSSL's buffering and finalisation.
+  if (parts.size() == 1 && parts.begin()->size() < short_limit) return sha256_short(*parts.begin());
   SHA256_CTX ctx;
   check(SHA256_Init(&ctx));
   for (auto part : parts) check(SHA256_Update(&ctx, part.data(), part.size()));
@@ -36,19 +42,20 @@ digest sha256(std::initializer_list<byte_view> parts) {
 }
 
 digest sha256_short(byte_view message) {
-  constexpr std::size_t length_bytes = 8;
-  if (message.size() > block_size - 1 - length_bytes) throw std::invalid_argument("sha256_short: message too long");
+  if (message.size() >= short_limit) throw std::invalid_argument("sha256_short: message too long");
+  // A proof of work checks eight of these per join: whole words in and out, not bytes.
   std::uint8_t block[block_size] = {};
-  std::copy(message.begin(), message.end(), block);  // memcpy may not take an empty span's null
+  if (!message.empty()) std::memcpy(block, message.data(), message.size());
   block[message.size()] = 0x80;
-  std::uint64_t bits = std::uint64_t{message.size()} * 8;
-  for (std::size_t i = 0; i < length_bytes; ++i) block[block_size - 1 - i] = static_cast<std::uint8_t>(bits >> (8 * i));
+  put_be64(block + block_size - length_bytes, std::uint64_t{message.size()} * 8);
   SHA256_CTX ctx;
   check(SHA256_Init(&ctx));
   SHA256_Transform(&ctx, block);
   digest out;
   for (std::size_t i = 0; i < 8; ++i) {
-    for (std::size_t b = 0; b < 4; ++b) out[4 * i + b] = static_cast<std::uint8_t>(ctx.h[i] >> (24 - 8 * b));
+    std::uint32_t word = ctx.h[i];
+    if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap32(word);
+    std::memcpy(out.data() + 4 * i, &word, sizeof word);
   }
   return out;
 }
