@@ -47,15 +47,17 @@ void response::serialize(std::string& out) const {
   char* end = std::to_chars(digits, digits + sizeof digits, code).ptr;
   out.append(digits, end).append(" ").append(reason.data(), reason.size()).append("\r\n");
   out.append(fields_);
-  // No body and no length for 1xx, 204 and 304 (RFC 9110, 8.6).
-  if (code >= 200 && code != 204 && code != 304) {
+  // No body and no length for 1xx, 204 and 304 (RFC 9110, 8.6 and 6.4.1).
+  bool has_body = code >= 200 && code != 204 && code != 304;
+  if (has_body) {
     end = std::to_chars(digits, digits + sizeof digits, content_length_.value_or(body_.size())).ptr;
     out.append("Content-Length: ").append(digits, end).append("\r\n");
   }
   // HTTP/1.1 keeps a connection unless told; HTTP/1.0 closes it unless told.
   if (version_ == 10 && keep_alive_) out.append("Connection: keep-alive\r\n");
   if (version_ != 10 && !keep_alive_) out.append("Connection: close\r\n");
-  out.append("\r\n").append(body_);
+  out.append("\r\n");
+  if (has_body) out.append(body_);
 }
 
 }  // namespace foyer::http

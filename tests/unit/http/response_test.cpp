@@ -1,0 +1,60 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "http/response.hpp"
+
+using foyer::http::response;
+using status = response::status;
+namespace bhttp = boost::beast::http;
+
+namespace {
+
+std::string wire(const response& res) {
+  std::string out = "bytes of the previous answer";
+  res.serialize(out);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an API answer is JSON, not cached, not sniffed, with its length") {
+  auto res = response::json(status::created, 11, R"({"a":1})");
+  CHECK(wire(res) ==
+        "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
+        "X-Content-Type-Options: nosniff\r\nContent-Length: 7\r\n\r\n{\"a\":1}");
+}
+
+TEST_CASE("a field set again replaces the first, whatever the case of its name") {
+  auto res = response::json(status::ok, 11, "{}");
+  res.set(bhttp::field::cache_control, "public, max-age=1");
+  res.set("x-content-type-options", "nosniff");
+  // A name that is the start of another is a different field.
+  res.set("Cache", "x");
+  CHECK(wire(res) ==
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: public, max-age=1\r\n"
+        "x-content-type-options: nosniff\r\nCache: x\r\nContent-Length: 2\r\n\r\n{}");
+}
+
+TEST_CASE("204 and 304 carry no length and no body; HEAD names a length it does not send") {
+  response not_modified{status::not_modified, 11};
+  not_modified.set(bhttp::field::etag, "\"abc\"");
+  not_modified.body() = "never sent";
+  CHECK(wire(not_modified) == "HTTP/1.1 304 Not Modified\r\nETag: \"abc\"\r\n\r\n");
+  CHECK(wire(response{status::no_content, 11}) == "HTTP/1.1 204 No Content\r\n\r\n");
+
+  response head{status::ok, 11};
+  head.content_length(1234);
+  CHECK(wire(head) == "HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n");
+}
+
+TEST_CASE("keep-alive and close are said as each HTTP version needs") {
+  response old{status::ok, 10};
+  CHECK(wire(old) == "HTTP/1.0 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n");
+  old.keep_alive(false);
+  CHECK(wire(old) == "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n");
+
+  response closing{status::service_unavailable, 11};
+  closing.keep_alive(false);
+  CHECK(wire(closing) == "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+}
