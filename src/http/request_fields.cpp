@@ -4,6 +4,8 @@
 
 #include <boost/beast/http/field.hpp>
 
+#include "core/bytes.hpp"
+
 namespace foyer::http {
 namespace {
 
@@ -19,13 +21,6 @@ void for_each_pair(std::string_view query, F f) {
     if (f(pair.substr(0, eq), eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), pair)) return;
     query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
   }
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -77,10 +72,10 @@ std::optional<std::string> percent_decode(std::string_view text) {
     } else if (text[i] != '%') {
       out.push_back(text[i]);
     } else {
-      int high = i + 2 < text.size() ? hex_value(text[i + 1]) : -1;
-      int low = high < 0 ? -1 : hex_value(text[i + 2]);
-      if (low < 0) return std::nullopt;
-      out.push_back(static_cast<char>(high * 16 + low));
+      // Two hex digits exactly: from_hex_into refuses a short or non-hex escape.
+      std::uint8_t byte = 0;
+      if (!from_hex_into(text.substr(i + 1, 2), std::span(&byte, 1))) return std::nullopt;
+      out.push_back(static_cast<char>(byte));
       i += 2;
     }
   }

@@ -1,0 +1,19 @@
+#include <catch2/catch.hpp>
+
+#include "http/request_fields.hpp"
+
+using foyer::http::percent_decode;
+
+TEST_CASE("percent_decode turns %XX escapes and '+' back into bytes") {
+  CHECK(percent_decode("") == "");
+  CHECK(percent_decode("a%2Fb+c") == "a/b c");
+  CHECK(percent_decode("%41%6a%6A%00z") == std::string("Ajj\0z", 5));
+  CHECK(percent_decode("%e2%82%AC") == "\xe2\x82\xac");
+}
+
+TEST_CASE("percent_decode refuses an escape that is short or not hex") {
+  for (const char* bad : {"%", "%4", "ab%", "ab%4", "%zz", "%4g", "%g4", "%%41", "%-1", "% 4"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(percent_decode(bad));
+  }
+}
