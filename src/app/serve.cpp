@@ -65,9 +65,7 @@ int serve(const config& c) {
   http::join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
                          static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
   http::api api(rooms, store, tickets, keys, clock, price, c.api);
-  std::uint32_t fastest = 0;
-  for (const auto& room : c.rooms) fastest = std::max(fastest, room.rate_per_minute);
-  ticker admissions(ioc, rooms, clock, ticker::period_for(fastest));
+  ticker admissions(ioc, rooms, clock);
   auto work = net::make_work_guard(ioc);
 
   auto listen = [&] {

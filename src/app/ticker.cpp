@@ -1,22 +1,15 @@
 #include "app/ticker.hpp"
 
-#include <algorithm>
-
 #include <fmt/core.h>
 
 namespace foyer::app {
 
-ticker::ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock, std::chrono::milliseconds period)
-    : timer_(ioc), rooms_(rooms), clock_(clock), period_(period) {}
-
-std::chrono::milliseconds ticker::period_for(std::uint32_t fastest_rate_per_minute) {
-  auto one_visitor = std::chrono::milliseconds(60'000 / std::max<std::uint32_t>(fastest_rate_per_minute, 1));
-  return std::clamp(one_visitor / steps_per_visitor, min_period, max_period);
-}
+ticker::ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock)
+    : timer_(ioc), rooms_(rooms), clock_(clock) {}
 
 void ticker::start(std::function<void()> caught_up) {
   step(std::move(caught_up));
-  timer_.expires_after(period_);
+  timer_.expires_after(period);
   schedule();
 }
 
@@ -30,7 +23,7 @@ void ticker::schedule() {
     if (ec || stopped_) return;
     step(nullptr);
     // From the previous expiry, not from now, so the ticker does not drift.
-    timer_.expires_at(timer_.expiry() + period_);
+    timer_.expires_at(timer_.expiry() + period);
     schedule();
   });
 }

@@ -1,7 +1,8 @@
 #pragma once
-// Drives the rooms' clocks: closes lobbies on schedule and admits visitors by elapsed
-// time. Each room has at most one step in flight, and a step's clock is committed
-// only once it is durable (the journal applies it then).
+// Drives the rooms' clocks: closes lobbies on schedule and makes each open room's
+// frontier durable about once a second (room::due). The frontier visitors see does
+// not wait for these steps: it is rate × time from the last durable one. Each room
+// has at most one step in flight, applied once it is durable.
 
 #include <chrono>
 #include <functional>
@@ -18,15 +19,10 @@ namespace foyer::app {
 
 class ticker {
  public:
-  // Five steps per visitor of the fastest room: a visitor due is admitted at most a
-  // fifth of a visitor late, so the frontier stays within one of rate × time. A step
-  // that admits nobody writes nothing. Within these bounds.
-  static constexpr int steps_per_visitor = 5;
-  static constexpr std::chrono::milliseconds min_period{10};
-  static constexpr std::chrono::milliseconds max_period{250};
-  static std::chrono::milliseconds period_for(std::uint32_t fastest_rate_per_minute);
+  // How late a lobby may close after its time.
+  static constexpr std::chrono::milliseconds period{20};
 
-  ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock, std::chrono::milliseconds period);
+  ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock);
   // Runs a first step at once (after a restart: the catch-up, within the elapsed cap)
   // and calls `caught_up` when it is durable, then keeps stepping.
   void start(std::function<void()> caught_up);
@@ -39,7 +35,6 @@ class ticker {
   boost::asio::steady_timer timer_;
   journal& rooms_;
   const clock& clock_;
-  std::chrono::milliseconds period_;
   std::set<std::string, std::less<>> in_flight_;
   bool stopped_ = false;
 };

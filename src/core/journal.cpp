@@ -118,21 +118,38 @@ void journal::recover(const recovered_log& log, const std::vector<room_config>& 
 }
 
 void journal::submit(event e, applied_handler done) {
-  std::vector<std::string> events{encode(e)};
+  // A room that stops admitting first makes its frontier at that moment durable, in
+  // the same write, and holds it there meanwhile: what visitors saw admitted stays.
+  std::optional<event> frontier;
+  room* held = nullptr;
+  if (const auto* change = std::get_if<state_changed>(&e)) {
+    if (auto it = rooms_.find(change->room); it != rooms_.end() && it->second.state() == room_state::open) {
+      held = &it->second;
+      frontier = held->checkpoint(change->at_ms);
+      held->hold_admission(change->at_ms);
+    }
+  }
+  std::vector<std::string> events;
+  if (frontier) events.push_back(encode(*frontier));
+  events.push_back(encode(e));
   auto side = std::exchange(pending_side_, {});
   store_.append(std::move(events), side,
-                [this, e = std::move(e), side, done = std::move(done)](std::error_code ec, std::uint64_t seq) {
+                [this, frontier = std::move(frontier), e = std::move(e), held, side, done = std::move(done)](
+                    std::error_code ec, std::uint64_t seq) {
+                  if (held) held->release_admission();
                   if (ec) {
                     requeue(side);
                     done(ec, {});
                     return;
                   }
+                  if (frontier) apply(*frontier);
                   auto outcome = apply(e);
-                  applied_seq_ = seq;
+                  applied_seq_ = seq + (frontier ? 1 : 0);
                   // An account's entry must be readable by the next join with that
                   // account, which may come at once: write it now.
                   if (const auto* j = std::get_if<visitor_joined>(&e); j && j->account) flush_side_records();
-                  if (++since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) snapshot();
+                  since_snapshot_ += frontier ? 2 : 1;
+                  if (since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) snapshot();
                   done({}, outcome);
                 });
 }

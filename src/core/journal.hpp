@@ -48,6 +48,8 @@ class journal {
   std::vector<room_config> missing_rooms() const;
 
   // Makes `e` durable, applies it, then calls `done` (ec set: not durable, not applied).
+  // A state change of an open room is written together with the room's frontier at
+  // its time (room::checkpoint), so that stopping admission never undoes any.
   void submit(event e, applied_handler done);
 
   room* find(std::string_view id);

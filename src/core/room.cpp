@@ -8,9 +8,10 @@
 namespace foyer {
 namespace {
 
-// With nobody admitted, the ticker still commits its clock this often, so that
-// slow rates accumulate past the elapsed cap and an idle room holds no stale tick.
-constexpr std::int64_t tick_heartbeat_ms = 5'000;
+// How often an open room's frontier is made durable. The frontier itself is exact
+// at any moment; this bounds how much unused capacity an empty queue keeps (a step
+// clamps to the joined) and keeps every step well inside the elapsed cap.
+constexpr std::int64_t checkpoint_every_ms = 1'000;
 constexpr std::uint8_t state_format = 1;
 
 }  // namespace
@@ -47,6 +48,8 @@ join_outcome room::apply(const visitor_joined& e, std::vector<merkle::stored_nod
 }
 
 void room::apply(const visitors_admitted& e) {
+  // A step the ticker decided while a stop was in flight: the stop wrote its own.
+  if (state_ != room_state::open) return;
   served_ = std::clamp(e.served, served_, joined_);
   tick_ms_ = e.tick_ms;
   carry_ = e.carry;
@@ -110,11 +113,28 @@ std::optional<event> room::due(std::int64_t now_ms) const {
     if (now_ms < *lobby_closes_at_ms()) return std::nullopt;
     return lobby_closed{config_.id, now_ms};
   }
-  if (state_ != room_state::open) return std::nullopt;
+  if (state_ != room_state::open || now_ms - tick_ms_ < checkpoint_every_ms) return std::nullopt;
+  return checkpoint(now_ms);
+}
+
+visitors_admitted room::checkpoint(std::int64_t now_ms) const {
   auto step = admission_due(config_.rate_per_minute, tick_ms_, carry_, now_ms);
-  std::uint64_t served = std::min(served_ + step.admit, joined_);
-  if (served == served_ && now_ms - tick_ms_ < tick_heartbeat_ms) return std::nullopt;
-  return visitors_admitted{config_.id, served, step.tick_ms, step.carry};
+  return {config_.id, served_ + step.admit, step.tick_ms, step.carry};
+}
+
+std::uint64_t room::served(std::int64_t now_ms) const {
+  if (state_ != room_state::open) return served_;
+  if (holds_ > 0) now_ms = std::min(now_ms, hold_ms_);
+  auto step = admission_due(config_.rate_per_minute, tick_ms_, carry_, now_ms);
+  return std::min(served_ + step.admit, joined_);
+}
+
+void room::hold_admission(std::int64_t at_ms) {
+  hold_ms_ = holds_++ == 0 ? at_ms : std::min(hold_ms_, at_ms);
+}
+
+void room::release_admission() {
+  if (holds_ > 0) --holds_;
 }
 
 std::optional<digest> room::revealed_seed() const {

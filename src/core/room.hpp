@@ -50,12 +50,23 @@ class room {
 
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
+  // The frontier at `now` as a durable step, for the ticker and for a change that
+  // stops admission. Not clamped to the joined: applying it does that.
+  visitors_admitted checkpoint(std::int64_t now_ms) const;
+
+  // While a change that stops admission is being made durable, the frontier stays
+  // where that change leaves it, so that nothing visitors saw admitted is taken back.
+  void hold_admission(std::int64_t at_ms);
+  void release_admission();
 
   room_state state() const { return state_; }
   bool accepts_joins() const;
   // Whether an operator may move the room to `target` now.
   bool allows(room_state target) const;
-  std::uint64_t served() const { return served_; }
+  // Admission is rate × time, so the frontier at `now` is arithmetic on the last
+  // durable step: exact between steps, however long a step takes to become durable.
+  // A restart's catch-up admits exactly this, so no crash takes any of it back.
+  std::uint64_t served(std::int64_t now_ms) const;
   std::uint64_t joined() const { return joined_; }
   std::uint64_t lobby_size() const { return lobby_.size(); }
   bool lobby_open() const { return state_ == room_state::lobby; }
@@ -63,8 +74,6 @@ class room {
   std::int64_t created_at_ms() const { return created_at_ms_; }
   std::optional<std::int64_t> closed_at_ms() const { return closed_at_ms_; }
   std::optional<std::int64_t> opened_at_ms() const { return opened_at_ms_; }
-  std::int64_t last_tick_ms() const { return tick_ms_; }
-  std::uint64_t carry() const { return carry_; }
 
   const digest& commitment() const { return commitment_; }
   // Known once the lobby closed.
@@ -99,6 +108,9 @@ class room {
   std::optional<digest> lobby_root_;
   std::optional<std::string> beacon_;
   std::optional<lottery::permutation> permutation_;
+  // Not state: only while a change that stops admission is in flight.
+  std::uint32_t holds_ = 0;
+  std::int64_t hold_ms_ = 0;
 };
 
 }  // namespace foyer

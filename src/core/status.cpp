@@ -20,7 +20,7 @@ std::uint32_t poll_interval(std::int64_t until_ms, double jitter) {
 visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms,
                          double jitter) {
   visitor_status s;
-  s.served = r.served();
+  s.served = r.served(now_ms);
   s.place = place;
   if (!place) {
     if (r.state() == room_state::lobby) {
@@ -32,14 +32,14 @@ visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std:
     }
     return s;
   }
-  if (*place < r.served()) {
+  if (*place < s.served) {
     s.state = "admitted";
     s.position = 0;
     s.eta_seconds = 0;
     s.poll_after_ms = poll_interval(max_poll_ms * 10, jitter);
     return s;
   }
-  s.position = *place - r.served();
+  s.position = *place - s.served;
   std::uint64_t rate = std::max<std::uint32_t>(r.config().rate_per_minute, 1);
   std::uint64_t wait_ms = (*s.position + 1) * 60'000 / rate;
   s.eta_seconds = (wait_ms + 999) / 1000;

@@ -531,7 +531,7 @@ response api::status(const request& req, room& r) {
     body.str("pass", pass_for(r, *t)).str("target_url", r.config().target_url);
   }
   if (r.config().stock) {
-    body.num("stock_left", *r.config().stock > r.served() ? *r.config().stock - r.served() : 0);
+    body.num("stock_left", *r.config().stock > st.served ? *r.config().stock - st.served : 0);
   }
   if (reissued) body.str("ticket", *reissued);
   auto res = json_response(req, 200, body.done());
@@ -543,14 +543,15 @@ response api::status(const request& req, room& r) {
 
 response api::room_info(const request& req, const room& r) const {
   const auto& c = r.config();
+  auto served = r.served(clock_.now_ms());
   json_object body;
   body.str("id", c.id)
       .str("name", c.name)
       .str("state", to_string(r.state()))
       .num("rate_per_minute", c.rate_per_minute)
-      .num("served", r.served())
+      .num("served", served)
       .num("joined", r.joined())
-      .num("waiting", r.joined() - r.served())
+      .num("waiting", r.joined() - served)
       .num("created_at", seconds(r.created_at_ms()))
       .str("commitment", to_hex(r.commitment()));
   if (c.opens_at_ms) body.num("opens_at", seconds(*c.opens_at_ms));
@@ -566,11 +567,12 @@ response api::room_info(const request& req, const room& r) const {
 }
 
 response api::frontier(const request& req, const room& r) const {
+  auto now = clock_.now_ms();
   auto body = json_object()
-                  .num("served", r.served())
+                  .num("served", r.served(now))
                   .str("state", to_string(r.state()))
                   .num("rate_per_minute", r.config().rate_per_minute)
-                  .num("at", clock_.now_ms())
+                  .num("at", now)
                   .done();
   auto res = json_response(req, 200, std::move(body));
   // Tiny and the same for everyone: any HTTP cache or CDN can absorb the polling.
@@ -669,10 +671,11 @@ response api::metrics(const request& req) const {
   // Prometheus text format: room gauges and why proofs were refused.
   std::string out =
       "# TYPE foyer_room_joined gauge\n# TYPE foyer_room_served gauge\n# TYPE foyer_proof_rejections_total counter\n";
+  auto now = clock_.now_ms();
   for (const auto& [id, r] : rooms_.rooms()) {
     if (!rooms_.find(id)) continue;
     out += fmt::format("foyer_room_joined{{room=\"{}\"}} {}\nfoyer_room_served{{room=\"{}\"}} {}\n", id, r.joined(), id,
-                       r.served());
+                       r.served(now));
   }
   for (const auto& [reason, count] : proof_rejections_) {
     out += fmt::format("foyer_proof_rejections_total{{reason=\"{}\"}} {}\n", reason, count);
@@ -704,16 +707,18 @@ task<response> api::admin(request& req, std::string_view path) {
   if (parts.size() == 4) {
     if (req.method() != bhttp::verb::get) co_return error(req, 405, "method_not_allowed", "Use GET for this path.");
     std::string list = "[";
+    auto now = clock_.now_ms();
     for (const auto& [id, r] : rooms_.rooms()) {
       if (!rooms_.find(id)) continue;
       if (list.size() > 1) list += ',';
+      auto served = r.served(now);
       list += json_object()
                   .str("id", id)
                   .str("name", r.config().name)
                   .str("state", to_string(r.state()))
                   .num("joined", r.joined())
-                  .num("served", r.served())
-                  .num("waiting", r.joined() - r.served())
+                  .num("served", served)
+                  .num("waiting", r.joined() - served)
                   .num("lobby_size", r.lobby_size())
                   .num("rate_per_minute", r.config().rate_per_minute)
                   .opt_num("stock", r.config().stock)
@@ -721,7 +726,7 @@ task<response> api::admin(request& req, std::string_view path) {
                   .done();
     }
     list += ']';
-    co_return json_response(req, 200, json_object().raw("rooms", list).num("at", clock_.now_ms()).done());
+    co_return json_response(req, 200, json_object().raw("rooms", list).num("at", now).done());
   }
   if (parts.size() != 6) co_return error(req, 404, "not_found", "No such admin path.");
   room* r = rooms_.find(parts[4]);

@@ -23,12 +23,15 @@ struct journal_fixture {
   std::vector<room_config> configs;
   std::unique_ptr<journal> rooms;
 
+  // Runs the oldest completion the store posted, as the event loop would.
+  void complete_one() {
+    auto f = std::move(queue.front());
+    queue.pop_front();
+    f();
+  }
+
   void drain() {
-    while (!queue.empty()) {
-      auto f = std::move(queue.front());
-      queue.pop_front();
-      f();
-    }
+    while (!queue.empty()) complete_one();
   }
 
   // Commits `e` and returns what applying it gave (the error if it failed).

@@ -127,7 +127,7 @@ TEST_CASE_METHOD(journal_fixture, "status is arithmetic on the counters") {
   clock.advance_ms(5'000);
   tick("a");
   const room& r = *rooms->find("a");
-  REQUIRE(r.served() == 5);
+  REQUIRE(r.served(clock.now_ms()) == 5);
   auto waiting = status_of(r, 12, clock.now_ms(), 0.0);
   CHECK(waiting.state == "waiting");
   CHECK(waiting.position == 7u);
