@@ -65,7 +65,7 @@ test('a full disk: joins fail cleanly with 503, nothing acknowledged is lost, jo
   }
 });
 
-test('a storage that stalls: polls are answered at once, joins wait for durability, then succeed', { skip: rootOnly, timeout: 90000 }, async () => {
+test('a storage that stalls: polls are answered at once, admission keeps the rate, joins wait for durability, then succeed', { skip: rootOnly, timeout: 90000 }, async () => {
   const stallMs = 1500;
   const hintSecret = 'shared-with-the-shop-0123456789';
   const carol = { account: 'carol@example', account_hint: accountHint(hintSecret, 'demo', 'carol@example') };
@@ -75,8 +75,9 @@ test('a storage that stalls: polls are answered at once, joins wait for durabili
   try {
     await withFoyer(chaosConfig({ rate, server: { account_hint_secret: hintSecret } }), { dataDir: path.join(device.dir, 'data') }, async (f) => {
       const acked = [];
-      await crowd(f, { concurrency: 4, until: () => acked.length >= 20, acked });
-      await watch.sample(f);
+      // Enough that the queue outlasts the stall at 10 admissions a second.
+      await crowd(f, { concurrency: 4, until: () => acked.length >= 200, acked });
+      const beforeStall = await watch.sample(f);
 
       device.freeze();
       let answered = 0;
@@ -103,6 +104,13 @@ test('a storage that stalls: polls are answered at once, joins wait for durabili
           await sleep(100);
         }
         assert.equal(answered, 0, 'no join is acknowledged before it is durable');
+        // Admission is rate × time from the last durable step: it does not wait for the
+        // storage, and a restart admits at least as much again (checked below).
+        const duringStall = watch.last;
+        const due = (rate * (duringStall.at - beforeStall.at)) / 60000;
+        assert.ok(duringStall.served < acked.length, 'the queue outlasted the stall');
+        assert.ok(duringStall.served - beforeStall.served >= due - 1,
+          `admitted ${duringStall.served - beforeStall.served} while the storage stalled for ${duringStall.at - beforeStall.at} ms; the rate allows ${due.toFixed(1)}`);
       } finally {
         device.thaw();
       }
