@@ -133,9 +133,7 @@ void room::hold_admission(std::int64_t at_ms) {
   hold_ms_ = holds_++ == 0 ? at_ms : std::min(hold_ms_, at_ms);
 }
 
-void room::release_admission() {
-  if (holds_ > 0) --holds_;
-}
+void room::release_admission() { --holds_; }
 
 std::optional<digest> room::revealed_seed() const {
   if (!opened_at_ms_ || !closed_at_ms_) return std::nullopt;

@@ -51,7 +51,8 @@ class room {
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
   // The frontier at `now` as a durable step, for the ticker and for a change that
-  // stops admission. Not clamped to the joined: applying it does that.
+  // stops admission. Not clamped to the joined: applying it does, counting the joins
+  // logged before it that were not yet durable when it was decided.
   visitors_admitted checkpoint(std::int64_t now_ms) const;
 
   // While a change that stops admission is being made durable, the frontier stays
