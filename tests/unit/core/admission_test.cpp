@@ -187,7 +187,6 @@ TEST_CASE_METHOD(journal_fixture, "no crash, stop, failed write or emptied queue
     room* r = rooms->find("r");
     switch (next(10)) {
       case 0: join("r"); break;  // drains whatever is in flight
-      case 7: rooms->submit(visitor_joined{"r", {}, {}, clock.now_ms(), std::nullopt}, ignore); break;
       case 1: restart(); ++restarts; break;
       case 2:
       case 3:
@@ -205,6 +204,7 @@ TEST_CASE_METHOD(journal_fixture, "no crash, stop, failed write or emptied queue
         break;
       }
       case 6: drain(); break;
+      case 7: rooms->submit(visitor_joined{"r", {}, {}, clock.now_ms(), std::nullopt}, ignore); break;
       case 8:
         if (!queue.empty()) complete_one();
         break;
