@@ -81,8 +81,9 @@ int serve(const config& c) {
                c.data_dir.string());
     std::fflush(stdout);
   };
-  // After a restart the frontier first catches up with the time that passed (within
-  // the elapsed cap); only then does anyone see it.
+  // After a restart the first step is durable before anyone is answered: a lobby whose
+  // close passed while the server was down is closed, not joined. (An open room's
+  // frontier needs no wait: it is already rate × time from the last durable step.)
   auto start_serving = [&] { admissions.start(listen); };
 
   for (const auto& room : missing) {

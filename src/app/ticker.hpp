@@ -23,8 +23,9 @@ class ticker {
   static constexpr std::chrono::milliseconds period{20};
 
   ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock);
-  // Runs a first step at once (after a restart: the catch-up, within the elapsed cap)
-  // and calls `caught_up` when it is durable, then keeps stepping.
+  // Runs a first step at once (after a restart: an overdue lobby closes, an open room
+  // writes a step if one is due) and calls `caught_up` when it is durable, then keeps
+  // stepping.
   void start(std::function<void()> caught_up);
   void stop();
 
