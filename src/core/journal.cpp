@@ -132,9 +132,10 @@ void journal::submit(event e, applied_handler done) {
   std::vector<std::string> events;
   if (frontier) events.push_back(encode(*frontier));
   events.push_back(encode(e));
+  const std::size_t count = events.size();
   auto side = std::exchange(pending_side_, {});
   store_.append(std::move(events), side,
-                [this, frontier = std::move(frontier), e = std::move(e), held, side, done = std::move(done)](
+                [this, frontier = std::move(frontier), e = std::move(e), count, held, side, done = std::move(done)](
                     std::error_code ec, std::uint64_t seq) {
                   if (held) held->release_admission();
                   if (ec) {
@@ -144,11 +145,11 @@ void journal::submit(event e, applied_handler done) {
                   }
                   if (frontier) apply(*frontier);
                   auto outcome = apply(e);
-                  applied_seq_ = seq + (frontier ? 1 : 0);
+                  applied_seq_ = seq + count - 1;
                   // An account's entry must be readable by the next join with that
                   // account, which may come at once: write it now.
                   if (const auto* j = std::get_if<visitor_joined>(&e); j && j->account) flush_side_records();
-                  since_snapshot_ += frontier ? 2 : 1;
+                  since_snapshot_ += count;
                   if (since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) snapshot();
                   done({}, outcome);
                 });
