@@ -8,7 +8,7 @@
 #include <fmt/core.h>
 #include <toml++/toml.h>
 
-#include "core/network.hpp"
+#include "core/gate/network.hpp"
 
 namespace foyer::app {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/pow.hpp"
-#include "core/room.hpp"
+#include "core/gate/pow.hpp"
+#include "core/rooms/room.hpp"
 #include "http/api.hpp"
 #include "http/server.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "core/bytes.hpp"
+#include "core/base/bytes.hpp"
 
 namespace foyer::app {
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "app/config.hpp"
-#include "core/pass.hpp"
-#include "core/pass_gate.hpp"
+#include "core/passes/pass.hpp"
+#include "core/passes/pass_gate.hpp"
 #include "http/guard_handler.hpp"
 #include "http/http_get.hpp"
 #include "http/server.hpp"

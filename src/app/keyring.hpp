@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "core/pass.hpp"
+#include "core/passes/pass.hpp"
 
 namespace foyer::app {
 

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "core/lottery.hpp"
-#include "core/merkle.hpp"
-#include "core/receipt.hpp"
+#include "core/fairness/lottery.hpp"
+#include "core/fairness/merkle.hpp"
+#include "core/fairness/receipt.hpp"
 
 namespace foyer::app {
 namespace {

@@ -13,7 +13,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <foyer/clock.hpp>
 
-#include "core/journal.hpp"
+#include "core/rooms/journal.hpp"
 
 namespace foyer::app {
 

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include "core/json.hpp"
-#include "core/status.hpp"
+#include "core/base/json.hpp"
+#include "core/rooms/status.hpp"
 #include "http/request_fields.hpp"
 
 namespace foyer::http {

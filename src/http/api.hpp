@@ -13,13 +13,13 @@
 #include <simdjson.h>
 #include <foyer/store.hpp>
 
-#include "core/join_pressure.hpp"
-#include "core/journal.hpp"
-#include "core/network.hpp"
-#include "core/pow.hpp"
-#include "core/pass.hpp"
-#include "core/receipt.hpp"
-#include "core/ticket.hpp"
+#include "core/gate/join_pressure.hpp"
+#include "core/rooms/journal.hpp"
+#include "core/gate/network.hpp"
+#include "core/gate/pow.hpp"
+#include "core/passes/pass.hpp"
+#include "core/fairness/receipt.hpp"
+#include "core/gate/ticket.hpp"
 #include "http/server.hpp"
 #include "http/static_files.hpp"
 

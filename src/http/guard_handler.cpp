@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "core/json.hpp"
+#include "core/base/json.hpp"
 #include "http/request_fields.hpp"
 
 namespace foyer::http {

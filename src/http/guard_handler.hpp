@@ -27,7 +27,7 @@
 
 #include <foyer/clock.hpp>
 
-#include "core/pass_gate.hpp"
+#include "core/passes/pass_gate.hpp"
 #include "http/server.hpp"
 
 namespace foyer::http {

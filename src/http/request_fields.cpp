@@ -4,7 +4,7 @@
 
 #include <boost/beast/http/field.hpp>
 
-#include "core/bytes.hpp"
+#include "core/base/bytes.hpp"
 
 namespace foyer::http {
 namespace {

@@ -11,7 +11,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <fmt/core.h>
 
-#include "core/json.hpp"
+#include "core/base/json.hpp"
 
 namespace foyer::http {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <boost/beast/http/field.hpp>
 
-#include "core/bytes.hpp"
-#include "core/crypto.hpp"
+#include "core/base/bytes.hpp"
+#include "core/base/crypto.hpp"
 #include "http/web_assets.hpp"
 
 namespace foyer::http {

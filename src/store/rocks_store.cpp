@@ -22,7 +22,7 @@
 #include <utility>
 #include <variant>
 
-#include "core/bytes.hpp"
+#include "core/base/bytes.hpp"
 #include "store/fault_file_system.hpp"
 
 // Layout: two column families, written together by one WriteBatch (one WAL, atomic).

@@ -9,7 +9,7 @@
 
 #include <foyer/clock.hpp>
 
-#include "core/journal.hpp"
+#include "core/rooms/journal.hpp"
 #include "support/memory_store.hpp"
 
 namespace foyer::test {

@@ -14,7 +14,7 @@
 #include <system_error>
 #include <vector>
 
-#include "core/bytes.hpp"
+#include "core/base/bytes.hpp"
 #include "support/memory_store.hpp"
 #include "support/run_loop.hpp"
 

@@ -1,0 +1,71 @@
+#include "core/gate/ticket.hpp"
+
+#include "core/base/codec.hpp"
+
+namespace foyer {
+namespace {
+
+constexpr std::uint8_t ticket_version = 1;
+constexpr std::size_t mac_size = 16;
+constexpr std::uint64_t none = ~std::uint64_t{0};
+constexpr std::size_t max_room_id = 64;
+// The largest ticket is well under this; anything longer is refused unread.
+constexpr std::size_t max_ticket_text = 256;
+constexpr std::string_view mac_label = "foyer/ticket/v1";
+
+}  // namespace
+
+ticket_codec::ticket_codec(byte_view secret) : key_(secret) {}
+
+std::string ticket_codec::encode(const ticket& t) const {
+  writer w(2 + t.room.size() + t.visitor.size() + 8 + 8 + t.entrant.size() + 8 + mac_size);
+  w.u8(ticket_version);
+  w.u8(static_cast<std::uint8_t>(t.room.size()));
+  w.raw(as_bytes(t.room));
+  w.raw(t.visitor);
+  w.u64(t.place.value_or(none));
+  w.u64(t.lobby_index.value_or(none));
+  w.raw(t.entrant);
+  w.i64(t.issued_ms);
+  auto payload = w.take();
+  auto mac = key_.mac({as_bytes(mac_label), as_bytes(payload)});
+  payload.append(reinterpret_cast<const char*>(mac.data()), mac_size);
+  return base64url_encode(as_bytes(payload));
+}
+
+std::optional<ticket> ticket_codec::decode(std::string_view text, ticket_error* why) const {
+  auto fail = [&](ticket_error e) -> std::optional<ticket> {
+    if (why) *why = e;
+    return std::nullopt;
+  };
+  if (text.size() > max_ticket_text) return fail(ticket_error::malformed);
+  std::array<std::uint8_t, max_ticket_text * 3 / 4> buffer;
+  auto raw = std::span(buffer).first(text.size() * 3 / 4);
+  if (!base64url_decode_into(text, raw) || raw.size() < 2 + mac_size || raw[0] != ticket_version) {
+    return fail(ticket_error::malformed);
+  }
+  std::string_view all = as_chars(raw);
+  std::string_view payload = all.substr(0, all.size() - mac_size);
+  auto mac = key_.mac({as_bytes(mac_label), as_bytes(payload)});
+  if (!equal_constant_time(byte_view(mac).first(mac_size), as_bytes(all.substr(payload.size())))) {
+    return fail(ticket_error::forged);
+  }
+  std::size_t room_size = static_cast<std::uint8_t>(payload[1]);
+  ticket t;
+  if (room_size == 0 || room_size > max_room_id || payload.size() < 2 + room_size) {
+    return fail(ticket_error::malformed);
+  }
+  t.room = std::string(payload.substr(2, room_size));
+  reader rest(payload.substr(2 + room_size));
+  t.visitor = rest.raw<16>();
+  auto place = rest.u64();
+  auto lobby_index = rest.u64();
+  t.entrant = rest.raw<16>();
+  t.issued_ms = rest.i64();
+  if (!rest.done()) return fail(ticket_error::malformed);
+  if (place != none) t.place = place;
+  if (lobby_index != none) t.lobby_index = lobby_index;
+  return t;
+}
+
+}  // namespace foyer

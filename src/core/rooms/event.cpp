@@ -1,0 +1,142 @@
+#include "core/rooms/event.hpp"
+
+#include "core/base/codec.hpp"
+
+namespace foyer {
+namespace {
+
+// Tags are part of the on-disk format: never renumber.
+enum class tag : std::uint8_t {
+  room_created = 1,
+  visitor_joined = 2,
+  visitors_admitted = 3,
+  lobby_closed = 4,
+  beacon_supplied = 5,
+  state_changed = 6,
+};
+
+struct encoder {
+  writer& w;
+  void operator()(const room_created& e) {
+    w.u8(static_cast<std::uint8_t>(tag::room_created));
+    w.str(e.room);
+    w.raw(e.seed);
+    w.i64(e.at_ms);
+  }
+  void operator()(const visitor_joined& e) {
+    w.u8(static_cast<std::uint8_t>(tag::visitor_joined));
+    w.str(e.room);
+    w.raw(e.visitor);
+    w.raw(e.entrant);
+    w.i64(e.at_ms);
+    w.u8(e.account.has_value());
+    if (e.account) w.raw(*e.account);
+  }
+  void operator()(const visitors_admitted& e) {
+    w.u8(static_cast<std::uint8_t>(tag::visitors_admitted));
+    w.str(e.room);
+    w.u64(e.served);
+    w.i64(e.tick_ms);
+    w.u64(e.carry);
+  }
+  void operator()(const lobby_closed& e) {
+    w.u8(static_cast<std::uint8_t>(tag::lobby_closed));
+    w.str(e.room);
+    w.i64(e.at_ms);
+  }
+  void operator()(const beacon_supplied& e) {
+    w.u8(static_cast<std::uint8_t>(tag::beacon_supplied));
+    w.str(e.room);
+    w.str(e.value);
+    w.i64(e.at_ms);
+  }
+  void operator()(const state_changed& e) {
+    w.u8(static_cast<std::uint8_t>(tag::state_changed));
+    w.str(e.room);
+    w.u8(static_cast<std::uint8_t>(e.state));
+    w.i64(e.at_ms);
+  }
+};
+
+std::optional<event> read_event(reader& r) {
+  switch (static_cast<tag>(r.u8())) {
+    case tag::room_created: {
+      room_created e{r.str(), r.raw<32>(), 0};
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::visitor_joined: {
+      visitor_joined e;
+      e.room = r.str();
+      e.visitor = r.raw<16>();
+      e.entrant = r.raw<16>();
+      e.at_ms = r.i64();
+      if (r.u8() != 0) e.account = r.raw<16>();
+      return e;
+    }
+    case tag::visitors_admitted: {
+      visitors_admitted e;
+      e.room = r.str();
+      e.served = r.u64();
+      e.tick_ms = r.i64();
+      e.carry = r.u64();
+      return e;
+    }
+    case tag::lobby_closed: {
+      lobby_closed e;
+      e.room = r.str();
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::beacon_supplied: {
+      beacon_supplied e;
+      e.room = r.str();
+      e.value = r.str();
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::state_changed: {
+      state_changed e;
+      e.room = r.str();
+      auto s = r.u8();
+      if (s > static_cast<std::uint8_t>(room_state::closed)) return std::nullopt;
+      e.state = static_cast<room_state>(s);
+      e.at_ms = r.i64();
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view to_string(room_state state) {
+  switch (state) {
+    case room_state::lobby: return "lobby";
+    case room_state::drawing: return "drawing";
+    case room_state::open: return "open";
+    case room_state::paused: return "paused";
+    case room_state::sold_out: return "sold_out";
+    case room_state::closed: return "closed";
+  }
+  return "unknown";
+}
+
+std::string encode(const event& e) {
+  writer w(128);  // a join, the event written most, fits: one allocation
+  std::visit(encoder{w}, e);
+  return w.take();
+}
+
+std::optional<event> decode_event(std::string_view bytes) {
+  reader r(bytes);
+  auto e = read_event(r);
+  if (!e || !r.done()) return std::nullopt;
+  return e;
+}
+
+const std::string& room_of(const event& e) {
+  return std::visit([](const auto& v) -> const std::string& { return v.room; }, e);
+}
+
+}  // namespace foyer

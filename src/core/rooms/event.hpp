@@ -1,0 +1,70 @@
+#pragma once
+// Every durable state change of a room. Events are applied in log order, on replay
+// exactly as live, so anything derived from them (places, lobby indexes, the lobby
+// tree) is the same after a restart.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "core/base/bytes.hpp"
+
+namespace foyer {
+
+using id16 = std::array<std::uint8_t, 16>;
+
+enum class room_state : std::uint8_t { lobby, drawing, open, paused, sold_out, closed };
+
+std::string_view to_string(room_state state);
+
+struct room_created {
+  std::string room;
+  digest seed;
+  std::int64_t at_ms = 0;
+};
+
+struct visitor_joined {
+  std::string room;
+  id16 visitor{};
+  id16 entrant{};
+  std::int64_t at_ms = 0;
+  std::optional<id16> account;  // a keyed digest of the site's account id, if the site sent one
+};
+
+// The admission ticker's durable step: the new frontier and the ticker clock it
+// was computed at, so that a restart continues from exactly there.
+struct visitors_admitted {
+  std::string room;
+  std::uint64_t served = 0;
+  std::int64_t tick_ms = 0;
+  std::uint64_t carry = 0;
+};
+
+struct lobby_closed {
+  std::string room;
+  std::int64_t at_ms = 0;
+};
+
+struct beacon_supplied {
+  std::string room;
+  std::string value;  // raw bytes of the public random value
+  std::int64_t at_ms = 0;
+};
+
+// Operator transitions: pause, resume, sold out, closed.
+struct state_changed {
+  std::string room;
+  room_state state = room_state::open;
+  std::int64_t at_ms = 0;
+};
+
+using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed,
+                           beacon_supplied, state_changed>;
+
+std::string encode(const event& e);
+std::optional<event> decode_event(std::string_view bytes);
+const std::string& room_of(const event& e);
+
+}  // namespace foyer

@@ -1,0 +1,56 @@
+#include "core/rooms/status.hpp"
+
+#include <algorithm>
+
+namespace foyer {
+namespace {
+
+constexpr std::int64_t min_poll_ms = 1'000;
+constexpr std::int64_t max_poll_ms = 30'000;
+constexpr std::int64_t drawing_poll_ms = 2'000;
+
+// People far back poll rarely: about ten polls over their expected wait.
+std::uint32_t poll_interval(std::int64_t until_ms, double jitter) {
+  auto base = std::clamp<std::int64_t>(until_ms / 10, min_poll_ms, max_poll_ms);
+  return static_cast<std::uint32_t>(static_cast<double>(base) * (0.8 + 0.4 * jitter));
+}
+
+}  // namespace
+
+visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms,
+                         double jitter) {
+  visitor_status s;
+  s.served = r.served(now_ms);
+  s.place = place;
+  if (!place) {
+    if (r.state() == room_state::lobby) {
+      s.state = "lobby";
+      s.poll_after_ms = poll_interval((*r.lobby_closes_at_ms() - now_ms) * 4, jitter);
+    } else {
+      s.state = "drawing";
+      s.poll_after_ms = poll_interval(drawing_poll_ms * 10, jitter);
+    }
+    return s;
+  }
+  if (*place < s.served) {
+    s.state = "admitted";
+    s.position = 0;
+    s.eta_seconds = 0;
+    s.poll_after_ms = poll_interval(max_poll_ms * 10, jitter);
+    return s;
+  }
+  s.position = *place - s.served;
+  std::uint64_t rate = std::max<std::uint32_t>(r.config().rate_per_minute, 1);
+  std::uint64_t wait_ms = (*s.position + 1) * 60'000 / rate;
+  s.eta_seconds = (wait_ms + 999) / 1000;
+  s.poll_after_ms = poll_interval(static_cast<std::int64_t>(std::min<std::uint64_t>(wait_ms, INT32_MAX)), jitter);
+  switch (r.state()) {
+    case room_state::paused: s.state = "paused"; break;
+    case room_state::sold_out: s.state = "sold_out"; break;
+    case room_state::closed: s.state = "closed"; break;
+    default: s.state = "waiting"; break;
+  }
+  return s;
+}
+
+}  // namespace foyer

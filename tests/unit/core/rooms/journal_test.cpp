@@ -1,0 +1,165 @@
+#include <catch2/catch.hpp>
+
+#include "core/rooms/status.hpp"
+#include "support/journal_fixture.hpp"
+
+using namespace foyer;
+using foyer::test::journal_fixture;
+using foyer::test::test_room;
+
+namespace {
+
+room_config lobby_room(std::int64_t opens_at_ms, std::string beacon_rule = "") {
+  auto c = test_room("lobby", 600);
+  c.opens_at_ms = opens_at_ms;
+  c.lobby_window_seconds = 10;
+  c.beacon_rule = std::move(beacon_rule);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(journal_fixture, "FIFO joins get consecutive places that survive restarts") {
+  start({test_room("a", 60), test_room("b", 60)});
+  for (std::uint64_t i = 0; i < 10; ++i) {
+    CHECK(join("a").place == i);
+    CHECK(join("b").place == i);
+  }
+  restart();
+  CHECK(rooms->find("a")->joined() == 10);
+  CHECK(join("a").place == 10u);
+}
+
+TEST_CASE_METHOD(journal_fixture, "a failed write applies nothing and leaves no gap") {
+  start({test_room("a", 60)});
+  join("a");
+  store.fail_next_writes(1);
+  visitor_joined e;
+  e.room = "a";
+  auto [ec, outcome] = commit(e);
+  CHECK(ec);
+  CHECK_FALSE(outcome.place);
+  CHECK(rooms->find("a")->joined() == 1);
+  CHECK(join("a").place == 1u);
+  restart();
+  CHECK(rooms->find("a")->joined() == 2);
+}
+
+TEST_CASE_METHOD(journal_fixture, "snapshots and tail replay rebuild the same state") {
+  start({test_room("a", 60), lobby_room(start_ms + 60'000)});
+  // journal_fixture snapshots every 1000 events.
+  for (int i = 0; i < 2'345; ++i) {
+    join("a");
+    join("lobby", static_cast<std::uint8_t>(i));
+  }
+  clock.advance_ms(30'000);
+  tick("a");
+  drain();
+  auto before_a = rooms->find("a")->encode_state();
+  auto before_lobby = rooms->find("lobby")->encode_state();
+  REQUIRE(store.recover().snapshot);
+  CHECK(store.recover().events.size() < 1'000 + 10);
+  restart();
+  CHECK(rooms->find("a")->encode_state() == before_a);
+  CHECK(rooms->find("lobby")->encode_state() == before_lobby);
+}
+
+TEST_CASE_METHOD(journal_fixture, "the lobby closes on schedule, draws, then queues late arrivals") {
+  start({lobby_room(start_ms + 60'000)});
+  room* r = rooms->find("lobby");
+  REQUIRE(r->state() == room_state::lobby);
+  CHECK_FALSE(r->revealed_seed());
+  for (std::uint64_t i = 0; i < 50; ++i) CHECK(join("lobby", 1).lobby_index == i);
+  auto st = status_of(*r, std::nullopt, clock.now_ms(), 0.5);
+  CHECK(st.state == "lobby");
+
+  clock.set_ms(start_ms + 69'999);  // the window is still open: a lobby join
+  CHECK_FALSE(tick("lobby"));
+  CHECK(join("lobby", 2).lobby_index == 50u);
+  clock.set_ms(start_ms + 70'000);
+  CHECK(tick("lobby"));
+  r = rooms->find("lobby");
+  CHECK(r->state() == room_state::open);
+  CHECK(r->lobby_size() == 51);
+  REQUIRE(r->revealed_seed());
+  REQUIRE(r->lobby_root());
+
+  // Places are a permutation of [0, 51); the next arrival queues behind them.
+  std::vector<bool> seen(51);
+  for (std::uint64_t i = 0; i < 51; ++i) {
+    auto p = r->place_of(i);
+    REQUIRE(p);
+    REQUIRE(*p < 51);
+    CHECK_FALSE(seen[*p]);
+    seen[*p] = true;
+  }
+  CHECK(join("lobby").place == 51u);
+
+  // A restart keeps the same root and places.
+  auto root = *r->lobby_root();
+  auto place7 = *r->place_of(7);
+  restart();
+  CHECK(*rooms->find("lobby")->lobby_root() == root);
+  CHECK(*rooms->find("lobby")->place_of(7) == place7);
+}
+
+TEST_CASE_METHOD(journal_fixture, "a beacon room waits for the beacon before the draw") {
+  start({lobby_room(start_ms + 1'000, "the first drand quicknet round after the close")});
+  for (int i = 0; i < 5; ++i) join("lobby");
+  clock.advance_ms(20'000);
+  REQUIRE(tick("lobby"));
+  room* r = rooms->find("lobby");
+  CHECK(r->state() == room_state::drawing);
+  CHECK_FALSE(r->revealed_seed());
+  CHECK_FALSE(r->place_of(0));
+  CHECK_FALSE(tick("lobby"));  // no admission while drawing
+  restart();
+  REQUIRE_FALSE(commit(beacon_supplied{"lobby", "\x01\x02", clock.now_ms()}).first);
+  r = rooms->find("lobby");
+  CHECK(r->state() == room_state::open);
+  CHECK(r->revealed_seed());
+  CHECK(r->place_of(4));
+}
+
+TEST_CASE_METHOD(journal_fixture, "status is arithmetic on the counters") {
+  start({test_room("a", 60)});
+  for (int i = 0; i < 20; ++i) join("a");
+  clock.advance_ms(5'000);
+  tick("a");
+  const room& r = *rooms->find("a");
+  REQUIRE(r.served(clock.now_ms()) == 5);
+  auto waiting = status_of(r, 12, clock.now_ms(), 0.0);
+  CHECK(waiting.state == "waiting");
+  CHECK(waiting.position == 7u);
+  CHECK(waiting.eta_seconds == 8u);  // 8 more admissions at one a second
+  CHECK(waiting.poll_after_ms >= 800);
+  auto admitted = status_of(r, 4, clock.now_ms(), 0.0);
+  CHECK(admitted.state == "admitted");
+  // Far back polls rarely; near the front, often; jitter spreads them.
+  auto far = status_of(r, 100'000, clock.now_ms(), 0.0);
+  auto near = status_of(r, 6, clock.now_ms(), 0.0);
+  CHECK(far.poll_after_ms > near.poll_after_ms);
+  CHECK(status_of(r, 100'000, clock.now_ms(), 0.99).poll_after_ms > far.poll_after_ms);
+}
+
+TEST_CASE("events round-trip through their encoding") {
+  std::vector<event> all = {
+      room_created{"r", digest{1, 2, 3}, 5},
+      visitor_joined{"r", id16{9}, id16{8}, 7, std::nullopt},
+      visitor_joined{"r", id16{9}, id16{8}, 7, id16{6}},
+      visitors_admitted{"r", 10, 11, 12},
+      lobby_closed{"r", 13},
+      beacon_supplied{"r", std::string("\0\1", 2), 14},
+      state_changed{"r", room_state::paused, 15},
+  };
+  for (const auto& e : all) {
+    auto bytes = encode(e);
+    auto back = decode_event(bytes);
+    REQUIRE(back);
+    CHECK(encode(*back) == bytes);
+    CHECK_FALSE(decode_event(bytes.substr(0, bytes.size() - 1)));
+    CHECK_FALSE(decode_event(bytes + "x"));
+  }
+  CHECK_FALSE(decode_event(""));
+  CHECK_FALSE(decode_event("\x63"));
+}
