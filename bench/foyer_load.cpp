@@ -46,7 +46,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include "core/pow.hpp"
+#include "core/gate/pow.hpp"
 
 namespace {
 

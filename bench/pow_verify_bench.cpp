@@ -12,8 +12,8 @@
 #include <ctime>
 #include <vector>
 
-#include "core/join_pressure.hpp"
-#include "core/pow.hpp"
+#include "core/gate/join_pressure.hpp"
+#include "core/gate/pow.hpp"
 
 using namespace foyer;
 
