@@ -2,8 +2,8 @@
 
 #include <charconv>
 #include <chrono>
-#include <regex>
 #include <set>
+#include <sstream>
 
 #include <fmt/core.h>
 #include <toml++/toml.h>
@@ -12,8 +12,6 @@
 
 namespace foyer::app {
 namespace {
-
-constexpr std::uint32_t max_rate_per_minute = 10'000'000;
 
 // Reads one TOML table, remembering which keys were used, so that a misspelt key is
 // refused instead of silently ignored.
@@ -71,65 +69,30 @@ class table_reader {
   std::set<std::string> used_;
 };
 
-std::optional<std::int64_t> parse_time_ms(const toml::node& node) {
-  if (auto dt = node.as_date_time()) {
-    const auto& v = dt->get();
-    if (!v.offset) return std::nullopt;
-    std::chrono::sys_days day = std::chrono::year_month_day{
-        std::chrono::year{v.date.year}, std::chrono::month{v.date.month}, std::chrono::day{v.date.day}};
-    std::int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(day.time_since_epoch()).count();
-    ms += ((v.time.hour * 60 + v.time.minute) * 60 + v.time.second) * 1000LL + v.time.nanosecond / 1'000'000;
-    ms -= v.offset->minutes * 60'000LL;
-    return ms;
+// A room's settings go through the validator the admin API uses: TOML values become
+// room_values, and the core decides.
+room_value room_value_of(const toml::node& node) {
+  if (auto v = node.value_exact<std::int64_t>()) return *v;
+  if (auto v = node.value_exact<std::string>()) return *v;
+  if (const auto* dt = node.as_date_time()) {
+    std::ostringstream text;
+    text << *dt;
+    return text.str();
   }
-  if (auto s = node.value<std::string>()) {
-    // Also accept the RFC 3339 text in a string.
-    try {
-      auto parsed = toml::parse(fmt::format("t = {}", *s));
-      if (const auto* t = parsed.get("t"); t && t->is_date_time()) return parse_time_ms(*t);
-    } catch (const toml::parse_error&) {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
+  // No room setting takes any other kind of value: the validator says which it takes.
+  return true;
 }
 
 room_config read_room(const toml::table& table, std::size_t index) {
-  table_reader t(table, fmt::format("rooms[{}]", index));
+  auto where = fmt::format("rooms[{}]", index);
+  auto fail = [&](const field_problem& p) {
+    throw config_error(fmt::format("config: {}.{}: {}", where, p.field, p.message));
+  };
   room_config r;
-  t.string("id", r.id);
-  static const std::regex id_pattern("[a-z0-9][a-z0-9_-]{0,63}");
-  if (!std::regex_match(r.id, id_pattern)) {
-    t.fail("id", "must be 1 to 64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit");
+  for (const auto& [key, node] : table) {
+    if (auto p = set_room_setting(r, key.str(), room_value_of(node))) fail(*p);
   }
-  r.name = r.id;
-  t.string("name", r.name);
-  t.integer("rate_per_minute", r.rate_per_minute, 1, max_rate_per_minute);
-  t.integer("pass_ttl_seconds", r.pass_ttl_seconds, 10, 7 * 24 * 3600);
-  t.string("target_url", r.target_url);
-  if (r.target_url.empty()) t.fail("target_url", "is required: where admitted visitors are sent");
-  if (const auto* node = t.take("opens_at")) {
-    r.opens_at_ms = parse_time_ms(*node);
-    if (!r.opens_at_ms) t.fail("opens_at", "must be an RFC 3339 date-time with an offset, e.g. 2026-12-01T10:00:00+05:30");
-  }
-  t.integer("lobby_window_seconds", r.lobby_window_seconds, 0, 3600);
-  t.string("beacon_rule", r.beacon_rule);
-  if (!r.beacon_rule.empty() && !r.opens_at_ms) t.fail("beacon_rule", "needs opens_at: only a lottery has a beacon");
-  if (table.contains("stock")) {
-    std::uint64_t stock = 0;
-    t.integer("stock", stock, 0, std::int64_t{1} << 48);
-    r.stock = stock;
-  }
-  t.string("logo_url", r.logo_url);
-  if (!r.logo_url.empty() && !r.logo_url.starts_with("https://") && !r.logo_url.starts_with("/")) {
-    t.fail("logo_url", "must be an https:// URL or a path on this server");
-  }
-  t.string("accent_colour", r.accent_colour);
-  static const std::regex colour_pattern("#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?");
-  if (!r.accent_colour.empty() && !std::regex_match(r.accent_colour, colour_pattern)) {
-    t.fail("accent_colour", "must be a hex colour like #1a5fb4");
-  }
-  t.refuse_unknown();
+  if (auto p = check_room(r)) fail(*p);
   return r;
 }
 

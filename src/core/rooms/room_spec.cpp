@@ -1,0 +1,258 @@
+#include "core/rooms/room_spec.hpp"
+
+#include <array>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "core/base/json.hpp"
+#include "core/base/time_text.hpp"
+
+namespace foyer {
+namespace {
+
+constexpr std::int64_t max_rate_per_minute = 10'000'000;
+constexpr std::int64_t max_pass_ttl_seconds = 7 * 24 * 3600;
+constexpr std::int64_t max_lobby_window_seconds = 3600;
+constexpr std::int64_t max_stock = std::int64_t{1} << 48;
+constexpr std::size_t max_url_size = 2048;
+constexpr std::size_t max_text_size = 1024;
+
+// One setting's identity and how to compare and copy it, for diffs and merges.
+struct setting {
+  std::string_view name;
+  bool (*differs)(const room_config&, const room_config&);
+  void (*copy)(room_config& to, const room_config& from);
+};
+
+template <auto member>
+constexpr setting make_setting(std::string_view name) {
+  return {name, [](const room_config& a, const room_config& b) { return a.*member != b.*member; },
+          [](room_config& to, const room_config& from) { to.*member = from.*member; }};
+}
+
+constexpr std::array<setting, 11> settings{
+    make_setting<&room_config::id>("id"),
+    make_setting<&room_config::name>("name"),
+    make_setting<&room_config::rate_per_minute>("rate_per_minute"),
+    make_setting<&room_config::pass_ttl_seconds>("pass_ttl_seconds"),
+    make_setting<&room_config::target_url>("target_url"),
+    make_setting<&room_config::opens_at_ms>("opens_at"),
+    make_setting<&room_config::lobby_window_seconds>("lobby_window_seconds"),
+    make_setting<&room_config::beacon_rule>("beacon_rule"),
+    make_setting<&room_config::stock>("stock"),
+    make_setting<&room_config::logo_url>("logo_url"),
+    make_setting<&room_config::accent_colour>("accent_colour"),
+};
+
+constexpr auto setting_names = [] {
+  std::array<std::string_view, settings.size()> names{};
+  for (std::size_t i = 0; i < settings.size(); ++i) names[i] = settings[i].name;
+  return names;
+}();
+
+bool has_control_or_space(std::string_view s) {
+  for (unsigned char c : s) {
+    if (c <= ' ' || c == 0x7f) return true;
+  }
+  return false;
+}
+
+// A path on the site itself: one leading '/', never "//" or a backslash, which browsers
+// read as another host.
+bool is_site_path(std::string_view url) {
+  return url.starts_with('/') && !url.starts_with("//") && url.find('\\') == std::string_view::npos;
+}
+
+bool is_absolute_url(std::string_view url, bool https_only) {
+  std::string_view rest;
+  if (url.starts_with("https://")) {
+    rest = url.substr(8);
+  } else if (!https_only && url.starts_with("http://")) {
+    rest = url.substr(7);
+  } else {
+    return false;
+  }
+  auto host_end = rest.find_first_of("/?#");
+  std::string_view host = rest.substr(0, host_end);
+  return !host.empty() && host.find('@') == std::string_view::npos && url.find('\\') == std::string_view::npos;
+}
+
+std::optional<field_problem> problem(std::string_view key, std::string message) {
+  return field_problem{std::string(key), std::move(message)};
+}
+
+template <class T>
+std::optional<field_problem> set_integer(std::string_view key, const room_value& value, T& out, std::int64_t min,
+                                         std::int64_t max) {
+  const auto* v = std::get_if<std::int64_t>(&value);
+  if (!v || *v < min || *v > max) return problem(key, fmt::format("must be a whole number from {} to {}", min, max));
+  out = static_cast<T>(*v);
+  return std::nullopt;
+}
+
+std::optional<field_problem> set_text(std::string_view key, const room_value& value, std::string& out,
+                                      std::size_t max_size = max_text_size) {
+  const auto* v = std::get_if<std::string>(&value);
+  if (!v) return problem(key, "must be a string");
+  if (v->size() > max_size) return problem(key, fmt::format("must be at most {} characters", max_size));
+  for (unsigned char c : *v) {
+    if (c < ' ' || c == 0x7f) return problem(key, "must not contain control characters");
+  }
+  out = *v;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view to_string(room_owner owner) { return owner == room_owner::file ? "file" : "api"; }
+
+std::span<const std::string_view> room_setting_names() { return setting_names; }
+
+std::optional<field_problem> set_room_setting(room_config& c, std::string_view key, const room_value& value) {
+  bool removed = std::holds_alternative<unset_value>(value);
+  if (key == "rate_per_minute") return set_integer(key, value, c.rate_per_minute, 1, max_rate_per_minute);
+  if (key == "pass_ttl_seconds") return set_integer(key, value, c.pass_ttl_seconds, 10, max_pass_ttl_seconds);
+  if (key == "lobby_window_seconds") {
+    return set_integer(key, value, c.lobby_window_seconds, 0, max_lobby_window_seconds);
+  }
+  if (key == "stock") {
+    if (removed) {
+      c.stock.reset();
+      return std::nullopt;
+    }
+    std::uint64_t stock = 0;
+    if (auto p = set_integer(key, value, stock, 0, max_stock)) return p;
+    c.stock = stock;
+    return std::nullopt;
+  }
+  if (key == "opens_at") {
+    if (removed) {
+      c.opens_at_ms.reset();
+      return std::nullopt;
+    }
+    const auto* text = std::get_if<std::string>(&value);
+    auto ms = text ? parse_rfc3339_ms(*text) : std::nullopt;
+    if (!ms) return problem(key, "must be an RFC 3339 date-time with an offset, e.g. 2026-12-01T10:00:00+05:30");
+    c.opens_at_ms = ms;
+    return std::nullopt;
+  }
+  if (key == "id") {
+    if (auto p = set_text(key, value, c.id)) return p;
+    static const std::regex id_pattern("[a-z0-9][a-z0-9_-]{0,63}");
+    if (!std::regex_match(c.id, id_pattern)) {
+      return problem(key, "must be 1 to 64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit");
+    }
+    return std::nullopt;
+  }
+  if (key == "name") return set_text(key, value, c.name, 200);
+  if (key == "beacon_rule") return set_text(key, value, c.beacon_rule);
+  if (key == "target_url") {
+    if (auto p = set_text(key, value, c.target_url, max_url_size)) return p;
+    if (!is_site_path(c.target_url) && !is_absolute_url(c.target_url, /*https_only=*/false)) {
+      return problem(key, "must be an absolute http(s) URL or a path starting with a single '/'");
+    }
+    if (has_control_or_space(c.target_url)) return problem(key, "must not contain spaces");
+    return std::nullopt;
+  }
+  if (key == "logo_url") {
+    if (auto p = set_text(key, value, c.logo_url, max_url_size)) return p;
+    if (!c.logo_url.empty() && ((!is_site_path(c.logo_url) && !is_absolute_url(c.logo_url, /*https_only=*/true)) ||
+                                has_control_or_space(c.logo_url))) {
+      return problem(key, "must be an https:// URL or a path on this server starting with a single '/'");
+    }
+    return std::nullopt;
+  }
+  if (key == "accent_colour") {
+    if (auto p = set_text(key, value, c.accent_colour)) return p;
+    static const std::regex colour_pattern("#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?");
+    if (!c.accent_colour.empty() && !std::regex_match(c.accent_colour, colour_pattern)) {
+      return problem(key, "must be a hex colour like #1a5fb4");
+    }
+    return std::nullopt;
+  }
+  return problem(key, "unknown setting");
+}
+
+std::optional<field_problem> check_room(room_config& c) {
+  if (c.id.empty()) return problem("id", "is required");
+  if (c.name.empty()) c.name = c.id;
+  if (c.target_url.empty()) return problem("target_url", "is required: where admitted visitors are sent");
+  if (!c.beacon_rule.empty() && !c.opens_at_ms) return problem("beacon_rule", "needs opens_at: only a lottery has a beacon");
+  return std::nullopt;
+}
+
+std::vector<std::string_view> changed_settings(const room_config& a, const room_config& b) {
+  std::vector<std::string_view> changed;
+  for (const auto& s : settings) {
+    if (s.differs(a, b)) changed.push_back(s.name);
+  }
+  return changed;
+}
+
+room_config apply_changes(room_config current, const room_config& before, const room_config& after) {
+  for (const auto& s : settings) {
+    if (s.differs(before, after)) s.copy(current, after);
+  }
+  return current;
+}
+
+std::string to_json(const room_config& c) {
+  json_object o;
+  o.str("id", c.id)
+      .str("name", c.name)
+      .num("rate_per_minute", c.rate_per_minute)
+      .num("pass_ttl_seconds", c.pass_ttl_seconds)
+      .str("target_url", c.target_url);
+  if (c.opens_at_ms) {
+    o.str("opens_at", format_rfc3339_ms(*c.opens_at_ms));
+  } else {
+    o.null("opens_at");
+  }
+  o.num("lobby_window_seconds", c.lobby_window_seconds).str("beacon_rule", c.beacon_rule);
+  if (c.stock) {
+    o.num("stock", *c.stock);
+  } else {
+    o.null("stock");
+  }
+  return o.str("logo_url", c.logo_url).str("accent_colour", c.accent_colour).done();
+}
+
+namespace {
+constexpr std::uint64_t absent = ~std::uint64_t{0};
+}  // namespace
+
+void write_room_config(writer& w, const room_config& c) {
+  w.str(c.id);
+  w.str(c.name);
+  w.u32(c.rate_per_minute);
+  w.u32(c.pass_ttl_seconds);
+  w.str(c.target_url);
+  w.u8(c.opens_at_ms.has_value());
+  w.i64(c.opens_at_ms.value_or(0));
+  w.u32(c.lobby_window_seconds);
+  w.str(c.beacon_rule);
+  w.u64(c.stock.value_or(absent));
+  w.str(c.logo_url);
+  w.str(c.accent_colour);
+}
+
+room_config read_room_config(reader& r) {
+  room_config c;
+  c.id = r.str();
+  c.name = r.str();
+  c.rate_per_minute = r.u32();
+  c.pass_ttl_seconds = r.u32();
+  c.target_url = r.str();
+  bool has_opens_at = r.u8() != 0;
+  std::int64_t opens_at = r.i64();
+  if (has_opens_at) c.opens_at_ms = opens_at;
+  c.lobby_window_seconds = r.u32();
+  c.beacon_rule = r.str();
+  if (auto stock = r.u64(); stock != absent) c.stock = stock;
+  c.logo_url = r.str();
+  c.accent_colour = r.str();
+  return c;
+}
+
+}  // namespace foyer

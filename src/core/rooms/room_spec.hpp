@@ -1,0 +1,72 @@
+#pragma once
+// A room's configuration, and the one validator that the TOML file and the admin API
+// share: each reads its own syntax into room_values, and these functions decide.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/base/codec.hpp"
+
+namespace foyer {
+
+struct room_config {
+  std::string id;                      // [a-z0-9][a-z0-9_-]{0,63}; part of every URL and ticket
+  std::string name;                    // Default: the id
+  std::uint32_t rate_per_minute = 60;  // Default: 60 visitors admitted per minute
+  std::uint32_t pass_ttl_seconds = 900;  // Default: a pass is valid for 15 minutes
+  std::string target_url;              // where admitted visitors are sent; required
+  std::optional<std::int64_t> opens_at_ms;  // Default: none, FIFO from the start
+  std::uint32_t lobby_window_seconds = 0;   // Default: 0, the lobby closes at opens_at
+  std::string beacon_rule;             // Default: empty, no beacon; else the public rule text
+  std::optional<std::uint64_t> stock;  // Default: unlimited; items on sale, for honest odds
+  std::string logo_url;                // Default: none; branding for the waiting room
+  std::string accent_colour;           // Default: none; a CSS colour
+
+  bool operator==(const room_config&) const = default;
+};
+
+// Who declares a room. The file's rooms are reconciled into the log at start and on
+// reload; a room created through the admin API is the API's, and no file may declare it.
+enum class room_owner : std::uint8_t { file, api };
+std::string_view to_string(room_owner owner);
+
+// Which setting is wrong and why, in words for the person who wrote it.
+struct field_problem {
+  std::string field;
+  std::string message;
+};
+
+// A value as a declaration gives it. `unset` removes an optional setting (JSON null).
+struct unset_value {};
+using room_value = std::variant<unset_value, std::int64_t, std::string, bool>;
+
+// The settings of a room, in the order they are documented and listed.
+std::span<const std::string_view> room_setting_names();
+
+// Sets one setting from a declaration: an unknown name, a value of the wrong kind or out
+// of range is a problem naming `key`.
+std::optional<field_problem> set_room_setting(room_config& config, std::string_view key, const room_value& value);
+
+// The rules across settings, once every setting is read; fills the defaults that depend
+// on others (the name is the id unless given).
+std::optional<field_problem> check_room(room_config& config);
+
+// The settings whose values differ, by name.
+std::vector<std::string_view> changed_settings(const room_config& a, const room_config& b);
+
+// `current` with every setting that `before` and `after` disagree on taken from `after`:
+// a reload applies what changed in the file and keeps what was changed live elsewhere.
+room_config apply_changes(room_config current, const room_config& before, const room_config& after);
+
+// The settings as the admin API shows them: every key, opens_at as RFC 3339 text.
+std::string to_json(const room_config& config);
+
+void write_room_config(writer& w, const room_config& config);
+room_config read_room_config(reader& r);
+
+}  // namespace foyer

@@ -1,0 +1,114 @@
+#include <catch2/catch.hpp>
+
+#include "core/rooms/room_spec.hpp"
+
+using namespace foyer;
+
+namespace {
+
+std::optional<field_problem> set(room_config& c, std::string_view key, room_value v) {
+  return set_room_setting(c, key, v);
+}
+
+room_config valid_room() {
+  room_config c;
+  REQUIRE_FALSE(set(c, "id", std::string("tatkal-1")));
+  REQUIRE_FALSE(set(c, "target_url", std::string("/checkout")));
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("room settings are checked one by one, naming the setting") {
+  room_config c = valid_room();
+  CHECK_FALSE(set(c, "rate_per_minute", std::int64_t{1}));
+  CHECK_FALSE(set(c, "rate_per_minute", std::int64_t{10'000'000}));
+  for (room_value bad : {room_value{std::int64_t{0}}, room_value{std::int64_t{10'000'001}},
+                         room_value{std::string("60")}, room_value{true}, room_value{unset_value{}}}) {
+    auto p = set(c, "rate_per_minute", bad);
+    REQUIRE(p);
+    CHECK(p->field == "rate_per_minute");
+    CHECK(p->message == "must be a whole number from 1 to 10000000");
+  }
+  CHECK(c.rate_per_minute == 10'000'000);
+  CHECK(set(c, "pass_ttl_seconds", std::int64_t{9}));
+  CHECK(set(c, "lobby_window_seconds", std::int64_t{3601}));
+  CHECK(set(c, "stock", std::int64_t{-1}));
+  CHECK_FALSE(set(c, "stock", std::int64_t{1200}));
+  CHECK(c.stock == 1200u);
+  CHECK_FALSE(set(c, "stock", unset_value{}));
+  CHECK_FALSE(c.stock);
+  CHECK(set(c, "id", std::string("Upper"))->field == "id");
+  CHECK(set(c, "id", std::string("-lead")));
+  CHECK(set(c, "id", std::string(65, 'a')));
+  CHECK(set(c, "name", std::string("a\nb"))->message == "must not contain control characters");
+  CHECK(set(c, "colour", std::string("#fff"))->message == "unknown setting");
+  CHECK_FALSE(set(c, "accent_colour", std::string("#1a5fb4")));
+  CHECK(set(c, "accent_colour", std::string("red")));
+}
+
+TEST_CASE("target_url is an absolute http(s) URL or a path with exactly one leading slash") {
+  room_config c = valid_room();
+  for (std::string good : {"/welcome", "/", "https://shop.example/buy?x=1", "http://127.0.0.1:9000/"}) {
+    CHECK_FALSE(set(c, "target_url", good));
+  }
+  for (std::string bad : {"//evil.example/x", "/\\evil.example", "javascript:alert(1)", "evil.example/x",
+                          "https://", "https://user@evil.example/", "ftp://shop.example/", "/a b",
+                          "https:/\\evil.example"}) {
+    INFO(bad);
+    auto p = set(c, "target_url", bad);
+    REQUIRE(p);
+    CHECK(p->field == "target_url");
+  }
+  CHECK_FALSE(set(c, "logo_url", std::string("https://cdn.example/logo.svg")));
+  CHECK_FALSE(set(c, "logo_url", std::string("/logo.svg")));
+  CHECK_FALSE(set(c, "logo_url", std::string("")));
+  CHECK(set(c, "logo_url", std::string("http://cdn.example/logo.svg")));
+  CHECK(set(c, "logo_url", std::string("//cdn.example/logo.svg")));
+}
+
+TEST_CASE("opens_at is RFC 3339 text with an offset, or removed") {
+  room_config c = valid_room();
+  CHECK_FALSE(set(c, "opens_at", std::string("2026-12-01T10:00:00+05:30")));
+  CHECK(c.opens_at_ms == 1'796'099'400'000);
+  CHECK(set(c, "opens_at", std::string("2026-12-01T10:00:00")));
+  CHECK(set(c, "opens_at", std::int64_t{1}));
+  CHECK_FALSE(set(c, "opens_at", unset_value{}));
+  CHECK_FALSE(c.opens_at_ms);
+}
+
+TEST_CASE("the rules across settings fill the name and need a target and a lottery for a beacon") {
+  room_config c;
+  CHECK(check_room(c)->field == "id");
+  REQUIRE_FALSE(set(c, "id", std::string("a")));
+  CHECK(check_room(c)->field == "target_url");
+  REQUIRE_FALSE(set(c, "target_url", std::string("/go")));
+  CHECK_FALSE(check_room(c));
+  CHECK(c.name == "a");
+  c.beacon_rule = "drand";
+  CHECK(check_room(c)->field == "beacon_rule");
+}
+
+TEST_CASE("changes are named, merged and encoded setting by setting") {
+  room_config before = valid_room(), after = before, live = before;
+  after.name = "New";
+  after.stock = 10;
+  live.rate_per_minute = 500;
+  CHECK(changed_settings(before, after) == std::vector<std::string_view>{"name", "stock"});
+  auto merged = apply_changes(live, before, after);
+  CHECK(merged.name == "New");
+  CHECK(merged.stock == 10u);
+  CHECK(merged.rate_per_minute == 500);
+  CHECK(room_setting_names().size() == 11);
+
+  after.opens_at_ms = 1'796'099'400'000;
+  writer w;
+  write_room_config(w, after);
+  reader r(w.bytes());
+  CHECK(read_room_config(r) == after);
+  CHECK(r.done());
+  CHECK(to_json(after) ==
+        R"({"id":"tatkal-1","name":"New","rate_per_minute":60,"pass_ttl_seconds":900,"target_url":"/checkout",)"
+        R"("opens_at":"2026-12-01T04:30:00.000Z","lobby_window_seconds":0,"beacon_rule":"","stock":10,)"
+        R"("logo_url":"","accent_colour":""})");
+}
