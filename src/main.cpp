@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
         config.listen = listen;
       }
       if (!data_dir.empty()) config.data_dir = data_dir;
-      return foyer::app::serve(config);
+      return foyer::app::serve(config, config_file.empty() ? std::nullopt
+                                                           : std::optional<std::filesystem::path>(config_file));
     } catch (const std::exception& e) {
       fmt::print(stderr, "foyer: {}\n", e.what());
       return 1;

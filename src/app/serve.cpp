@@ -10,6 +10,7 @@
 #include "app/keyring.hpp"
 #include "app/ticker.hpp"
 #include "core/rooms/journal.hpp"
+#include "core/rooms/reconcile.hpp"
 #include "core/gate/ticket.hpp"
 #include "http/api.hpp"
 #include "http/server.hpp"
@@ -35,9 +36,39 @@ net::ip::tcp::endpoint parse_endpoint(const std::string& listen) {
 // Derives independent keys from the one server secret.
 digest subkey(const digest& secret, std::string_view label) { return hmac_sha256(secret, {as_bytes(label)}); }
 
+// Makes the rooms what `declared` says, or refuses it whole, printing why; `done(true)`
+// once the change is durable (or there is none).
+void reconcile_rooms(journal& rooms, const clock& clock, const std::vector<room_config>& declared,
+                     std::string_view when, std::function<void(bool)> done) {
+  auto planned = plan_reconcile(rooms, declared, clock.steady_ms());
+  if (const auto* refused = std::get_if<field_problem>(&planned)) {
+    fmt::print(stderr, "foyer: {}: config: {}: {}\n", when, refused->field, refused->message);
+    done(false);
+    return;
+  }
+  const auto& plan = std::get<reconcile_plan>(planned);
+  if (plan.empty()) {
+    fmt::print("foyer: {}: the rooms are as the file declares them\n", when);
+    done(true);
+    return;
+  }
+  auto events = reconcile_events(plan, clock.steady_ms(), [] { return random_array<32>(); });
+  rooms.submit(std::move(events), [lines = describe(plan), when = std::string(when), done = std::move(done)](
+                                      std::error_code ec, const join_outcome&) {
+    if (ec) {
+      fmt::print(stderr, "foyer: {}: the rooms' changes could not be made durable: {}\n", when, ec.message());
+      done(false);
+      return;
+    }
+    for (const auto& line : lines) fmt::print("foyer: {}: {}\n", when, line);
+    std::fflush(stdout);
+    done(true);
+  });
+}
+
 }  // namespace
 
-int serve(const config& c) {
+int serve(const config& c, const std::optional<std::filesystem::path>& config_file) {
   system_clock clock;
   // One thread runs the loop and does all socket and timer work; the storage thread
   // only posts completions, which stay locked. So the reactor needs no locks.
@@ -52,13 +83,10 @@ int serve(const config& c) {
   store::rocks_store store(c.data_dir / "log", [&ioc](std::function<void()> f) { net::post(ioc, std::move(f)); });
   journal rooms(store);
   rooms.recover(store.recover(), c.rooms);
+  clock.not_before(rooms.latest_ms());
   store.start();
 
-  // Rooms seen for the first time draw their seed now; it must be durable before the
-  // commitment is published, so the server listens only once every room exists.
-  auto missing = rooms.missing_rooms();
-  std::size_t creating = missing.size();
-  bool create_failed = false;
+  bool start_failed = false;
   std::unique_ptr<http::server> server;
   network_rules rules;
   for (const auto& rule : c.network_rules) rules.add(rule.cidr, rule.extra_bits);
@@ -75,7 +103,7 @@ int serve(const config& c) {
                                             });
     server->start();
     auto bound = server->local_endpoint();
-    fmt::print("foyer: serving {} room(s) on http://{} (data dir {})\n", c.rooms.size(),
+    fmt::print("foyer: serving {} room(s) on http://{} (data dir {})\n", rooms.rooms().size(),
                bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
                                        : fmt::format("{}:{}", bound.address().to_string(), bound.port()),
                c.data_dir.string());
@@ -86,29 +114,40 @@ int serve(const config& c) {
   // frontier needs no wait: it is already rate × time from the last durable step.)
   auto start_serving = [&] { admissions.start(listen); };
 
-  for (const auto& room : missing) {
-    room_created e{room.id, random_array<32>(), clock.now_ms()};
-    rooms.submit(e, [&, id = room.id](std::error_code ec, const join_outcome&) {
-      if (ec) {
-        fmt::print(stderr, "foyer: room '{}' could not be created durably: {}\n", id, ec.message());
-        create_failed = true;
+  // The file's rooms are made durable before anyone is answered: a new room's seed
+  // must be in the log before its commitment is published.
+  reconcile_rooms(rooms, clock, c.rooms, "start", [&](bool ok) {
+    if (ok) return start_serving();
+    start_failed = true;
+    ioc.stop();
+  });
+
+  // SIGHUP reloads the file's [[rooms]]: the difference is applied, or the whole file
+  // refused and the running rooms kept. Other settings take effect at the next start.
+  net::signal_set reloads(ioc, SIGHUP);
+  std::function<void()> await_reload = [&] {
+    reloads.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      await_reload();
+      if (!config_file) {
+        fmt::print(stderr, "foyer: reload: no --config file was given; the built-in rooms stay\n");
+        return;
       }
-      if (--creating == 0) {
-        if (create_failed) {
-          ioc.stop();
-        } else {
-          start_serving();
-        }
+      try {
+        reconcile_rooms(rooms, clock, load_config(*config_file).rooms, "reload", [](bool) {});
+      } catch (const config_error& e) {
+        fmt::print(stderr, "foyer: reload: {}; the running rooms are kept\n", e.what());
       }
     });
-  }
-  if (missing.empty()) start_serving();
+  };
+  await_reload();
 
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (ec) return;
     fmt::print("foyer: stopping: finishing requests in flight\n");
     admissions.stop();
+    reloads.cancel();
     if (!server) {
       work.reset();
       return;
@@ -119,7 +158,7 @@ int serve(const config& c) {
   ioc.run();
   // Every write queued so far is finished before the process exits.
   store.stop();
-  if (create_failed) return 1;
+  if (start_failed) return 1;
   fmt::print("foyer: stopped\n");
   return 0;
 }

@@ -34,9 +34,10 @@ void ticker::step(std::function<void()> done) {
   auto finished = [waiting, done = std::move(done)] {
     if (--*waiting == 0 && done) done();
   };
-  std::int64_t now = clock_.now_ms();
+  std::int64_t now = clock_.steady_ms();
   for (const auto& [id, r] : rooms_.rooms()) {
-    if (in_flight_.contains(id) || !rooms_.find(id)) continue;
+    // A change of settings in flight writes the frontier at its moment, at the old rate.
+    if (in_flight_.contains(id) || rooms_.configuring(id)) continue;
     auto due = r.due(now);
     if (!due) continue;
     in_flight_.insert(id);

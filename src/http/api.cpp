@@ -267,7 +267,7 @@ void api::sign_pending_receipts() {
 }
 
 response api::existing_entry(const request& req, const ticket& t, const room& r) {
-  auto st = status_of(r, t.place, clock_.now_ms(), jitter());
+  auto st = status_of(r, t.place, clock_.steady_ms(), jitter());
   auto body = json_object()
                   .str("ticket", tickets_.encode(t))
                   .opt_num("place", t.place)
@@ -405,15 +405,7 @@ task<response> api::join(request& req, room& r, const peer& who) {
       co_return res;
     }
     hold.held = account;
-    // Built before the co_await: GCC 12 cannot keep an initializer_list across one.
-    std::vector<std::string> keys(1, journal::account_key(room_id, *account));
-    auto stored = co_await read_side_records(std::move(keys));
-    if (!stored) co_return unavailable(req);
-    if ((*stored)[0]) {
-      auto entry = joined_entry::decode(*(*stored)[0]);
-      room* again = rooms_.find(room_id);
-      if (entry && again) co_return existing_entry(req, ticket_of(room_id, *entry), *again);
-    }
+    if (const auto* entry = r.account_entry(*account)) co_return existing_entry(req, ticket_of(room_id, *entry), r);
   }
   if (auto refused = check_proof(req, r, address, *parsed)) co_return std::move(*refused);
 
@@ -432,6 +424,13 @@ task<response> api::join(request& req, room& r, const peer& who) {
   // The room may have been looked up before the suspension; find it again.
   room* now = rooms_.find(room_id);
   if (!now) co_return unavailable(req);
+  if (outcome.refused) {
+    // The room stopped taking joins, or the account joined, while this was written.
+    if (const auto* entry = account ? now->account_entry(*account) : nullptr) {
+      co_return existing_entry(req, ticket_of(room_id, *entry), *now);
+    }
+    co_return error(req, 410, std::string(to_string(now->state())), "This room is closed to new visitors.");
+  }
 
   ticket t;
   t.room = room_id;
@@ -441,7 +440,7 @@ task<response> api::join(request& req, room& r, const peer& who) {
   if (outcome.lobby_index) t.entrant = e.entrant;
   t.issued_ms = e.at_ms;
   std::string ticket_text = tickets_.encode(t);
-  auto st = status_of(*now, t.place, clock_.now_ms(), jitter());
+  auto st = status_of(*now, t.place, clock_.steady_ms(), jitter());
 
   json_object body;
   body.str("ticket", ticket_text)
@@ -515,7 +514,7 @@ response api::status(const request& req, room& r) {
       reissued = tickets_.encode(*t);
     }
   }
-  auto st = status_of(r, t->place, clock_.now_ms(), jitter());
+  auto st = status_of(r, t->place, clock_.steady_ms(), jitter());
   json_object body;
   body.str("state", st.state)
       .opt_num("place", st.place)
@@ -543,7 +542,7 @@ response api::status(const request& req, room& r) {
 
 response api::room_info(const request& req, const room& r) const {
   const auto& c = r.config();
-  auto served = r.served(clock_.now_ms());
+  auto served = r.served(clock_.steady_ms());
   json_object body;
   body.str("id", c.id)
       .str("name", c.name)
@@ -569,7 +568,7 @@ response api::room_info(const request& req, const room& r) const {
 response api::frontier(const request& req, const room& r) const {
   auto now = clock_.now_ms();
   auto body = json_object()
-                  .num("served", r.served(now))
+                  .num("served", r.served(clock_.steady_ms()))
                   .str("state", to_string(r.state()))
                   .num("rate_per_minute", r.config().rate_per_minute)
                   .num("at", now)
@@ -583,7 +582,6 @@ response api::frontier(const request& req, const room& r) const {
 response api::rooms_list(const request& req) const {
   std::string list = "[";
   for (const auto& [id, r] : rooms_.rooms()) {
-    if (!rooms_.find(id)) continue;
     if (list.size() > 1) list += ',';
     list += json_object().str("id", id).str("name", r.config().name).str("state", to_string(r.state())).done();
   }
@@ -671,9 +669,8 @@ response api::metrics(const request& req) const {
   // Prometheus text format: room gauges and why proofs were refused.
   std::string out =
       "# TYPE foyer_room_joined gauge\n# TYPE foyer_room_served gauge\n# TYPE foyer_proof_rejections_total counter\n";
-  auto now = clock_.now_ms();
+  auto now = clock_.steady_ms();
   for (const auto& [id, r] : rooms_.rooms()) {
-    if (!rooms_.find(id)) continue;
     out += fmt::format("foyer_room_joined{{room=\"{}\"}} {}\nfoyer_room_served{{room=\"{}\"}} {}\n", id, r.joined(), id,
                        r.served(now));
   }
@@ -709,9 +706,8 @@ task<response> api::admin(request& req, std::string_view path) {
     std::string list = "[";
     auto now = clock_.now_ms();
     for (const auto& [id, r] : rooms_.rooms()) {
-      if (!rooms_.find(id)) continue;
       if (list.size() > 1) list += ',';
-      auto served = r.served(now);
+      auto served = r.served(clock_.steady_ms());
       list += json_object()
                   .str("id", id)
                   .str("name", r.config().name)
@@ -737,7 +733,7 @@ task<response> api::admin(request& req, std::string_view path) {
   event e;
   if (action == "close-lobby") {
     if (r->state() != room_state::lobby) co_return error(req, 409, "not_in_lobby", "The lobby is not open.");
-    e = lobby_closed{room_id, clock_.now_ms()};
+    e = lobby_closed{room_id, clock_.steady_ms()};
   } else if (action == "beacon") {
     if (r->state() != room_state::drawing) {
       co_return error(req, 409, "not_drawing", "A beacon is taken only after the lobby closed and before the draw.");
@@ -748,13 +744,13 @@ task<response> api::admin(request& req, std::string_view path) {
       co_return error(req, 400, "bad_beacon", "Send {\"value\": \"<hex bytes of the public random value>\"}.");
     }
     auto bytes = *from_hex(hex);
-    e = beacon_supplied{room_id, std::string(as_chars(bytes)), clock_.now_ms()};
+    e = beacon_supplied{room_id, std::string(as_chars(bytes)), clock_.steady_ms()};
   } else if (auto target = operator_state(action)) {
     if (!r->allows(*target)) {
       co_return error(req, 409, "not_allowed",
                       fmt::format("A room that is {} cannot become {}.", to_string(r->state()), to_string(*target)));
     }
-    e = state_changed{room_id, *target, clock_.now_ms()};
+    e = state_changed{room_id, *target, clock_.steady_ms()};
   } else {
     co_return error(req, 404, "not_found", "No such admin action.");
   }

@@ -10,6 +10,7 @@
 #include <foyer/clock.hpp>
 
 #include "core/rooms/journal.hpp"
+#include "core/rooms/reconcile.hpp"
 #include "support/memory_store.hpp"
 
 namespace foyer::test {
@@ -34,11 +35,12 @@ struct journal_fixture {
     while (!queue.empty()) complete_one();
   }
 
-  // Commits `e` and returns what applying it gave (the error if it failed).
-  std::pair<std::error_code, join_outcome> commit(event e) {
+  // Commits the events in one write and returns what applying the last gave (the
+  // error if it failed).
+  std::pair<std::error_code, join_outcome> commit(std::vector<event> events) {
     std::pair<std::error_code, join_outcome> result;
     bool done = false;
-    rooms->submit(std::move(e), [&](std::error_code ec, const join_outcome& o) {
+    rooms->submit(std::move(events), [&](std::error_code ec, const join_outcome& o) {
       result = {ec, o};
       done = true;
     });
@@ -46,21 +48,34 @@ struct journal_fixture {
     REQUIRE(done);
     return result;
   }
+  std::pair<std::error_code, join_outcome> commit(event e) { return commit(std::vector<event>{std::move(e)}); }
+
+  // Reconciles `declared` as a start or a reload would; the problem if it is refused.
+  std::optional<field_problem> reconcile(const std::vector<room_config>& declared) {
+    auto planned = plan_reconcile(*rooms, declared, clock.steady_ms());
+    if (auto* refused = std::get_if<field_problem>(&planned)) return *refused;
+    const auto& plan = std::get<reconcile_plan>(planned);
+    if (plan.empty()) return std::nullopt;
+    auto seed = [this] {
+      digest d{};
+      d[0] = static_cast<std::uint8_t>(++seeds_drawn);
+      return d;
+    };
+    REQUIRE_FALSE(commit(reconcile_events(plan, clock.steady_ms(), seed)).first);
+    return std::nullopt;
+  }
+  std::uint8_t seeds_drawn = 0;
 
   void start(std::vector<room_config> rooms_config) {
     configs = std::move(rooms_config);
     restart();
-    for (const auto& c : rooms->missing_rooms()) {
-      digest seed{};
-      seed[0] = static_cast<std::uint8_t>(c.id.size());
-      REQUIRE_FALSE(commit(room_created{c.id, seed, clock.now_ms()}).first);
-    }
+    REQUIRE_FALSE(reconcile(configs));
   }
 
   void restart() {
     drain();
     rooms = std::make_unique<journal>(store, journal_options{1000});
-    rooms->recover(store.recover(), configs);
+    rooms->recover(store.recover());
   }
 
   join_outcome join(const std::string& room_id, std::uint8_t tag = 0) {
@@ -78,7 +93,7 @@ struct journal_fixture {
 
   // Runs one ticker step now, as the app's ticker would.
   bool tick(const std::string& room_id) {
-    auto due = rooms->find(room_id)->due(clock.now_ms());
+    auto due = rooms->find(room_id)->due(clock.steady_ms());
     if (!due) return false;
     REQUIRE_FALSE(commit(*due).first);
     return true;

@@ -13,6 +13,8 @@ enum class tag : std::uint8_t {
   lobby_closed = 4,
   beacon_supplied = 5,
   state_changed = 6,
+  room_configured = 7,
+  room_removed = 8,
 };
 
 struct encoder {
@@ -54,6 +56,20 @@ struct encoder {
     w.u8(static_cast<std::uint8_t>(tag::state_changed));
     w.str(e.room);
     w.u8(static_cast<std::uint8_t>(e.state));
+    w.i64(e.at_ms);
+  }
+  void operator()(const room_configured& e) {
+    w.u8(static_cast<std::uint8_t>(tag::room_configured));
+    w.str(e.room);
+    write_room_config(w, e.config);
+    w.u8(static_cast<std::uint8_t>(e.source));
+    w.u8(e.declared.has_value());
+    if (e.declared) write_room_config(w, *e.declared);
+    w.i64(e.at_ms);
+  }
+  void operator()(const room_removed& e) {
+    w.u8(static_cast<std::uint8_t>(tag::room_removed));
+    w.str(e.room);
     w.i64(e.at_ms);
   }
 };
@@ -101,6 +117,23 @@ std::optional<event> read_event(reader& r) {
       auto s = r.u8();
       if (s > static_cast<std::uint8_t>(room_state::closed)) return std::nullopt;
       e.state = static_cast<room_state>(s);
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::room_configured: {
+      room_configured e;
+      e.room = r.str();
+      e.config = read_room_config(r);
+      auto source = r.u8();
+      if (source > static_cast<std::uint8_t>(room_owner::api) || e.config.id != e.room) return std::nullopt;
+      e.source = static_cast<room_owner>(source);
+      if (r.u8() != 0) e.declared = read_room_config(r);
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::room_removed: {
+      room_removed e;
+      e.room = r.str();
       e.at_ms = r.i64();
       return e;
     }

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "core/base/bytes.hpp"
+#include "core/rooms/room_spec.hpp"
 
 namespace foyer {
 
@@ -60,8 +61,27 @@ struct state_changed {
   std::int64_t at_ms = 0;
 };
 
+// The configuration in force from `at_ms` on: replay applies each room's history with
+// the settings it had at the time. The first one follows the room_created.
+struct room_configured {
+  std::string room;
+  room_config config;
+  room_owner source = room_owner::file;  // who made this change: the file, or the admin API
+  // A change from the file: the file's declaration it applies, which the next reload
+  // compares with the file (config can differ from it by the live changes it kept).
+  std::optional<room_config> declared;
+  std::int64_t at_ms = 0;
+};
+
+// The room is gone; its id is never used again, so nothing it gave out is ever valid
+// for another room.
+struct room_removed {
+  std::string room;
+  std::int64_t at_ms = 0;
+};
+
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed,
-                           beacon_supplied, state_changed>;
+                           beacon_supplied, state_changed, room_configured, room_removed>;
 
 std::string encode(const event& e);
 std::optional<event> decode_event(std::string_view bytes);

@@ -10,7 +10,9 @@
 namespace foyer {
 namespace {
 
-constexpr std::uint8_t snapshot_format = 1;
+// 1: the rooms; 2: and the ids of removed rooms.
+constexpr std::uint8_t legacy_snapshot_format = 1;
+constexpr std::uint8_t snapshot_format = 2;
 
 template <class... F>
 struct overloaded : F... {
@@ -40,51 +42,15 @@ std::string journal::lobby_leaf_key(std::string_view room, std::uint64_t index) 
   return w.take();
 }
 
-std::string journal::account_key(std::string_view room, const id16& account) {
-  writer w;
-  w.u8('a');
-  w.str(room);
-  w.raw(account);
-  return w.take();
-}
-
-namespace {
-constexpr std::uint64_t none = ~std::uint64_t{0};
-}  // namespace
-
-std::string joined_entry::encode() const {
-  writer w;
-  w.raw(visitor);
-  w.raw(entrant);
-  w.i64(at_ms);
-  w.u64(outcome.place.value_or(none));
-  w.u64(outcome.lobby_index.value_or(none));
-  return w.take();
-}
-
-std::optional<joined_entry> joined_entry::decode(std::string_view bytes) {
-  reader r(bytes);
-  joined_entry e;
-  e.visitor = r.raw<16>();
-  e.entrant = r.raw<16>();
-  e.at_ms = r.i64();
-  auto place = r.u64();
-  auto lobby_index = r.u64();
-  if (!r.done()) return std::nullopt;
-  if (place != none) e.outcome.place = place;
-  if (lobby_index != none) e.outcome.lobby_index = lobby_index;
-  return e;
-}
-
 room_config journal::config_for(std::string_view id) const {
-  if (auto it = configured_.find(id); it != configured_.end()) return it->second;
+  if (auto it = legacy_.find(id); it != legacy_.end()) return it->second;
   room_config unlisted;
   unlisted.id = id;
+  unlisted.name = id;
   return unlisted;
 }
 
 const room* journal::find(std::string_view id) const {
-  if (!configured_.contains(id)) return nullptr;
   auto it = rooms_.find(id);
   return it == rooms_.end() ? nullptr : &it->second;
 }
@@ -93,16 +59,15 @@ room* journal::find(std::string_view id) {
   return const_cast<room*>(std::as_const(*this).find(id));
 }
 
-std::vector<room_config> journal::missing_rooms() const {
-  std::vector<room_config> missing;
-  for (const auto& [id, config] : configured_) {
-    if (!rooms_.contains(id)) missing.push_back(config);
-  }
-  return missing;
+std::int64_t journal::latest_ms() const {
+  std::int64_t latest = 0;
+  for (const auto& [id, r] : rooms_) latest = std::max(latest, r.tick_ms());
+  return latest;
 }
 
-void journal::recover(const recovered_log& log, const std::vector<room_config>& configured) {
-  for (const auto& config : configured) configured_.emplace(config.id, config);
+void journal::recover(const recovered_log& log, const std::vector<room_config>& legacy) {
+  loop_.check();
+  for (const auto& config : legacy) legacy_.emplace(config.id, config);
   if (log.snapshot) decode_snapshot(*log.snapshot);
   applied_seq_ = log.snapshot_seq;
   for (const auto& bytes : log.events) {
@@ -112,44 +77,70 @@ void journal::recover(const recovered_log& log, const std::vector<room_config>& 
     ++applied_seq_;
   }
   since_snapshot_ = log.events.size();
-  for (auto& [id, r] : rooms_) {
-    if (auto it = configured_.find(id); it != configured_.end()) r.reconfigure(it->second);
+}
+
+std::optional<visitors_admitted> journal::frontier_before(const event& e) const {
+  std::int64_t at_ms = 0;
+  if (const auto* change = std::get_if<state_changed>(&e)) {
+    at_ms = change->at_ms;
+  } else if (const auto* configured = std::get_if<room_configured>(&e)) {
+    at_ms = configured->at_ms;
+  } else {
+    return std::nullopt;
   }
+  const room* r = find(room_of(e));
+  if (!r || r->state() != room_state::open) return std::nullopt;
+  return r->checkpoint(at_ms);
 }
 
 void journal::submit(event e, applied_handler done) {
-  // A room that stops admitting first makes its frontier at that moment durable, in
-  // the same write, and holds it there meanwhile: what visitors saw admitted stays.
-  std::optional<event> frontier;
-  room* held = nullptr;
-  if (const auto* change = std::get_if<state_changed>(&e)) {
-    if (auto it = rooms_.find(change->room); it != rooms_.end() && it->second.state() == room_state::open) {
-      held = &it->second;
-      frontier = held->checkpoint(change->at_ms);
-      held->hold_admission(change->at_ms);
+  std::vector<event> events;
+  events.push_back(std::move(e));
+  submit(std::move(events), std::move(done));
+}
+
+void journal::submit(std::vector<event> events, applied_handler done) {
+  loop_.check();
+  // A room that stops admitting or changes its rate first makes its frontier at that
+  // moment durable, in the same write, and holds it there meanwhile: what visitors saw
+  // admitted stays, and the new rate counts from then.
+  std::vector<event> written;
+  std::vector<std::string> held;  // rooms whose frontier is held while this is in flight
+  std::vector<std::string> configuring;
+  for (auto& e : events) {
+    if (auto frontier = frontier_before(e)) {
+      find(frontier->room)->hold_admission(frontier->tick_ms);
+      held.push_back(frontier->room);
+      written.push_back(std::move(*frontier));
     }
+    if (std::holds_alternative<room_configured>(e) || std::holds_alternative<room_removed>(e)) {
+      configuring.push_back(room_of(e));
+      configuring_.insert(room_of(e));
+    }
+    written.push_back(std::move(e));
   }
-  std::vector<std::string> events;
-  if (frontier) events.push_back(encode(*frontier));
-  events.push_back(encode(e));
-  const std::size_t count = events.size();
+  std::vector<std::string> encoded;
+  encoded.reserve(written.size());
+  for (const auto& e : written) encoded.push_back(encode(e));
   auto side = std::exchange(pending_side_, {});
-  store_.append(std::move(events), side,
-                [this, frontier = std::move(frontier), e = std::move(e), count, held, side, done = std::move(done)](
-                    std::error_code ec, std::uint64_t seq) {
-                  if (held) held->release_admission();
+  store_.append(std::move(encoded), side,
+                [this, written = std::move(written), held = std::move(held), configuring = std::move(configuring),
+                 side, done = std::move(done)](std::error_code ec, std::uint64_t seq) {
+                  loop_.check();
+                  // Found again by id: a room may be removed by the time this runs.
+                  for (const auto& id : held) {
+                    if (room* r = find(id)) r->release_admission();
+                  }
+                  for (const auto& id : configuring) configuring_.erase(configuring_.find(id));
                   if (ec) {
                     requeue(side);
                     done(ec, {});
                     return;
                   }
-                  if (frontier) apply(*frontier);
-                  auto outcome = apply(e);
-                  applied_seq_ = seq + count - 1;
-                  // An account's entry must be readable by the next join with that
-                  // account, which may come at once: write it now.
-                  if (const auto* j = std::get_if<visitor_joined>(&e); j && j->account) flush_side_records();
-                  since_snapshot_ += count;
+                  join_outcome outcome;
+                  for (const auto& e : written) outcome = apply(e);
+                  applied_seq_ = seq + written.size() - 1;
+                  since_snapshot_ += written.size();
                   if (since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) snapshot();
                   done({}, outcome);
                 });
@@ -164,7 +155,11 @@ join_outcome journal::apply(const event& e) {
   return std::visit(
       overloaded{
           [&](const room_created& c) -> join_outcome {
-            rooms_.try_emplace(c.room, config_for(c.room), c);
+            if (!retired_.contains(c.room)) rooms_.try_emplace(c.room, config_for(c.room), c);
+            return {};
+          },
+          [&](const room_removed& removed) -> join_outcome {
+            if (rooms_.erase(removed.room) > 0) retired_.insert(removed.room);
             return {};
           },
           [&](const visitor_joined& j) -> join_outcome {
@@ -181,10 +176,6 @@ join_outcome journal::apply(const event& e) {
               pending_side_.push_back(
                   {lobby_node_key(j.room, n.level, n.index), std::string(as_chars(n.hash))});
             }
-            if (j.account) {
-              pending_side_.push_back(
-                  {account_key(j.room, *j.account), joined_entry{j.visitor, j.entrant, j.at_ms, outcome}.encode()});
-            }
             return outcome;
           },
           [&](const auto& other) -> join_outcome {
@@ -193,13 +184,6 @@ join_outcome journal::apply(const event& e) {
           },
       },
       e);
-}
-
-void journal::flush_side_records() {
-  auto side = std::exchange(pending_side_, {});
-  store_.append({}, side, [this, side](std::error_code ec, std::uint64_t) {
-    if (ec) requeue(side);
-  });
 }
 
 void journal::snapshot() {
@@ -230,12 +214,17 @@ std::string journal::encode_snapshot() const {
     w.str(id);
     w.str(r.encode_state());
   }
+  w.u64(retired_.size());
+  for (const auto& id : retired_) w.str(id);
   return w.take();
 }
 
 void journal::decode_snapshot(const std::string& bytes) {
   reader r(bytes);
-  if (r.u8() != snapshot_format) throw std::runtime_error("the snapshot has an unknown format");
+  auto format = r.u8();
+  if (format != snapshot_format && format != legacy_snapshot_format) {
+    throw std::runtime_error("the snapshot has an unknown format");
+  }
   auto count = r.u64();
   for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
     auto id = r.str();
@@ -249,6 +238,10 @@ void journal::decode_snapshot(const std::string& bytes) {
     if (seed_reader.failed() || !pos->second.decode_state(state)) {
       throw std::runtime_error(fmt::format("the snapshot's state of room '{}' is not readable", id));
     }
+  }
+  if (format == snapshot_format) {
+    auto count_retired = r.u64();
+    for (std::uint64_t i = 0; i < count_retired && !r.failed(); ++i) retired_.insert(r.str());
   }
   if (!r.done()) throw std::runtime_error("the snapshot is truncated or has trailing bytes");
 }

@@ -1,6 +1,9 @@
 #include "core/rooms/room.hpp"
 
 #include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
 
 #include "core/rooms/admission.hpp"
 #include "core/base/codec.hpp"
@@ -12,18 +15,82 @@ namespace {
 // at any moment; this bounds how much unused capacity an empty queue keeps (a step
 // clamps to the joined) and keeps every step well inside the elapsed cap.
 constexpr std::int64_t checkpoint_every_ms = 1'000;
-constexpr std::uint8_t state_format = 1;
+// 1: before configuration was history (the config came from the file at each start);
+// 2: the configuration in force, who owns the room, and the accounts that joined.
+constexpr std::uint8_t legacy_state_format = 1;
+constexpr std::uint8_t state_format = 2;
 
 }  // namespace
 
 room::room(room_config config, const room_created& created)
     : config_(std::move(config)),
+      declared_(config_),
       seed_(created.seed),
       commitment_(lottery::commitment(created.seed)),
       created_at_ms_(created.at_ms),
       state_(config_.opens_at_ms ? room_state::lobby : room_state::open),
       tick_ms_(created.at_ms) {
   if (state_ == room_state::open) opened_at_ms_ = created.at_ms;
+}
+
+std::size_t id16_hash::operator()(const id16& id) const noexcept {
+  // Account ids are keyed digests: any eight of their bytes are uniform.
+  std::size_t h;
+  std::memcpy(&h, id.data(), sizeof h);
+  return h;
+}
+
+bool room::untouched() const {
+  return joined_ == 0 && !closed_at_ms_ && (state_ == room_state::lobby || state_ == room_state::open);
+}
+
+std::optional<field_problem> room::refuses(const room_config& next) const {
+  if (next.id != config_.id) return field_problem{"id", "cannot change: it is part of every ticket and pass"};
+  if (untouched()) return std::nullopt;
+  if (next.beacon_rule != config_.beacon_rule) {
+    return field_problem{"beacon_rule",
+                         fmt::format("cannot change once visitors joined under it ({} joined)", joined_)};
+  }
+  bool opens_at_moved = next.opens_at_ms != config_.opens_at_ms;
+  if (!opens_at_moved && next.lobby_window_seconds == config_.lobby_window_seconds) return std::nullopt;
+  std::string field = opens_at_moved ? "opens_at" : "lobby_window_seconds";
+  if (state_ == room_state::lobby) {
+    if (next.opens_at_ms) return std::nullopt;
+    return field_problem{field, fmt::format("cannot be removed while {} visitors wait in the lobby for the draw", joined_)};
+  }
+  if (closed_at_ms_) return field_problem{field, "cannot change after the lobby closed: the draw is done"};
+  return field_problem{field, fmt::format("cannot change once visitors hold places: {} joined first come, first served",
+                                          joined_)};
+}
+
+void room::apply(const room_configured& e) {
+  room_config next = e.config;
+  // A change checked against the room before a join was applied: what that join holds
+  // stands, so the schedule keeps what refuses() would now keep.
+  if (!untouched()) {
+    if (state_ != room_state::lobby || !next.opens_at_ms) {
+      next.opens_at_ms = config_.opens_at_ms;
+      next.lobby_window_seconds = config_.lobby_window_seconds;
+    }
+    next.beacon_rule = config_.beacon_rule;
+  }
+  bool first = !configured_;
+  bool schedule_moved = next.opens_at_ms != config_.opens_at_ms;
+  configured_ = true;
+  if (first) owner_ = e.source;
+  if (e.declared) declared_ = *e.declared;
+  config_ = std::move(next);
+  if (untouched() && (first || schedule_moved)) {
+    state_ = config_.opens_at_ms ? room_state::lobby : room_state::open;
+    opened_at_ms_ = state_ == room_state::open ? std::optional(e.at_ms) : std::nullopt;
+    tick_ms_ = e.at_ms;
+    carry_ = 0;
+  }
+}
+
+const joined_entry* room::account_entry(const id16& account) const {
+  auto it = accounts_.find(account);
+  return it == accounts_.end() ? nullptr : &it->second;
 }
 
 bool room::accepts_joins() const {
@@ -37,14 +104,18 @@ std::optional<std::int64_t> room::lobby_closes_at_ms() const {
 }
 
 join_outcome room::apply(const visitor_joined& e, std::vector<merkle::stored_node>& completed) {
+  if (!accepts_joins() || (e.account && accounts_.contains(*e.account))) return {std::nullopt, std::nullopt, /*refused=*/true};
+  join_outcome outcome;
   if (state_ == room_state::lobby) {
-    std::uint64_t index = lobby_.size();
+    outcome.lobby_index = lobby_.size();
     auto nodes = lobby_.append(merkle::leaf_hash(e.entrant));
     completed.insert(completed.end(), nodes.begin(), nodes.end());
     ++joined_;
-    return {std::nullopt, index};
+  } else {
+    outcome.place = joined_++;
   }
-  return {joined_++, std::nullopt};
+  if (e.account) accounts_.emplace(*e.account, joined_entry{e.visitor, e.entrant, e.at_ms, outcome});
+  return outcome;
 }
 
 void room::apply(const visitors_admitted& e) {
@@ -175,12 +246,26 @@ std::string room::encode_state() const {
   write_optional(w, opened_at_ms_);
   w.u8(beacon_.has_value());
   w.str(beacon_.value_or(""));
+  write_room_config(w, config_);
+  w.u8(static_cast<std::uint8_t>(owner_));
+  write_room_config(w, declared_);
+  w.u8(configured_);
+  w.u64(accounts_.size());
+  for (const auto& [account, entry] : accounts_) {
+    w.raw(account);
+    w.raw(entry.visitor);
+    w.raw(entry.entrant);
+    w.i64(entry.at_ms);
+    w.u8(entry.outcome.place.has_value());
+    w.u64(entry.outcome.place ? *entry.outcome.place : entry.outcome.lobby_index.value_or(0));
+  }
   return w.take();
 }
 
 bool room::decode_state(std::string_view bytes) {
   reader r(bytes);
-  if (r.u8() != state_format) return false;
+  auto format = r.u8();
+  if (format != state_format && format != legacy_state_format) return false;
   auto seed = r.raw<32>();
   auto created = r.i64();
   auto state = r.u8();
@@ -193,7 +278,25 @@ bool room::decode_state(std::string_view bytes) {
   auto opened = read_optional(r);
   bool has_beacon = r.u8() != 0;
   auto beacon = r.str();
-  if (!r.done() || !lobby || state > static_cast<std::uint8_t>(room_state::closed) ||
+  std::optional<room_config> config, declared;
+  auto owner = static_cast<std::uint8_t>(owner_);
+  bool configured = configured_;
+  std::unordered_map<id16, joined_entry, id16_hash> accounts;
+  if (format == state_format) {
+    config = read_room_config(r);
+    owner = r.u8();
+    declared = read_room_config(r);
+    configured = r.u8() != 0;
+    auto count = r.u64();
+    for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
+      auto account = r.raw<16>();
+      joined_entry entry{r.raw<16>(), r.raw<16>(), r.i64(), {}};
+      bool placed = r.u8() != 0;
+      (placed ? entry.outcome.place : entry.outcome.lobby_index) = r.u64();
+      accounts.emplace(account, entry);
+    }
+  }
+  if (!r.done() || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby || state > static_cast<std::uint8_t>(room_state::closed) ||
       served > joined || seed != seed_) {
     return false;
   }
@@ -207,6 +310,11 @@ bool room::decode_state(std::string_view bytes) {
   closed_at_ms_ = closed;
   opened_at_ms_ = opened;
   beacon_ = has_beacon ? std::optional(beacon) : std::nullopt;
+  if (config) config_ = std::move(*config);
+  if (declared) declared_ = std::move(*declared);
+  owner_ = static_cast<room_owner>(owner);
+  configured_ = configured;
+  accounts_ = std::move(accounts);
   lobby_root_.reset();
   permutation_.reset();
   if (closed_at_ms_) lobby_root_ = lobby_.root();

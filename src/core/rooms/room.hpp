@@ -5,31 +5,34 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/rooms/event.hpp"
+#include "core/rooms/room_spec.hpp"
 #include "core/fairness/lottery.hpp"
 #include "core/fairness/merkle.hpp"
 
 namespace foyer {
 
-struct room_config {
-  std::string id;                      // [a-z0-9_-]{1,64}; part of every URL and ticket
-  std::string name;                    // Default: the id
-  std::uint32_t rate_per_minute = 60;  // Default: 60 visitors admitted per minute
-  std::uint32_t pass_ttl_seconds = 900;  // Default: a pass is valid for 15 minutes
-  std::string target_url;              // where admitted visitors are sent
-  std::optional<std::int64_t> opens_at_ms;  // Default: none, FIFO from the start
-  std::uint32_t lobby_window_seconds = 0;   // Default: 0, the lobby closes at opens_at
-  std::string beacon_rule;             // Default: empty, no beacon; else the public rule text
-  std::optional<std::uint64_t> stock;  // Default: unlimited; items on sale, for honest odds
-  std::string logo_url;                // Default: none; branding for the waiting room
-  std::string accent_colour;           // Default: none; a CSS colour
-};
-
 struct join_outcome {
   std::optional<std::uint64_t> place;        // known at once outside the lobby
   std::optional<std::uint64_t> lobby_index;  // lobby joins: the leaf index
+  // The room did not take the join: it stopped taking joins, or the account holds an
+  // entry already, while the join was being written. Replay refuses it the same way.
+  bool refused = false;
+};
+
+// What a join made with an account hint left behind, to give the same entry back.
+struct joined_entry {
+  id16 visitor{};
+  id16 entrant{};
+  std::int64_t at_ms = 0;
+  join_outcome outcome;
+};
+
+struct id16_hash {
+  std::size_t operator()(const id16& id) const noexcept;
 };
 
 class room {
@@ -37,8 +40,15 @@ class room {
   room(room_config config, const room_created& created);
 
   const room_config& config() const { return config_; }
-  // Config can change between runs; the schedule only matters until the lobby closed.
-  void reconfigure(room_config config) { config_ = std::move(config); }
+  room_owner owner() const { return owner_; }
+  // Whether the log holds this room's settings (logs from before that took them from
+  // the file at every start).
+  bool configured() const { return configured_; }
+  // The file's last declaration of this room, which a reload compares with the file.
+  const room_config& declared() const { return declared_; }
+  // Why `next` may not replace the configuration now, if it may not: it would change
+  // what visitors already hold (their places, the lottery they entered).
+  std::optional<field_problem> refuses(const room_config& next) const;
 
   // Applying events, in log order. A lobby join appends the perfect subtrees it
   // completed to `completed` so that they can be stored for inclusion proofs.
@@ -47,6 +57,8 @@ class room {
   void apply(const lobby_closed& e);
   void apply(const beacon_supplied& e);
   void apply(const state_changed& e);
+  // Schedule settings that may no longer change (see refuses) keep their value.
+  void apply(const room_configured& e);
 
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
@@ -69,10 +81,14 @@ class room {
   // A restart's catch-up admits exactly this, so no crash takes any of it back.
   std::uint64_t served(std::int64_t now_ms) const;
   std::uint64_t joined() const { return joined_; }
+  // The entry an account's join got, if it joined.
+  const joined_entry* account_entry(const id16& account) const;
   std::uint64_t lobby_size() const { return lobby_.size(); }
   bool lobby_open() const { return state_ == room_state::lobby; }
   std::optional<std::int64_t> lobby_closes_at_ms() const;
   std::int64_t created_at_ms() const { return created_at_ms_; }
+  // The room's own clock: the time of its last durable step.
+  std::int64_t tick_ms() const { return tick_ms_; }
   std::optional<std::int64_t> closed_at_ms() const { return closed_at_ms_; }
   std::optional<std::int64_t> opened_at_ms() const { return opened_at_ms_; }
 
@@ -93,8 +109,13 @@ class room {
  private:
   void draw(std::int64_t at_ms);
   void derive_permutation();
+  // Nobody joined and no lobby closed: the schedule may still change at will.
+  bool untouched() const;
 
   room_config config_;
+  room_owner owner_ = room_owner::file;
+  room_config declared_;
+  bool configured_ = false;  // a room_configured was applied (logs from before it have none)
   digest seed_;
   digest commitment_;
   std::int64_t created_at_ms_;
@@ -109,6 +130,7 @@ class room {
   std::optional<digest> lobby_root_;
   std::optional<std::string> beacon_;
   std::optional<lottery::permutation> permutation_;
+  std::unordered_map<id16, joined_entry, id16_hash> accounts_;
   // Not state: only while a change that stops admission is in flight.
   std::uint32_t holds_ = 0;
   std::int64_t hold_ms_ = 0;

@@ -151,6 +151,9 @@ TEST_CASE("events round-trip through their encoding") {
       lobby_closed{"r", 13},
       beacon_supplied{"r", std::string("\0\1", 2), 14},
       state_changed{"r", room_state::paused, 15},
+      room_configured{"r", test_room("r", 60), room_owner::api, std::nullopt, 16},
+      room_configured{"r", test_room("r", 90), room_owner::file, test_room("r", 30), 17},
+      room_removed{"r", 18},
   };
   for (const auto& e : all) {
     auto bytes = encode(e);
@@ -162,4 +165,57 @@ TEST_CASE("events round-trip through their encoding") {
   }
   CHECK_FALSE(decode_event(""));
   CHECK_FALSE(decode_event("\x63"));
+}
+
+TEST_CASE_METHOD(journal_fixture, "a join written after a close is refused, live and on replay") {
+  start({test_room("a", 60)});
+  join("a");
+  // The close is decided first; the join is decided while the close is in flight.
+  std::optional<std::pair<std::error_code, join_outcome>> closed, joined;
+  rooms->submit(state_changed{"a", room_state::closed, clock.steady_ms()},
+                [&](std::error_code ec, const join_outcome& o) { closed.emplace(ec, o); });
+  visitor_joined late;
+  late.room = "a";
+  late.visitor[0] = 7;
+  rooms->submit(late, [&](std::error_code ec, const join_outcome& o) { joined.emplace(ec, o); });
+  drain();
+  REQUIRE(closed);
+  REQUIRE(joined);
+  CHECK_FALSE(joined->first);
+  CHECK(joined->second.refused);
+  CHECK_FALSE(joined->second.place);
+  CHECK(rooms->find("a")->joined() == 1);
+  restart();
+  CHECK(rooms->find("a")->joined() == 1);
+  CHECK(rooms->find("a")->state() == room_state::closed);
+}
+
+TEST_CASE_METHOD(journal_fixture, "one account, one entry, from the log's own index across restarts and snapshots") {
+  start({test_room("a", 60)});
+  visitor_joined first;
+  first.room = "a";
+  first.visitor[0] = 1;
+  first.account = id16{42};
+  auto [ec, outcome] = commit(first);
+  REQUIRE_FALSE(ec);
+  REQUIRE(outcome.place == 0u);
+  // No side record stands between the join and the next one: the entry is known at once.
+  const joined_entry* entry = rooms->find("a")->account_entry(id16{42});
+  REQUIRE(entry);
+  CHECK(entry->visitor == first.visitor);
+  CHECK(entry->outcome.place == 0u);
+
+  auto second = first;
+  second.visitor[0] = 2;
+  CHECK(commit(second).second.refused);
+  restart();
+  CHECK(commit(second).second.refused);
+  for (int i = 0; i < 1'100; ++i) join("a");  // past the fixture's snapshot interval
+  drain();
+  REQUIRE(store.recover().snapshot);
+  restart();
+  REQUIRE(rooms->find("a")->account_entry(id16{42}));
+  CHECK(rooms->find("a")->account_entry(id16{42})->visitor == first.visitor);
+  CHECK(commit(second).second.refused);
+  CHECK_FALSE(rooms->find("a")->account_entry(id16{43}));
 }

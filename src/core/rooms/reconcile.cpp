@@ -1,0 +1,81 @@
+#include "core/rooms/reconcile.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+namespace foyer {
+
+std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
+                                                           const std::vector<room_config>& declared,
+                                                           std::int64_t now_ms) {
+  reconcile_plan plan;
+  std::set<std::string_view> ids;
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const auto& d = declared[i];
+    auto field = [i](std::string_view key) { return fmt::format("rooms[{}].{}", i, key); };
+    ids.insert(d.id);
+    if (rooms.retired(d.id)) {
+      return field_problem{field("id"), fmt::format("room '{}' was deleted, and a room's id is never used again", d.id)};
+    }
+    const room* r = rooms.find(d.id);
+    if (!r) {
+      plan.create.push_back(d);
+      continue;
+    }
+    if (r->configured() && r->owner() == room_owner::api) {
+      return field_problem{field("id"),
+                           fmt::format("room '{}' was created through the admin API; change it there, not in the file", d.id)};
+    }
+    // A log from before settings were recorded takes the file whole, as it always did.
+    room_config next = r->configured() ? apply_changes(r->config(), r->declared(), d) : d;
+    if (next == r->config() && r->declared() == d && r->configured()) continue;
+    if (rooms.configuring(d.id)) {
+      return field_problem{field("id"), fmt::format("a change to room '{}' is being written; reload again", d.id)};
+    }
+    if (auto refused = r->refuses(next)) {
+      return field_problem{field(refused->field), fmt::format("room '{}': {}", d.id, refused->message)};
+    }
+    plan.change.push_back({next, d, changed_settings(r->config(), next)});
+  }
+  for (const auto& [id, r] : rooms.rooms()) {
+    if (ids.contains(id) || (r.configured() && r.owner() == room_owner::api)) continue;
+    auto waiting = r.joined() - r.served(now_ms);
+    if (waiting > 0) {
+      return field_problem{
+          "rooms", fmt::format("room '{}' is no longer declared but {} visitors are waiting: declare it again, or "
+                               "delete it first with DELETE /api/v1/admin/rooms/{}?force=true",
+                               id, waiting, id)};
+    }
+    plan.remove.push_back(id);
+  }
+  return plan;
+}
+
+std::vector<event> reconcile_events(const reconcile_plan& plan, std::int64_t now_ms,
+                                    const std::function<digest()>& seed) {
+  std::vector<event> events;
+  for (const auto& c : plan.create) {
+    events.push_back(room_created{c.id, seed(), now_ms});
+    events.push_back(room_configured{c.id, c, room_owner::file, c, now_ms});
+  }
+  for (const auto& c : plan.change) {
+    events.push_back(room_configured{c.config.id, c.config, room_owner::file, c.declared, now_ms});
+  }
+  for (const auto& id : plan.remove) events.push_back(room_removed{id, now_ms});
+  return events;
+}
+
+std::vector<std::string> describe(const reconcile_plan& plan) {
+  std::vector<std::string> lines;
+  for (const auto& c : plan.create) lines.push_back(fmt::format("created room '{}'", c.id));
+  for (const auto& c : plan.change) {
+    lines.push_back(fmt::format("room '{}': changed {}", c.config.id,
+                                c.changed.empty() ? std::string("nothing (settings recorded)")
+                                                  : fmt::format("{}", fmt::join(c.changed, ", "))));
+  }
+  for (const auto& id : plan.remove) lines.push_back(fmt::format("removed room '{}' (no longer in the file)", id));
+  return lines;
+}
+
+}  // namespace foyer

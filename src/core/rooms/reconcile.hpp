@@ -1,0 +1,49 @@
+#pragma once
+// The file's [[rooms]] are a declaration, reconciled into the log at start and on
+// reload: new rooms are created, changed settings recorded, rooms dropped from the file
+// removed. The whole declaration is applied, or refused with the first problem.
+//
+// Who owns what: a room the file declares belongs to the file; one created through the
+// admin API belongs to the API, and no file may declare its id. The API may change a
+// file room's settings live; a reload then applies exactly the settings whose value in
+// the file changed since the file was last applied, and keeps every other live change.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/rooms/journal.hpp"
+
+namespace foyer {
+
+struct room_change {
+  room_config config;       // the settings in force after the change
+  room_config declared;     // the file's declaration it comes from
+  std::vector<std::string_view> changed;  // the settings that change, by name
+};
+
+struct reconcile_plan {
+  std::vector<room_config> create;
+  std::vector<room_change> change;
+  std::vector<std::string> remove;
+
+  bool empty() const { return create.empty() && change.empty() && remove.empty(); }
+};
+
+// What `declared` asks of `rooms` at `now_ms`, or why it is refused. A problem's field
+// names the file's key, e.g. "rooms[1].opens_at".
+std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
+                                                           const std::vector<room_config>& declared,
+                                                           std::int64_t now_ms);
+
+// The events that carry out `plan`; `seed` draws a new room's lottery seed.
+std::vector<event> reconcile_events(const reconcile_plan& plan, std::int64_t now_ms,
+                                    const std::function<digest()>& seed);
+
+// One line per change, for the log: "created room 'a'", "room 'b': rate_per_minute, name".
+std::vector<std::string> describe(const reconcile_plan& plan);
+
+}  // namespace foyer
