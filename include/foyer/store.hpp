@@ -37,6 +37,9 @@ class event_store {
   using done_handler = std::function<void(std::error_code ec)>;
   using read_handler =
       std::function<void(std::error_code ec, std::vector<std::optional<std::string>> values)>;
+  // events[i] has seq first_seq + i.
+  using events_handler =
+      std::function<void(std::error_code ec, std::uint64_t first_seq, std::vector<std::string> events)>;
 
   virtual ~event_store() = default;
 
@@ -50,6 +53,10 @@ class event_store {
 
   // Reads side records; a missing key reads as std::nullopt.
   virtual void read(std::vector<std::string> keys, read_handler done) = 0;
+
+  // Reads up to `max_events` durable events from seq `after_seq + 1` on, in order; fewer
+  // (or none) at the end of the log. The log is never truncated: it is the audit trail.
+  virtual void read_events(std::uint64_t after_seq, std::size_t max_events, events_handler done) = 0;
 };
 
 }  // namespace foyer

@@ -127,7 +127,13 @@ struct read_request {
   event_store::read_handler done;
 };
 
-using request = std::variant<append_request, snapshot_request, read_request>;
+struct events_request {
+  std::uint64_t after_seq;
+  std::size_t max_events;
+  event_store::events_handler done;
+};
+
+using request = std::variant<append_request, snapshot_request, read_request, events_request>;
 
 // A write taken into the current group commit, with what its completion will say.
 struct staged_write {
@@ -435,6 +441,8 @@ struct rocks_store::impl {
             post_([done = std::move(r.done), stopped] { done(stopped, 0); });
           } else if constexpr (std::is_same_v<type, snapshot_request>) {
             post_([done = std::move(r.done), stopped] { done(stopped); });
+          } else if constexpr (std::is_same_v<type, events_request>) {
+            post_([done = std::move(r.done), stopped] { done(stopped, 0, {}); });
           } else {
             post_([done = std::move(r.done), stopped] { done(stopped, {}); });
           }
@@ -463,6 +471,9 @@ struct rocks_store::impl {
       while (!work.empty()) {
         if (auto* r = std::get_if<read_request>(&work.front())) {
           serve_read(*r);
+          work.pop_front();
+        } else if (auto* e = std::get_if<events_request>(&work.front())) {
+          serve_events(*e);
           work.pop_front();
         } else {
           commit_writes(work);
@@ -600,6 +611,28 @@ struct rocks_store::impl {
     });
   }
 
+  // Reads contiguous events; a batch is bounded, so a group commit waits for one at most.
+  void serve_events(events_request& r) {
+    rocksdb::ReadOptions ro;
+    ro.fill_cache = false;
+    std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(ro, db_.events));
+    std::vector<std::string> events;
+    const std::uint64_t first = r.after_seq + 1;
+    std::error_code ec;
+    for (it->Seek(event_key(first)); it->Valid() && events.size() < r.max_events; it->Next()) {
+      if (checked_event_seq(it->key()) != first + events.size()) {
+        ec = store_errc::corruption;
+        break;
+      }
+      events.emplace_back(it->value().data(), it->value().size());
+    }
+    if (!ec && !it->status().ok()) ec = to_error_code(it->status());
+    if (ec) events.clear();
+    post_([done = std::move(r.done), ec, first, events = std::move(events)]() mutable {
+      done(ec, first, std::move(events));
+    });
+  }
+
   const std::filesystem::path dir_;
   const post_function post_;
   const options opts_;
@@ -642,6 +675,10 @@ void rocks_store::save_snapshot(std::uint64_t seq, std::string state, done_handl
 
 void rocks_store::read(std::vector<std::string> keys, read_handler done) {
   impl_->enqueue(read_request{std::move(keys), std::move(done)});
+}
+
+void rocks_store::read_events(std::uint64_t after_seq, std::size_t max_events, events_handler done) {
+  impl_->enqueue(events_request{after_seq, max_events, std::move(done)});
 }
 
 store_stats rocks_store::stats() const { return impl_->stats(); }

@@ -105,6 +105,7 @@ class rocks_store final : public event_store {
               durable_handler done) override;
   void save_snapshot(std::uint64_t seq, std::string state, done_handler done) override;
   void read(std::vector<std::string> keys, read_handler done) override;
+  void read_events(std::uint64_t after_seq, std::size_t max_events, events_handler done) override;
 
   store_stats stats() const;
 

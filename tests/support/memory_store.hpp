@@ -78,6 +78,16 @@ class memory_store final : public event_store {
     });
   }
 
+  void read_events(std::uint64_t after_seq, std::size_t max_events, events_handler done) override {
+    std::vector<std::string> out;
+    for (auto seq = after_seq + 1; seq <= events_.size() && out.size() < max_events; ++seq) {
+      out.push_back(events_[seq - 1]);
+    }
+    post_([done = std::move(done), first = after_seq + 1, out = std::move(out)]() mutable {
+      done({}, first, std::move(out));
+    });
+  }
+
  private:
   static std::error_code no_space() { return std::make_error_code(std::errc::no_space_on_device); }
 

@@ -98,6 +98,8 @@ std::string open_error(const fs::path& dir, test::run_loop& loop) {
   return "";
 }
 
+using strings = std::vector<std::string>;
+
 struct store_fixture {
   std::unique_ptr<rocks_store> open(store::options opts = {}) {
     auto s = std::make_unique<rocks_store>(dir.path, loop.poster(), std::move(opts));
@@ -139,6 +141,18 @@ struct store_fixture {
     return *result;
   }
 
+  // The events from seq after + 1 on, at most max of them.
+  strings read_events(event_store& s, std::uint64_t after, std::size_t max) {
+    std::optional<strings> result;
+    s.read_events(after, max, [&](std::error_code ec, std::uint64_t first, strings events) {
+      CHECK_FALSE(ec);
+      CHECK(first == after + 1);
+      result = std::move(events);
+    });
+    REQUIRE(loop.run_until([&] { return result.has_value(); }));
+    return *result;
+  }
+
   recovered_log reopen_and_recover() {
     rocks_store s(dir.path, loop.poster());
     return s.recover();
@@ -148,7 +162,6 @@ struct store_fixture {
   test::run_loop loop;
 };
 
-using strings = std::vector<std::string>;
 
 }  // namespace
 
@@ -184,6 +197,29 @@ TEST_CASE_METHOD(store_fixture, "appended events and side records survive a reop
   CHECK_FALSE(values.values[1]);
   // The seqs continue where the previous run stopped.
   CHECK(append(*s, {"d"}).first_seq == 4);
+}
+
+TEST_CASE_METHOD(store_fixture, "the whole log reads back in pages from any seq, snapshots or not") {
+  {
+    auto s = open_started();
+    append(*s, {"a", "b", "c"});
+    REQUIRE_FALSE(snapshot(*s, 3, "state@3"));
+    append(*s, {"d", "e"});
+    s->stop();
+  }
+  auto s = open_started();
+  CHECK(read_events(*s, 0, 2) == strings{"a", "b"});
+  CHECK(read_events(*s, 2, 2) == strings{"c", "d"});
+  CHECK(read_events(*s, 4, 100) == strings{"e"});
+  CHECK(read_events(*s, 5, 100).empty());
+  CHECK(read_events(*s, 50, 100).empty());
+  append(*s, {"f"});
+  CHECK(read_events(*s, 4, 100) == strings{"e", "f"});
+  test::memory_store memory(loop.poster());
+  memory.append({"a", "b", "c"}, {}, [](std::error_code, std::uint64_t) {});
+  CHECK(read_events(memory, 1, 1) == strings{"b"});
+  CHECK(read_events(memory, 1, 9) == strings{"b", "c"});
+  CHECK(read_events(memory, 3, 9).empty());
 }
 
 TEST_CASE_METHOD(store_fixture, "seqs are contiguous and completions run in call order") {

@@ -1,0 +1,52 @@
+#include "core/ops/audit.hpp"
+
+#include "core/base/json.hpp"
+#include "core/base/time_text.hpp"
+#include "core/fairness/lottery.hpp"
+
+namespace foyer {
+namespace {
+
+json_object header(std::uint64_t seq, std::int64_t at_ms, std::string_view type) {
+  json_object o;
+  o.num("seq", seq).str("at", format_rfc3339_ms(at_ms)).str("type", type);
+  return o;
+}
+
+struct describe {
+  std::uint64_t seq;
+
+  std::string operator()(const room_created& e) const {
+    return header(seq, e.at_ms, "room_created").str("commitment", to_hex(lottery::commitment(e.seed))).done();
+  }
+  std::string operator()(const visitor_joined& e) const {
+    return header(seq, e.at_ms, "visitor_joined")
+        .str("visitor_id", to_hex(e.visitor))
+        .str("entrant_id", to_hex(e.entrant))
+        .boolean("account", e.account.has_value())
+        .done();
+  }
+  std::string operator()(const visitors_admitted& e) const {
+    return header(seq, e.tick_ms, "visitors_admitted").num("served", e.served).done();
+  }
+  std::string operator()(const lobby_closed& e) const { return header(seq, e.at_ms, "lobby_closed").done(); }
+  std::string operator()(const beacon_supplied& e) const {
+    return header(seq, e.at_ms, "beacon_supplied").str("value", to_hex(as_bytes(e.value))).done();
+  }
+  std::string operator()(const state_changed& e) const {
+    return header(seq, e.at_ms, "state_changed").str("state", to_string(e.state)).done();
+  }
+  std::string operator()(const room_configured& e) const {
+    return header(seq, e.at_ms, "room_configured")
+        .str("source", to_string(e.source))
+        .raw("config", to_json(e.config))
+        .done();
+  }
+  std::string operator()(const room_removed& e) const { return header(seq, e.at_ms, "room_removed").done(); }
+};
+
+}  // namespace
+
+std::string audit_record(std::uint64_t seq, const event& e) { return std::visit(describe{seq}, e); }
+
+}  // namespace foyer

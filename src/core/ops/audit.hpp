@@ -1,0 +1,16 @@
+#pragma once
+// A room's audit trail as JSON lines: each event of the log with its seq, its time
+// (RFC 3339, UTC) and its type. Nothing secret leaves: a room's seed is shown only as
+// its commitment, an account only as whether there was one.
+
+#include <cstdint>
+#include <string>
+
+#include "core/rooms/event.hpp"
+
+namespace foyer {
+
+// One JSON object, no newline.
+std::string audit_record(std::uint64_t seq, const event& e);
+
+}  // namespace foyer

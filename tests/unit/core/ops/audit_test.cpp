@@ -1,0 +1,27 @@
+#include <catch2/catch.hpp>
+
+#include "core/fairness/lottery.hpp"
+#include "core/ops/audit.hpp"
+#include "support/journal_fixture.hpp"
+
+using namespace foyer;
+
+TEST_CASE("audit records carry seq, UTC time and type, and nothing secret") {
+  digest seed{1, 2, 3};
+  CHECK(audit_record(1, room_created{"r", seed, 1'796'099'400'250}) ==
+        R"({"seq":1,"at":"2026-12-01T04:30:00.250Z","type":"room_created","commitment":")" +
+            to_hex(lottery::commitment(seed)) + R"("})");
+  CHECK(audit_record(1, room_created{"r", seed, 0}).find(to_hex(seed)) == std::string::npos);
+  visitor_joined j{"r", id16{0xab}, id16{0xcd}, 0, id16{0xee}};
+  CHECK(audit_record(2, j) ==
+        R"({"seq":2,"at":"1970-01-01T00:00:00.000Z","type":"visitor_joined","visitor_id":"ab000000000000000000000000000000",)"
+        R"("entrant_id":"cd000000000000000000000000000000","account":true})");
+  CHECK(audit_record(3, visitors_admitted{"r", 42, 1'000, 7}) ==
+        R"({"seq":3,"at":"1970-01-01T00:00:01.000Z","type":"visitors_admitted","served":42})");
+  CHECK(audit_record(4, state_changed{"r", room_state::paused, 0}).ends_with(R"("type":"state_changed","state":"paused"})"));
+  auto configured = audit_record(5, room_configured{"r", test::test_room("r", 60), room_owner::api, std::nullopt, 0});
+  CHECK_THAT(configured, Catch::Contains(R"("type":"room_configured","source":"api","config":{"id":"r",)"));
+  CHECK(audit_record(6, room_removed{"r", 0}).ends_with(R"("type":"room_removed"})"));
+  CHECK(audit_record(7, lobby_closed{"r", 0}).ends_with(R"("type":"lobby_closed"})"));
+  CHECK(audit_record(8, beacon_supplied{"r", "\x01\xff", 0}).ends_with(R"("type":"beacon_supplied","value":"01ff"})"));
+}
