@@ -231,12 +231,16 @@ spent_set::spent_set(std::size_t capacity) : capacity_(capacity), slots_(1024) {
 spend_outcome spent_set::try_spend(std::uint64_t id, std::uint64_t expires_at_ms, std::uint64_t now_ms) {
   prune(now_ms);
   if (expires_at_ms <= now_ms) return spend_outcome::expired;
-  if (id == 0 ? holds_zero_ : slots_[slot_of(id)] == id) return spend_outcome::already_spent;
+  if (contains(id)) return spend_outcome::already_spent;
   if (size_ >= capacity_) return spend_outcome::full;
   insert(id);
   by_expiry_.emplace(expires_at_ms, id);
   return spend_outcome::spent;
 }
+
+void spent_set::give_back(std::uint64_t id) { erase(id); }
+
+bool spent_set::contains(std::uint64_t id) const { return id == 0 ? holds_zero_ : slots_[slot_of(id)] == id; }
 
 std::size_t spent_set::slot_of(std::uint64_t id) const {
   const std::size_t mask = slots_.size() - 1;
@@ -262,6 +266,7 @@ void spent_set::insert(std::uint64_t id) {
 }
 
 void spent_set::erase(std::uint64_t id) {
+  if (!contains(id)) return;
   --size_;
   if (id == 0) {
     holds_zero_ = false;

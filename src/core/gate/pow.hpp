@@ -190,11 +190,16 @@ class spent_set {
   explicit spent_set(std::size_t capacity);
 
   spend_outcome try_spend(std::uint64_t id, std::uint64_t expires_at_ms, std::uint64_t now_ms);
+  // The join a spend paid for was not recorded (its write failed): the same solved
+  // challenge may be redeemed again, so a retry after a 503 is not refused.
+  void give_back(std::uint64_t id);
   std::size_t size() const { return size_; }
 
  private:
   std::size_t slot_of(std::uint64_t id) const;  // where id is, or the free slot it would take
   void insert(std::uint64_t id);
+  bool contains(std::uint64_t id) const;
+  // Removes `id` if it is there: an id given back is still in by_expiry_.
   void erase(std::uint64_t id);
   void prune(std::uint64_t now_ms);
 

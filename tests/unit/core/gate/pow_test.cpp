@@ -294,6 +294,25 @@ TEST_CASE("the spent set redeems each challenge once until it expires") {
   CHECK(spent.size() == 1);
 }
 
+TEST_CASE("a spend given back may be redeemed again, once") {
+  spent_set spent(4);
+  REQUIRE(spent.try_spend(0, 1'000, 0) == spend_outcome::spent);
+  REQUIRE(spent.try_spend(1, 1'000, 0) == spend_outcome::spent);
+  REQUIRE(spent.try_spend(1025, 1'000, 0) == spend_outcome::spent);  // shares id 1's home slot
+  spent.give_back(1);
+  spent.give_back(0);
+  CHECK(spent.size() == 1);
+  CHECK(spent.try_spend(1025, 1'000, 1) == spend_outcome::already_spent);  // still found past the gap
+  CHECK(spent.try_spend(1, 1'000, 1) == spend_outcome::spent);
+  CHECK(spent.try_spend(1, 1'000, 2) == spend_outcome::already_spent);
+  CHECK(spent.try_spend(0, 1'000, 2) == spend_outcome::spent);
+  spent.give_back(77);  // never spent: nothing changes
+  CHECK(spent.size() == 3);
+  // Expiry removes each id once, though the first spends are still scheduled too.
+  CHECK(spent.try_spend(2, 5'000, 1'000) == spend_outcome::spent);
+  CHECK(spent.size() == 1);
+}
+
 TEST_CASE("the spent set agrees with a plain model through growth, collisions and expiry") {
   // Ids crowd into a few home slots (equal low bits) and include 0, so probe runs
   // are long, wrap around, and lose members from their middle as ids expire.
