@@ -36,6 +36,12 @@ net::ip::tcp::endpoint parse_endpoint(const std::string& listen) {
 // Derives independent keys from the one server secret.
 digest subkey(const digest& secret, std::string_view label) { return hmac_sha256(secret, {as_bytes(label)}); }
 
+// A line about the rooms for whoever watches the log; stdout to a pipe is buffered.
+void say(std::string_view when, std::string_view line) {
+  fmt::print("foyer: {}: {}\n", when, line);
+  std::fflush(stdout);
+}
+
 // Makes the rooms what `declared` says, or refuses it whole, printing why; `done(true)`
 // once the change is durable (or there is none).
 void reconcile_rooms(journal& rooms, const clock& clock, const std::vector<room_config>& declared,
@@ -48,7 +54,7 @@ void reconcile_rooms(journal& rooms, const clock& clock, const std::vector<room_
   }
   const auto& plan = std::get<reconcile_plan>(planned);
   if (plan.empty()) {
-    fmt::print("foyer: {}: the rooms are as the file declares them\n", when);
+    say(when, "the rooms are as the file declares them");
     done(true);
     return;
   }
@@ -60,8 +66,7 @@ void reconcile_rooms(journal& rooms, const clock& clock, const std::vector<room_
       done(false);
       return;
     }
-    for (const auto& line : lines) fmt::print("foyer: {}: {}\n", when, line);
-    std::fflush(stdout);
+    for (const auto& line : lines) say(when, line);
     done(true);
   });
 }

@@ -91,11 +91,13 @@ export class Foyer {
     if (this.port) args.push('--listen', `127.0.0.1:${this.port}`);
     this.proc = spawnOwned(foyerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) => this.proc.on('exit', (code, signal) => resolve({ code, signal })));
+    // A restart's output follows the last run's: only this run's says where it listens.
+    const mark = this.output.length;
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`foyer did not start:\n${this.output}`)), 15000);
       const onData = (chunk) => {
         this.output += chunk;
-        const m = /serving \d+ room\(s\) on http:\/\/127\.0\.0\.1:(\d+)/.exec(this.output);
+        const m = /serving \d+ room\(s\) on http:\/\/127\.0\.0\.1:(\d+)/.exec(this.output.slice(mark));
         if (m) {
           clearTimeout(timer);
           this.port = Number(m[1]);
@@ -118,6 +120,20 @@ export class Foyer {
     proc.stderr.on('data', (c) => { output += c; });
     const code = await new Promise((resolve) => proc.on('exit', resolve));
     return { code, output };
+  }
+
+  // Rewrites the config file and sends SIGHUP; resolves once the output since then
+  // matches `expected` (what the server prints for the reload it was asked for).
+  async reload(config, expected) {
+    writeFileSync(this.configPath, typeof config === 'string' ? config : configText(config));
+    const mark = this.output.length;
+    this.proc.kill('SIGHUP');
+    const deadline = Date.now() + 10000;
+    while (!expected.test(this.output.slice(mark))) {
+      if (Date.now() > deadline) throw new Error(`no ${expected} after the reload:\n${this.output.slice(mark)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return this.output.slice(mark);
   }
 
   async kill9() {
