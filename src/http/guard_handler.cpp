@@ -131,6 +131,9 @@ response guard_handler::auth(const request& req) {
   if (!token) return refuse("no_pass");
   auto result = check(*token, /*spend=*/true);
   if (!result.ok) return refuse(result.error_code);
+  // The upstream gets the sub as a header: one that cannot be a field value is refused, not
+  // sent (the signer is trusted, but the header must not split).
+  if (!is_field_value(result.subject)) return refuse("invalid_claims");
   auto res = empty_response(req, bhttp::status::no_content);
   res.set("X-Foyer-Visitor", result.subject);
   res.set("X-Foyer-Pass-Expires", std::to_string(result.exp));

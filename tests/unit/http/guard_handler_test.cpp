@@ -203,3 +203,18 @@ TEST_CASE_METHOD(guard_fixture, "without a valid pass no shape of site URL leads
     CHECK_FALSE(field(res, "Set-Cookie"));
   }
 }
+
+TEST_CASE_METHOD(guard_fixture, "a pass whose visitor id cannot be a header is refused, not sent upstream") {
+  http::request req{bhttp::verb::get, "/auth", 11};
+  req.set("X-Original-URI", "/shop/");
+  req.set(bhttp::field::authorization, "Bearer " + pass_for("v1\r\nX-Admin: 1"));
+  auto res = handler.handle(req);
+  CHECK(res.result() == bhttp::status::unauthorized);
+  CHECK(field(res, "X-Foyer-Error") == "invalid_claims");
+  CHECK_FALSE(field(res, "X-Foyer-Visitor"));
+
+  req.set(bhttp::field::authorization, "Bearer " + pass_for("v1"));
+  auto ok = handler.handle(req);
+  CHECK(ok.result() == bhttp::status::no_content);
+  CHECK(field(ok, "X-Foyer-Visitor") == "v1");
+}
