@@ -95,8 +95,8 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   std::unique_ptr<http::server> server;
   network_rules rules;
   for (const auto& rule : c.network_rules) rules.add(rule.cidr, rule.extra_bits);
-  http::join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
-                         static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
+  join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
+                   static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
   http::api api(rooms, store, tickets, keys, clock, price, c.api);
   ticker admissions(ioc, rooms, clock);
   auto work = net::make_work_guard(ioc);

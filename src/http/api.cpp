@@ -12,6 +12,7 @@
 #include <simdjson.h>
 
 #include "core/base/json.hpp"
+#include "core/gate/account_hint.hpp"
 #include "core/rooms/status.hpp"
 #include "http/request_fields.hpp"
 
@@ -118,7 +119,8 @@ api::api(journal& rooms, event_store& store, const ticket_codec& tickets, const 
       clock_(clock),
       price_(price),
       settings_(std::move(settings)),
-      jitter_state_(static_cast<std::uint64_t>(clock.now_ms()) | 1) {}
+      jitter_state_(static_cast<std::uint64_t>(clock.now_ms()) | 1),
+      passes_(settings_.issuer) {}
 
 simdjson::padded_string_view api::padded(std::string_view text) {
   json_scratch_.assign(text);
@@ -282,24 +284,11 @@ response api::existing_entry(const request& req, const ticket& t, const room& r)
 std::variant<std::optional<id16>, response> api::check_account(const request& req, const room& r,
                                                                const join_body& body) const {
   if (body.account.empty() && body.account_hint.empty()) return std::optional<id16>();
-  if (settings_.account_hint_secret.empty()) {
-    return error(req, 400, "account_hints_off", "This server takes no account hints.");
-  }
-  const auto& room_id = r.config().id;
-  auto secret = as_bytes(settings_.account_hint_secret);
-  std::uint8_t room_size = static_cast<std::uint8_t>(room_id.size());
-  auto expected = hmac_sha256(secret, {as_bytes("foyer/account/v1"), byte_view(&room_size, 1), as_bytes(room_id),
-                                       as_bytes(body.account)});
-  auto given = from_hex(body.account_hint);
-  if (body.account.empty() || body.account.size() > 256 || !given || !equal_constant_time(*given, expected)) {
-    return error(req, 403, "bad_account_hint", "The account hint does not match the account.");
-  }
-  // Only a keyed digest of the account id is stored, never the id.
-  auto digest = hmac_sha256(secret, {as_bytes("foyer/account-id/v1"), byte_view(&room_size, 1), as_bytes(room_id),
-                                     as_bytes(body.account)});
-  id16 out;
-  std::copy_n(digest.begin(), out.size(), out.begin());
-  return std::optional<id16>(out);
+  const auto& secret = settings_.account_hint_secret;
+  if (secret.empty()) return error(req, 400, "account_hints_off", "This server takes no account hints.");
+  auto account = verify_account_hint(as_bytes(secret), r.config().id, body.account, body.account_hint);
+  if (!account) return error(req, 403, "bad_account_hint", "The account hint does not match the account.");
+  return account;
 }
 
 namespace {
@@ -474,33 +463,6 @@ void api::set_ticket_cookie(response& res, std::string_view room_id, std::string
   res.set(bhttp::field::set_cookie, cookie);
 }
 
-std::string api::pass_for(const room& r, const ticket& t) {
-  std::int64_t now = seconds(clock_.now_ms());
-  // One pass id per visitor and room, so a single-use check sees re-issued passes as one.
-  auto jti = to_hex(byte_view(sha256({as_bytes(r.config().id), t.visitor})).first(16));
-  // A signature costs more than the rest of a poll: an admitted visitor who polls again
-  // gets the same pass while at least half of its life is left.
-  while (!pass_reuse_order_.empty() && pass_reuse_order_.front().first <= now) {
-    auto it = issued_passes_.find(pass_reuse_order_.front().second);
-    if (it != issued_passes_.end() && it->second.reuse_until <= now) issued_passes_.erase(it);
-    pass_reuse_order_.pop_front();
-  }
-  if (auto it = issued_passes_.find(jti); it != issued_passes_.end()) return it->second.token;
-  pass::claims c;
-  c.issuer = settings_.issuer;
-  c.audience = r.config().id;
-  c.subject = to_hex(t.visitor);
-  c.issued_at = now;
-  c.not_before = now;
-  c.expires_at = now + r.config().pass_ttl_seconds;
-  c.jti = jti;
-  auto token = pass::sign_pass(keys_.pass_signer(), c);
-  std::int64_t reuse_until = now + r.config().pass_ttl_seconds / 2;
-  issued_passes_[jti] = {token, reuse_until};
-  pass_reuse_order_.emplace_back(reuse_until, std::move(jti));
-  return token;
-}
-
 response api::status(const request& req, room& r) {
   response failure;
   auto t = presented_ticket(req, r.config().id, &failure);
@@ -527,7 +489,9 @@ response api::status(const request& req, room& r) {
     if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   }
   if (st.state == "admitted") {
-    body.str("pass", pass_for(r, *t)).str("target_url", r.config().target_url);
+    const auto& c = r.config();
+    body.str("pass", passes_.pass_for(keys_.pass_signer(), c.id, t->visitor, c.pass_ttl_seconds, seconds(clock_.now_ms())))
+        .str("target_url", c.target_url);
   }
   if (r.config().stock) {
     body.num("stock_left", *r.config().stock > st.served ? *r.config().stock - st.served : 0);

@@ -1,11 +1,9 @@
 #pragma once
 // The HTTP API of Foyer: thin handlers that parse, call the domain, and serialise.
 
-#include <deque>
 #include <functional>
 #include <map>
 #include <set>
-#include <unordered_map>
 #include <variant>
 #include <string>
 
@@ -13,11 +11,12 @@
 #include <simdjson.h>
 #include <foyer/store.hpp>
 
-#include "core/gate/join_pressure.hpp"
+#include "core/gate/join_price.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/gate/network.hpp"
 #include "core/gate/pow.hpp"
 #include "core/passes/pass.hpp"
+#include "core/passes/pass_issuer.hpp"
 #include "core/fairness/receipt.hpp"
 #include "core/gate/ticket.hpp"
 #include "http/server.hpp"
@@ -41,19 +40,6 @@ struct api_settings {
 // A join's body: the solved challenge, and optionally the site's account hint.
 struct join_body {
   std::string challenge, nonce, account, account_hint;
-};
-
-// What a join costs: signed single-use challenges, priced per client network.
-struct join_price {
-  join_price(byte_view secret, const pow::config& cfg, std::uint64_t start_ms, network_rules rules)
-      : authority(secret, cfg, start_ms), spent(cfg.spent_capacity), pressure(cfg), rules(std::move(rules)),
-        base_bits(cfg.base_bits) {}
-
-  pow::authority authority;
-  pow::spent_set spent;
-  pow::join_pressure pressure;
-  network_rules rules;
-  std::uint32_t base_bits;
 };
 
 class api {
@@ -97,7 +83,6 @@ class api {
                                          response* error) const;
   // The client's address: the peer's, or the one its trusted proxies forwarded.
   ip_address client_address(const request& req, const peer& who) const;
-  std::string pass_for(const room& r, const ticket& t);
   void set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const;
   double jitter();
 
@@ -118,12 +103,7 @@ class api {
   std::uint64_t jitter_state_;
   std::map<std::string, std::uint64_t, std::less<>> proof_rejections_;  // by reason
   std::set<id16> accounts_joining_;  // hinted joins being decided
-  struct issued_pass {
-    std::string token;
-    std::int64_t reuse_until = 0;  // unix s
-  };
-  std::unordered_map<std::string, issued_pass> issued_passes_;  // by jti
-  std::deque<std::pair<std::int64_t, std::string>> pass_reuse_order_;  // (reuse_until, jti), oldest first
+  pass::issuer passes_;
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.
   simdjson::ondemand::parser json_parser_;
   // A request body copied with the padding simdjson reads past the end, in a buffer
