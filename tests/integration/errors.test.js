@@ -114,3 +114,18 @@ test('refusals of the visitor API and of the server itself are problems too', as
     assert.equal(body.status, 431);
   });
 });
+
+test('HEAD gets the length of what GET would get, and no body, errors included', async () => {
+  await withFoyer({}, async (f) => {
+    const get = await f.request('GET', '/api/v1/rooms/demo/nothing');
+    // Pipelined: a body after a HEAD answer would be read as the next answer.
+    const answers = await rawRequest(f.port, 'HEAD /api/v1/rooms/demo/nothing HTTP/1.1\r\nHost: x\r\n\r\n' +
+      'HEAD /api/v1/rooms/demo HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const parts = answers.split('\r\n\r\n');
+    assert.match(parts[0], /^HTTP\/1\.1 404 /);
+    assert.match(parts[0], new RegExp(`\r\nContent-Length: ${Buffer.byteLength(get.text)}(\r\n|$)`));
+    assert.match(parts[1], /^HTTP\/1\.1 200 /);
+    assert.match(parts[2], /^HTTP\/1\.1 200 /);
+    assert.equal(parts[3], '{"status":"ok"}');
+  });
+});
