@@ -2,21 +2,10 @@
 // known paths asked with another method, and every error as RFC 9457 problem details.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
-import { Foyer } from '../lib/foyer.js';
+import { rawRequest, withFoyer } from '../lib/foyer.js';
 
 const admin_token = 'test-admin-token-0123456789';
 const admin = { authorization: `Bearer ${admin_token}` };
-
-async function withFoyer(config, fn) {
-  const foyer = new Foyer(config);
-  try {
-    await foyer.start();
-    await fn(foyer);
-  } finally {
-    await foyer.cleanup();
-  }
-}
 
 // A problem-details answer with this status and code, its members as RFC 9457 has them
 // and `error`/`message` as the first API had them.
@@ -32,18 +21,6 @@ function expectProblem(r, status, code) {
   assert.equal(typeof r.json.detail, 'string');
   assert.equal(r.json.error, code);
   assert.equal(r.json.message, r.json.detail);
-}
-
-// Writes `text` on one connection and reads until the server closes it.
-function rawRequest(port, text) {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(port, '127.0.0.1', () => s.write(text));
-    let data = '';
-    s.on('data', (c) => { data += c; });
-    s.on('end', () => resolve(data));
-    s.on('error', reject);
-    s.setTimeout(5000, () => { s.destroy(); resolve(data); });
-  });
 }
 
 test('a path no route has is 404 not_found, admin paths included', async () => {
