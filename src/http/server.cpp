@@ -224,7 +224,21 @@ task<void> server::session(tcp_socket socket, session_ref self) {
     } else {
       enter(self, phase::handling);
       request req = parser.release();
-      res = co_await handler_(req, who);
+      // Caught here: a coroutine of its own around the handler would cost a frame per request.
+      try {
+        res = co_await handler_(req, who);
+      } catch (const std::exception& e) {
+        // A fault of this answer, not of the connection: the client hears so, and the
+        // next request on the connection is served.
+        fmt::print(stderr, "foyer: {} {} failed: {}\n", std::string_view(req.method_string()),
+                   std::string_view(req.target()).substr(0, req.target().find('?')), e.what());
+        res = problem(req, errc::internal_error, "The server failed to answer this request.");
+      }
+      // A HEAD answer names the length of the body a GET would get, and sends none.
+      if (req.method() == bhttp::verb::head && !res.body().empty()) {
+        res.content_length(res.body().size());
+        res.body().clear();
+      }
       res.keep_alive(req.keep_alive() && !stopping_);
     }
     enter(self, phase::writing);
