@@ -110,3 +110,8 @@ TEST_CASE("an event cut at any byte is refused") {
     }
   }
 }
+
+TEST_CASE("a configuration declared for another room is refused") {
+  room_configured e{"r", test_room("r", 60), room_owner::file, test_room("s", 60), 16};
+  CHECK_FALSE(decode_event(encode(e)));
+}

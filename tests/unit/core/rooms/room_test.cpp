@@ -658,3 +658,11 @@ TEST_CASE_METHOD(room_fixture, "a state from before configuration was history ke
   CHECK_FALSE(restored.configured());
   CHECK(restored.owner() == room_owner::file);
 }
+
+TEST_CASE_METHOD(room_fixture, "equal states encode to equal bytes, whatever order the accounts joined in") {
+  room r = make(fifo_config());
+  for (std::uint8_t n = 0; n < 40; ++n) join(r, id16{0xac, n});
+  room restored = make(fifo_config());
+  REQUIRE(restored.decode_state(r.encode_state()));
+  CHECK(restored.encode_state() == r.encode_state());
+}

@@ -155,3 +155,17 @@ TEST_CASE_METHOD(room_fixture, "those far back poll more rarely than those near 
   CHECK(poll_after(r, 500, now_ms, mid_jitter) > poll_after(r, 50, now_ms, mid_jitter));
   CHECK(poll_after(r, 50, now_ms, mid_jitter) > poll_after(r, 5, now_ms, mid_jitter));
 }
+
+TEST_CASE_METHOD(room_fixture, "a lobby member of a room stopped before the draw is told it stopped") {
+  const std::pair<room_state, std::string_view> stops[] = {{room_state::sold_out, "sold_out"},
+                                                          {room_state::closed, "closed"}};
+  for (const auto& [stop, name] : stops) {
+    for (room_state phase : {room_state::lobby, room_state::drawing}) {
+      INFO(to_string(phase) << " -> " << name);
+      room r = in_state(phase);
+      change(r, stop);
+      REQUIRE(r.state() == stop);
+      CHECK(status_of(r, std::nullopt, now_ms, 0.5).state == name);
+    }
+  }
+}
