@@ -1,6 +1,7 @@
 #include "http/request_fields.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include <boost/beast/http/field.hpp>
 
@@ -61,6 +62,13 @@ std::optional<std::string_view> query_param(std::string_view target, std::string
     return out.has_value();
   });
   return out;
+}
+
+std::optional<std::uint64_t> parse_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
 }
 
 std::optional<std::string> percent_decode(std::string_view text) {

@@ -20,6 +20,9 @@ std::optional<std::string_view> bearer(const request& req);
 // a name without '=').
 std::optional<std::string_view> query_param(std::string_view target, std::string_view name);
 
+// A query value that is a whole number, digits only; nullopt otherwise.
+std::optional<std::uint64_t> parse_u64(std::string_view text);
+
 // Form-style decoding of a query value: %XX escapes, '+' as a space. Nullopt for a bad escape.
 std::optional<std::string> percent_decode(std::string_view text);
 

@@ -2,8 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <charconv>
-
 #include "core/base/crypto.hpp"
 #include "core/base/json.hpp"
 #include "core/ops/audit.hpp"
@@ -124,11 +122,7 @@ constexpr std::uint64_t max_audit_limit = 100'000;
 
 std::optional<std::uint64_t> number_param(const request& req, std::string_view name, std::uint64_t fallback) {
   auto text = query_param(req.target(), name);
-  if (!text) return fallback;
-  std::uint64_t v = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (ec != std::errc() || end != text->data() + text->size() || text->empty()) return std::nullopt;
-  return v;
+  return text ? parse_u64(*text) : fallback;
 }
 
 }  // namespace
@@ -209,12 +203,7 @@ task<response> audit(context& ctx, const request& req, std::string_view room_id)
     }
     if (count == *limit || batch->events.size() < audit_batch) break;
   }
-  response res{bhttp::status::ok, req.version()};
-  res.set(bhttp::field::content_type, "application/x-ndjson");
-  res.set(bhttp::field::cache_control, "no-store");
-  res.set("X-Content-Type-Options", "nosniff");
-  res.body() = std::move(lines);
-  co_return res;
+  co_return private_text(req, "application/x-ndjson", std::move(lines));
 }
 
 task<response> change_state(context& ctx, const request& req, const room& r, room_state target) {

@@ -58,6 +58,15 @@ task<std::optional<logged_events>> read_events(context& ctx, std::uint64_t after
                                                                                                  use_task);
 }
 
+response private_text(const request& req, std::string_view content_type, std::string body) {
+  response res{beast::http::status::ok, req.version()};
+  res.set(beast::http::field::content_type, content_type);
+  res.set(beast::http::field::cache_control, "no-store");
+  res.set("X-Content-Type-Options", "nosniff");
+  res.body() = std::move(body);
+  return res;
+}
+
 response unavailable(const request& req) {
   return problem(req, errc::storage_unavailable,
                  "The server could not make this change durable; nothing was recorded. Retry shortly.");

@@ -76,6 +76,8 @@ task<std::optional<std::vector<std::optional<std::string>>>> read_side_records(c
 inline response json_response(const request& req, beast::http::status status, std::string body) {
   return response::json(status, req.version(), std::move(body));
 }
+// A 200 of `body` as `content_type`, neither cached nor sniffed.
+response private_text(const request& req, std::string_view content_type, std::string body);
 // 503 storage_unavailable: nothing was recorded.
 response unavailable(const request& req);
 // 404 unknown_room.

@@ -24,12 +24,7 @@ response metrics(const context& ctx, const request& req) {
   for (const auto& [reason, count] : ctx.desk.proof_rejections()) {
     out += fmt::format("foyer_proof_rejections_total{{reason=\"{}\"}} {}\n", reason, count);
   }
-  response res{bhttp::status::ok, req.version()};
-  res.set(bhttp::field::content_type, "text/plain; version=0.0.4");
-  res.set(bhttp::field::cache_control, "no-store");
-  res.set("X-Content-Type-Options", "nosniff");
-  res.body() = std::move(out);
-  return res;
+  return private_text(req, "text/plain; version=0.0.4", std::move(out));
 }
 
 response healthz(const request& req) { return json_response(req, bhttp::status::ok, R"({"status":"ok"})"); }

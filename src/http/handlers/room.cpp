@@ -14,13 +14,6 @@ namespace {
 
 namespace bhttp = beast::http;
 
-std::optional<std::uint64_t> parse_u64(std::string_view s) {
-  std::uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
-
 std::string hex_or_null(const std::optional<digest>& d) {
   return d ? json_quote(to_hex(*d)) : "null";
 }
