@@ -180,6 +180,7 @@ async function sendControl(room, control, value) {
 function controlForm(roomId, control, result) {
   const form = document.createElement('form');
   form.dataset.control = control.action;
+  if (control.input) form.className = 'with-input';
   const { input, error } = control.input ? controlInput(roomId, control, form) : {};
   const button = document.createElement('button');
   button.type = 'submit';

@@ -83,7 +83,9 @@ function showProblem({ field, message }) {
   const target = field && inputs.get(field);
   if (target && !target.input.readOnly) {
     setFieldError(target.input, target.error, message);
-    target.input.focus();
+    // Centred, the input shows with its message, clear of the buttons kept at the bottom.
+    target.input.focus({ preventScroll: true });
+    target.input.scrollIntoView({ block: 'center' });
   } else {
     setText('room-form-error', message);
   }
