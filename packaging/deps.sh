@@ -23,8 +23,9 @@ if ((${#missing[@]})); then
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# Test tooling from npm (playwright-core drives Debian's chromium).
+# Test tooling from npm (playwright-core drives Debian's chromium), installed again when
+# tests/package-lock.json changes (the copy in node_modules is the lock last installed).
 here=$(cd "$(dirname "$0")/.." && pwd)
-if [ ! -d "$here/tests/node_modules/playwright-core" ]; then
-  (cd "$here/tests" && npm ci --no-audit --no-fund --loglevel=error)
+if ! cmp -s "$here/tests/package-lock.json" "$here/tests/node_modules/.foyer-package-lock.json"; then
+  (cd "$here/tests" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.foyer-package-lock.json)
 fi

@@ -18,6 +18,9 @@ build-asan/foyer_core_tests
 build-asan/foyer_store_tests
 
 export FOYER_BIN="$PWD/build/foyer"
-# A test file that stalls fails after ten minutes instead of holding the run, and a
-# file whose tests are done exits even if a failure left a browser or server open.
-node --test --test-force-exit --test-timeout=600000 tests/js/ tests/integration/ tests/chaos/ tests/nginx/ tests/browser/
+# Each file runs under `node --test`, in path order and (as `node --test` does) one less
+# at a time than there are CPUs. A test file that stalls fails after ten minutes instead
+# of holding the run, and a file whose tests are done exits even if a failure left a
+# browser or server open: on Debian's Node 18 as on Node 20 and later (tests/lib/run-node.js).
+# The last line is the total, `N passed, N failed`.
+node tests/lib/run-node.js --timeout=600000 tests/js/ tests/integration/ tests/chaos/ tests/nginx/ tests/browser/

@@ -79,8 +79,7 @@ room_value room_value_of(const toml::node& node) {
     text << *dt;
     return text.str();
   }
-  // No room setting takes any other kind of value: the validator says which it takes.
-  return true;
+  return other_value{};
 }
 
 room_config read_room(const toml::table& table, std::size_t index) {

@@ -10,7 +10,7 @@
 
 #include "core/gate/pow.hpp"
 #include "core/rooms/room.hpp"
-#include "http/api.hpp"
+#include "http/handlers/context.hpp"
 #include "http/server.hpp"
 
 namespace foyer::app {
@@ -24,7 +24,7 @@ struct config {
   std::string listen = "127.0.0.1:8080";           // Default: loopback, port 8080
   std::filesystem::path data_dir = "foyer-data";   // Default: ./foyer-data
   http::server_limits limits;                      // Defaults: see http/server.hpp
-  http::api_settings api;                          // Defaults: see http/api.hpp
+  http::api_settings api;                          // Defaults: see http/handlers/context.hpp
   pow::config proof_of_work;                       // Defaults: see core/pow.hpp
   std::vector<network_rule> network_rules;         // Default: none
   std::vector<room_config> rooms;                  // Default: one demo room

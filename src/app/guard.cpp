@@ -190,6 +190,9 @@ std::string initial_keys(net::io_context& ioc, const key_source& source) {
 
 void run_guard(const guard_options& options) {
   if (options.login_url.empty()) throw std::invalid_argument("--login-url: the waiting room's URL is required");
+  if (!http::is_field_value(options.login_url)) {
+    throw std::invalid_argument("--login-url: control characters cannot go into a Location header");
+  }
   pass_expectations expect{options.issuer, options.room, options.leeway_seconds};
   key_source source(options.jwks);
 

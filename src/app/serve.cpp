@@ -12,7 +12,7 @@
 #include "core/rooms/journal.hpp"
 #include "core/rooms/reconcile.hpp"
 #include "core/gate/ticket.hpp"
-#include "http/api.hpp"
+#include "http/routes.hpp"
 #include "http/server.hpp"
 #include "store/rocks_store.hpp"
 
@@ -95,9 +95,9 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   std::unique_ptr<http::server> server;
   network_rules rules;
   for (const auto& rule : c.network_rules) rules.add(rule.cidr, rule.extra_bits);
-  http::join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
-                         static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
-  http::api api(rooms, store, tickets, keys, clock, price, c.api);
+  join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
+                   static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
+  http::routes api(rooms, store, tickets, keys, clock, price, c.api);
   ticker admissions(ioc, rooms, clock);
   auto work = net::make_work_guard(ioc);
 

@@ -4,7 +4,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <span>
 
+#include "core/base/bytes.hpp"
 #include "core/base/json.hpp"
 #include "http/request_fields.hpp"
 
@@ -17,6 +20,11 @@ constexpr std::string_view pass_cookie = "foyer_pass";
 constexpr std::string_view pass_param = "foyer_pass";
 constexpr std::string_view next_param = "next";
 constexpr std::size_t max_next_size = 2048;
+// Escapes nested deeper are refused rather than decoded without end: nothing legitimate
+// nests them so.
+constexpr int max_decode_rounds = 3;
+// Where an admitted visitor goes when the URL they came with is not a same-site path.
+constexpr std::string_view default_destination = "/";
 
 response empty_response(const request& req, bhttp::status status) {
   response res{status, req.version()};
@@ -36,15 +44,54 @@ std::optional<std::string_view> presented_pass(const request& req) {
   return bearer(req);
 }
 
+// One round of percent-decoding as the most lenient decoder does it: a '%' without two hex
+// digits after it stays as it is. '+' stays too: a space it might become is no slash.
+std::string decode_escapes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    std::uint8_t byte = 0;
+    if (text[i] == '%' && from_hex_into(text.substr(i + 1, 2), std::span(&byte, 1))) {
+      out.push_back(static_cast<char>(byte));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+// Whether a path that starts with '/' names a host as URL parsers read it: they drop tabs
+// and newlines, take '\' for '/', and normalising the path drops dot segments, which may
+// stand between the first slash and a second.
+bool names_host(std::string_view path) {
+  std::string read;
+  for (char c : path) {
+    if (c != '\t' && c != '\n' && c != '\r') read.push_back(c == '\\' ? '/' : c);
+  }
+  std::string_view rest = read;
+  while (rest.starts_with("/./") || rest.starts_with("/../")) rest.remove_prefix(rest[2] == '/' ? 2 : 3);
+  return rest.starts_with("//");
+}
+
 }  // namespace
 
-std::optional<std::string> same_site_path(std::string_view next) {
-  if (next.empty() || next.size() > max_next_size || next.front() != '/') return std::nullopt;
-  if (next.size() > 1 && (next[1] == '/' || next[1] == '\\')) return std::nullopt;
-  for (char c : next) {
+std::optional<std::string> same_site_path(std::string_view target) {
+  if (target.empty() || target.size() > max_next_size || target.front() != '/') return std::nullopt;
+  for (char c : target) {
     if (c <= ' ' || c >= 0x7f || c == '\\') return std::nullopt;
   }
-  return std::string(next);
+  if (names_host(target)) return std::nullopt;
+  // The browser reads the escapes as they are, but the site behind may decode the path and
+  // redirect to it in turn (the query is its own business).
+  std::string path(target.substr(0, target.find_first_of("?#")));
+  for (int round = 1; path.find('%') != std::string::npos; ++round) {
+    std::string decoded = decode_escapes(path);
+    if (decoded == path) break;
+    if (round > max_decode_rounds || names_host(decoded)) return std::nullopt;
+    path = std::move(decoded);
+  }
+  return std::string(target);
 }
 
 guard_handler::guard_handler(pass::gate& gate, const clock& clock, guard_settings settings,
@@ -84,6 +131,9 @@ response guard_handler::auth(const request& req) {
   if (!token) return refuse("no_pass");
   auto result = check(*token, /*spend=*/true);
   if (!result.ok) return refuse(result.error_code);
+  // The upstream gets the sub as a header: one that cannot be a field value is refused, not
+  // sent (the signer is trusted, but the header must not split).
+  if (!is_field_value(result.subject)) return refuse("invalid_claims");
   auto res = empty_response(req, bhttp::status::no_content);
   res.set("X-Foyer-Visitor", result.subject);
   res.set("X-Foyer-Pass-Expires", std::to_string(result.exp));
@@ -118,10 +168,16 @@ response guard_handler::enter(const request& req) {
   if (result.error_code == "spent") return spent();
   if (!result.ok) return redirect(req, settings_.login_url);
 
+  // Failing `next` and the site URL, the front page rather than an error: the visitor holds
+  // a valid pass for this site and most likely followed a link someone else made. Every
+  // destination is on this site, so the cookie is set whichever it is.
   auto next = query_param(target, next_param);
   auto decoded_next = next ? percent_decode(*next) : std::nullopt;
   auto destination = decoded_next ? same_site_path(*decoded_next) : std::nullopt;
-  auto res = redirect(req, destination ? *destination : without_query_param(target, pass_param));
+  if (!destination) destination = same_site_path(without_query_param(target, pass_param));
+  auto res = redirect(req, destination.value_or(std::string(default_destination)));
+  // A verified pass is three base64url segments (the verifier decodes them strictly): a
+  // cookie value as it is.
   std::int64_t max_age = std::max<std::int64_t>(1, result.exp - clock_.now_ms() / 1000);
   res.set(bhttp::field::set_cookie, fmt::format("{}={}; Path=/; Max-Age={}; HttpOnly; SameSite=Lax{}", pass_cookie,
                                                 *from_url, max_age, settings_.secure_cookie ? "; Secure" : ""));

@@ -10,10 +10,10 @@
 //   any method /enter   for requests /auth refused (nginx: error_page 401). The site URL is
 //                       X-Original-URI, else the request's own target. If it carries a valid
 //                       foyer_pass: 302 to its `next` parameter when that is a same-site path,
-//                       else to the URL without foyer_pass, setting the foyer_pass cookie
-//                       (HttpOnly, SameSite=Lax, Max-Age = the pass's remaining life, Secure
-//                       if configured). A spent single-use pass gets 403. Anything else: 302
-//                       to the waiting room (the login URL).
+//                       else to the URL without foyer_pass when that is one, else to "/",
+//                       setting the foyer_pass cookie (HttpOnly, SameSite=Lax, Max-Age = the
+//                       pass's remaining life, Secure if configured). A spent single-use pass
+//                       gets 403. Anything else: 302 to the waiting room (the login URL).
 //   GET /healthz        200 {"status":"ok","keys":[kids],"cached":N,"spent":N,"checks":N,
 //                       "signature_checks":N}
 //
@@ -37,10 +37,13 @@ struct guard_settings {
   bool secure_cookie = false;  // Default: false; set when the site is served over HTTPS
 };
 
-// A same-site path to redirect to, from a decoded `next` parameter: it starts with one '/'
-// (not "//" nor "/\", which browsers read as another host), is printable ASCII without
-// backslashes and at most 2 KiB. Nullopt otherwise: no open redirects.
-std::optional<std::string> same_site_path(std::string_view next);
+// A same-site path to redirect to, from a decoded `next` parameter or a site URL as nginx
+// forwards it (path and query, still percent-encoded): at most 2 KiB of printable ASCII
+// without backslashes, starting with one '/' and not with "//" or "/\" (which browsers read
+// as another host), not even once its path is percent-decoded, as often as a layer behind
+// the guard might, and read as URL parsers do (tabs and newlines dropped, '\' as '/', dot
+// segments removed). Nullopt otherwise: no open redirects.
+std::optional<std::string> same_site_path(std::string_view target);
 
 class guard_handler {
  public:

@@ -1,12 +1,30 @@
 #include "http/response.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <stdexcept>
+#include <string>
 
 #include <boost/beast/core/string.hpp>
 
 namespace foyer::http {
 
 namespace bhttp = boost::beast::http;
+
+bool is_field_name(std::string_view name) {
+  constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
+  return !name.empty() && std::all_of(name.begin(), name.end(), [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           symbols.find(c) != std::string_view::npos;
+  });
+}
+
+bool is_field_value(std::string_view value) {
+  return std::none_of(value.begin(), value.end(), [](char c) {
+    auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && byte != '\t') || byte == 0x7f;
+  });
+}
 
 response response::json(status code, unsigned version, std::string body) {
   response res{code, version};
@@ -21,6 +39,12 @@ void response::set(bhttp::field name, std::string_view value) {
 }
 
 void response::set(std::string_view name, std::string_view value) {
+  // Only a name known to be a token goes into the message: either may be a client's bytes.
+  if (!is_field_name(name)) throw std::invalid_argument("response: a field name is not an RFC 9110 token");
+  if (!is_field_value(value)) {
+    throw std::invalid_argument("response: the value of field " + std::string(name) +
+                                " holds a control character (CR, LF, NUL or another)");
+  }
   erase(name);
   fields_.append(name).append(": ").append(value).append("\r\n");
 }

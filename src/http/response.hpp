@@ -13,6 +13,13 @@
 
 namespace foyer::http {
 
+// A field name as RFC 9110 has it (5.1): a non-empty token of letters, digits and
+// !#$%&'*+-.^_`|~.
+bool is_field_name(std::string_view name);
+// A value that cannot end its line or the header: no control characters but HTAB (CR, LF
+// and NUL among them). Obs-text (bytes from 0x80) passes.
+bool is_field_value(std::string_view value);
+
 class response {
  public:
   using status = boost::beast::http::status;
@@ -31,7 +38,10 @@ class response {
   void keep_alive(bool on) { keep_alive_ = on; }
 
   // Sets a field, replacing one of the same name. Content-Length and Connection are
-  // written by `serialize` and are not set here.
+  // written by `serialize` and are not set here. Throws std::invalid_argument for a name
+  // that is not `is_field_name` or a value that is not `is_field_value`, so that no value
+  // can split the header; callers check what a client could have chosen beforehand and
+  // answer it cleanly.
   void set(boost::beast::http::field name, std::string_view value);
   void set(std::string_view name, std::string_view value);
   std::string& body() { return body_; }

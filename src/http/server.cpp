@@ -11,7 +11,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <fmt/core.h>
 
-#include "core/base/json.hpp"
+#include "http/problem.hpp"
 
 namespace foyer::http {
 namespace {
@@ -47,10 +47,8 @@ bool is_http_error(const beast::error_code& ec) {
 
 response json_error(unsigned status, std::string_view code, std::string_view message,
                     unsigned version, bool keep_alive) {
-  auto res = response::json(static_cast<bhttp::status>(status), version,
-                            json_object().str("error", code).str("message", message).done());
-  res.keep_alive(keep_alive);
-  return res;
+  auto reason = bhttp::obsolete_reason(static_cast<bhttp::status>(status));
+  return problem(version, keep_alive, status, code, std::string_view(reason.data(), reason.size()), message);
 }
 
 server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h)
@@ -110,8 +108,8 @@ void server::admit(tcp_socket socket) {
     net::co_spawn(ioc_, session(std::move(socket), self), log_session_error);
     return;
   }
-  auto res = json_error(503, "too_many_connections", "The server is at its connection limit; retry shortly.");
-  res.set(bhttp::field::retry_after, "5");
+  auto res = problem(11, /*keep_alive=*/false, errc::too_many_connections,
+                     "The server is at its connection limit; retry shortly.");
   std::string bytes;
   res.serialize(bytes);
   // Best effort and never waited for: one short answer into the socket's buffer.
@@ -212,20 +210,35 @@ task<void> server::session(tcp_socket socket, session_ref self) {
     }
 
     response res;
+    auto refuse = [](errc e, std::string_view detail) { return problem(11, /*keep_alive=*/false, e, detail); };
     if (ec == bhttp::error::header_limit) {
-      res = json_error(431, "headers_too_large", fmt::format("Request headers must fit in {} bytes.", limits_.header_limit));
+      res = refuse(errc::headers_too_large, fmt::format("Request headers must fit in {} bytes.", limits_.header_limit));
     } else if (ec == bhttp::error::body_limit) {
-      res = json_error(413, "body_too_large", fmt::format("The request body must fit in {} bytes.", limits_.body_limit));
+      res = refuse(errc::body_too_large, fmt::format("The request body must fit in {} bytes.", limits_.body_limit));
     } else if (ec == net::error::operation_aborted && self->timed_out) {
-      res = json_error(408, "request_timeout", "The request did not arrive in time.");
+      res = refuse(errc::request_timeout, "The request did not arrive in time.");
     } else if (ec && is_http_error(ec)) {
-      res = json_error(400, "bad_request", fmt::format("The request is not valid HTTP/1.1: {}.", ec.message()));
+      res = refuse(errc::bad_request, fmt::format("The request is not valid HTTP/1.1: {}.", ec.message()));
     } else if (ec) {
       co_return;  // closed by the peer, idle too long, or stopped
     } else {
       enter(self, phase::handling);
       request req = parser.release();
-      res = co_await handler_(req, who);
+      // Caught here: a coroutine of its own around the handler would cost a frame per request.
+      try {
+        res = co_await handler_(req, who);
+      } catch (const std::exception& e) {
+        // A fault of this answer, not of the connection: the client hears so, and the
+        // next request on the connection is served.
+        fmt::print(stderr, "foyer: {} {} failed: {}\n", std::string_view(req.method_string()),
+                   std::string_view(req.target()).substr(0, req.target().find('?')), e.what());
+        res = problem(req, errc::internal_error, "The server failed to answer this request.");
+      }
+      // A HEAD answer names the length of the body a GET would get, and sends none.
+      if (req.method() == bhttp::verb::head && !res.body().empty()) {
+        res.content_length(res.body().size());
+        res.body().clear();
+      }
       res.keep_alive(req.keep_alive() && !stopping_);
     }
     enter(self, phase::writing);

@@ -52,7 +52,8 @@ struct server_limits {
   std::size_t max_connections = 10'000;  // Default: 10,000 open connections
 };
 
-// A JSON error body as every error of the API has it.
+// A problem-details answer (http/problem.hpp) for callers that name the error by its
+// code string; titled by the status's reason phrase.
 response json_error(unsigned status, std::string_view code, std::string_view message,
                     unsigned version = 11, bool keep_alive = false);
 

@@ -17,7 +17,6 @@ class static_files {
   static_files();
   // The asset at `path` ("/room.html"), or nullopt if there is none.
   std::optional<response> serve(const request& req, std::string_view path) const;
-  bool contains(std::string_view path) const { return files_.contains(std::string(path)); }
 
  private:
   struct file {

@@ -3,19 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
 import net from 'node:net';
-import { Foyer } from '../lib/foyer.js';
+import { Foyer, rawRequest, withFoyer } from '../lib/foyer.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function withFoyer(config, fn) {
-  const foyer = new Foyer(config);
-  try {
-    await foyer.start();
-    await fn(foyer);
-  } finally {
-    await foyer.cleanup();
-  }
-}
 
 // Verifies a compact JWS with Node's own crypto and the JWKS alone: no code of ours.
 function verifyWithJwks(token, jwks) {
@@ -261,17 +251,6 @@ test('SIGTERM answers requests in flight, then exits cleanly', async () => {
     await f.cleanup();
   }
 });
-
-function rawRequest(port, text) {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(port, '127.0.0.1', () => s.write(text));
-    let data = '';
-    s.on('data', (c) => { data += c; });
-    s.on('end', () => resolve(data));
-    s.on('error', reject);
-    s.setTimeout(5000, () => { s.destroy(); resolve(data); });
-  });
-}
 
 function slowClient(port, maxMs) {
   return new Promise((resolve) => {

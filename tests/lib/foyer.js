@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -169,4 +170,27 @@ export class Foyer {
 
   join(room = 'demo', body) { return this.request('POST', `/api/v1/rooms/${room}/join`, { body }); }
   status(ticket, room = 'demo') { return this.request('GET', `/api/v1/rooms/${room}/status`, { ticket }); }
+}
+
+/** Runs fn(foyer) against a started server with this config, and cleans up after it. */
+export async function withFoyer(config, fn) {
+  const foyer = new Foyer(config);
+  try {
+    await foyer.start();
+    await fn(foyer);
+  } finally {
+    await foyer.cleanup();
+  }
+}
+
+/** Writes `text` on one connection to the port and resolves to all that comes back until it closes (5 s at most). */
+export function rawRequest(port, text) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => s.write(text));
+    let data = '';
+    s.on('data', (c) => { data += c; });
+    s.on('end', () => resolve(data));
+    s.on('error', reject);
+    s.setTimeout(5000, () => { s.destroy(); resolve(data); });
+  });
 }

@@ -94,18 +94,22 @@ export async function startUpstream() {
   return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-// nginx in front of an upstream: / open, /shop/ behind the guard, with the snippets exactly
-// as shipped. Without `upstreamPort` the upstream is a second nginx server answering a fixed
-// 200 (for benchmarks: the same cheap upstream with and without auth_request).
+// nginx in front of an upstream: / open (or, with `protectAll`, behind the guard too, as a
+// shop that protects `location /` has it), /shop/ behind the guard, with the snippets
+// exactly as shipped. Without `upstreamPort` the upstream is a second nginx server answering
+// a fixed 200 (for benchmarks: the same cheap upstream with and without auth_request).
 export class Nginx {
-  constructor({ guardPort, upstreamPort }) {
+  constructor({ guardPort, upstreamPort, protectAll = false }) {
     this.dir = mkdtempSync(path.join(tmpdir(), 'foyer-nginx-'));
     this.guardPort = guardPort;
     this.upstreamPort = upstreamPort;
+    this.protectAll = protectAll;
   }
 
   config() {
     const d = this.dir;
+    const protect = `include ${snippets}/foyer-protect.conf;
+      proxy_set_header Connection "";`;
     return `
 worker_processes 1;
 user root;
@@ -130,10 +134,12 @@ http {
     include ${snippets}/foyer-guard.conf;
     proxy_http_version 1.1;
     proxy_set_header Connection "";
-    location / { proxy_pass http://app; }
+    location / {
+      ${this.protectAll ? protect : ''}
+      proxy_pass http://app;
+    }
     location /shop/ {
-      include ${snippets}/foyer-protect.conf;
-      proxy_set_header Connection "";
+      ${protect}
       proxy_pass http://app;
     }
   }
@@ -151,10 +157,10 @@ http {
     this.proc = spawnOwned(nginxBin, [...args, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) => this.proc.on('exit', resolve));
     this.url = `http://127.0.0.1:${this.port}`;
-    // Ready once it answers.
+    // Ready once it answers (a redirect to the waiting room, too).
     for (let i = 0; ; i++) {
       try {
-        await fetch(`${this.url}/`);
+        await fetch(`${this.url}/`, { redirect: 'manual' });
         return this;
       } catch (e) {
         if (i === 100) throw new Error(`nginx did not start: ${e.message}\n${this.errors()}`);
@@ -170,6 +176,29 @@ http {
   // GET without following redirects.
   get(urlPath, headers = {}) {
     return fetch(this.url + urlPath, { headers, redirect: 'manual' });
+  }
+
+  // GET with the request target sent byte for byte (latin1), as no URL parser would leave
+  // it: { status, headers } with lower-case names.
+  rawGet(target) {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(this.port, '127.0.0.1');
+      const chunks = [];
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('end', () => {
+        const text = Buffer.concat(chunks).toString('latin1');
+        const [statusLine, ...lines] = text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n');
+        const headers = {};
+        for (const line of lines) {
+          const colon = line.indexOf(':');
+          headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+        }
+        resolve({ status: Number(statusLine.split(' ')[1]), headers });
+      });
+      // Not half-closed: nginx would take that for a client gone away.
+      socket.write(Buffer.from(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 'latin1'));
+    });
   }
 
   async stop() {

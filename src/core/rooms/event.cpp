@@ -128,6 +128,7 @@ std::optional<event> read_event(reader& r) {
       if (source > static_cast<std::uint8_t>(room_owner::api) || e.config.id != e.room) return std::nullopt;
       e.source = static_cast<room_owner>(source);
       if (r.u8() != 0) e.declared = read_room_config(r);
+      if (e.declared && e.declared->id != e.room) return std::nullopt;
       e.at_ms = r.i64();
       return e;
     }

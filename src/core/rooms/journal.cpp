@@ -51,6 +51,7 @@ room_config journal::config_for(std::string_view id) const {
 }
 
 const room* journal::find(std::string_view id) const {
+  loop_.check();  // every handler reaches a room through here
   auto it = rooms_.find(id);
   return it == rooms_.end() ? nullptr : &it->second;
 }

@@ -59,6 +59,10 @@ std::optional<field_problem> room::refuses(const room_config& next) const {
     return field_problem{field, fmt::format("cannot be removed while {} visitors wait in the lobby for the draw", joined_)};
   }
   if (closed_at_ms_) return field_problem{field, "cannot change after the lobby closed: the draw is done"};
+  if (joined_ == 0) return field_problem{field, fmt::format("cannot change once the room is {}", to_string(state_))};
+  if (config_.opens_at_ms) {
+    return field_problem{field, fmt::format("cannot change once {} visitors joined the lobby", joined_)};
+  }
   return field_problem{field, fmt::format("cannot change once visitors hold places: {} joined first come, first served",
                                           joined_)};
 }
@@ -181,7 +185,10 @@ void room::apply(const state_changed& e) {
 
 std::optional<event> room::due(std::int64_t now_ms) const {
   if (state_ == room_state::lobby) {
-    if (now_ms < *lobby_closes_at_ms()) return std::nullopt;
+    // A lobby without a close time (a log from before settings were history, whose file
+    // lost opens_at) closes only when the operator closes it.
+    auto closes = lobby_closes_at_ms();
+    if (!closes || now_ms < *closes) return std::nullopt;
     return lobby_closed{config_.id, now_ms};
   }
   if (state_ != room_state::open || now_ms - tick_ms_ < checkpoint_every_ms) return std::nullopt;
@@ -250,8 +257,14 @@ std::string room::encode_state() const {
   w.u8(static_cast<std::uint8_t>(owner_));
   write_room_config(w, declared_);
   w.u8(configured_);
-  w.u64(accounts_.size());
-  for (const auto& [account, entry] : accounts_) {
+  // In account order: equal states encode to equal bytes.
+  std::vector<std::pair<id16, const joined_entry*>> accounts;
+  accounts.reserve(accounts_.size());
+  for (const auto& [account, entry] : accounts_) accounts.emplace_back(account, &entry);
+  std::sort(accounts.begin(), accounts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  w.u64(accounts.size());
+  for (const auto& [account, e] : accounts) {
+    const joined_entry& entry = *e;
     w.raw(account);
     w.raw(entry.visitor);
     w.raw(entry.entrant);

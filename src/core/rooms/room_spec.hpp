@@ -41,9 +41,11 @@ struct field_problem {
   std::string message;
 };
 
-// A value as a declaration gives it. `unset` removes an optional setting (JSON null).
+// A value as a declaration gives it. `unset_value` removes an optional setting (JSON
+// null); `other_value` is any kind no setting takes (a fraction, a list, a table).
 struct unset_value {};
-using room_value = std::variant<unset_value, std::int64_t, std::string, bool>;
+struct other_value {};
+using room_value = std::variant<unset_value, other_value, std::int64_t, std::string>;
 
 // The settings of a room, in the order they are documented and listed.
 std::span<const std::string_view> room_setting_names();

@@ -23,9 +23,14 @@ visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std:
   s.served = r.served(now_ms);
   s.place = place;
   if (!place) {
-    if (r.state() == room_state::lobby) {
+    auto closes = r.lobby_closes_at_ms();
+    if (r.state() == room_state::sold_out || r.state() == room_state::closed) {
+      // Stopped before the draw: there will be no place to wait for.
+      s.state = to_string(r.state());
+      s.poll_after_ms = poll_interval(max_poll_ms * 10, jitter);
+    } else if (r.state() == room_state::lobby && closes) {
       s.state = "lobby";
-      s.poll_after_ms = poll_interval((*r.lobby_closes_at_ms() - now_ms) * 4, jitter);
+      s.poll_after_ms = poll_interval((*closes - now_ms) * 4, jitter);
     } else {
       s.state = "drawing";
       s.poll_after_ms = poll_interval(drawing_poll_ms * 10, jitter);

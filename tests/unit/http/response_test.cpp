@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
 #include <string>
 
 #include "http/response.hpp"
@@ -57,4 +58,47 @@ TEST_CASE("keep-alive and close are said as each HTTP version needs") {
   response closing{status::service_unavailable, 11};
   closing.keep_alive(false);
   CHECK(wire(closing) == "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+}
+
+TEST_CASE("a value with CR, LF, NUL or another control character is refused, and nothing is set") {
+  using namespace std::string_literals;
+  for (const std::string& bad :
+       {"/a\r\nSet-Cookie: x=1"s, "a\rb"s, "a\nb"s, "a\0b"s, "\r\n"s, "a\x01"s, "a\x1f"s, "a\x7f"s}) {
+    CAPTURE(bad);
+    response res{status::found, 11};
+    CHECK_THROWS_AS(res.set(bhttp::field::location, bad), std::invalid_argument);
+    CHECK_THROWS_WITH(res.set("X-Foyer-Visitor", bad), Catch::Contains("X-Foyer-Visitor") && Catch::Contains("CR, LF"));
+    CHECK(wire(res) == "HTTP/1.1 302 Found\r\nContent-Length: 0\r\n\r\n");
+  }
+}
+
+TEST_CASE("a value may hold spaces, tabs and bytes beyond ASCII") {
+  response res{status::no_content, 11};
+  res.set("X-Note", "a\tb c \xc3\xa9");
+  res.set("X-Empty", "");
+  CHECK(wire(res) == "HTTP/1.1 204 No Content\r\nX-Note: a\tb c \xc3\xa9\r\nX-Empty: \r\n\r\n");
+}
+
+TEST_CASE("a field name must be an RFC 9110 token") {
+  using namespace std::string_literals;
+  for (const std::string& bad : {""s, "X Foo"s, "X-Foo:"s, "X-Foo\r\nX-Bar"s, "X\0"s, "(x)"s, "X\"y"s, "\xc3\xa9"s}) {
+    CAPTURE(bad);
+    response res{status::ok, 11};
+    CHECK_THROWS_AS(res.set(bad, "v"), std::invalid_argument);
+    CHECK(wire(res) == "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+  }
+  response res{status::ok, 11};
+  CHECK_THROWS_AS(res.set(bhttp::field::unknown, "v"), std::invalid_argument);
+  res.set("!#$%&'*+-.^_`|~09azAZ", "v");
+  CHECK(wire(res) == "HTTP/1.1 200 OK\r\n!#$%&'*+-.^_`|~09azAZ: v\r\nContent-Length: 0\r\n\r\n");
+}
+
+TEST_CASE("is_field_name and is_field_value say beforehand what set accepts") {
+  using foyer::http::is_field_name;
+  using foyer::http::is_field_value;
+  CHECK(is_field_name("Location"));
+  CHECK_FALSE(is_field_name("Loc ation"));
+  CHECK(is_field_value("/shop/?a=b"));
+  CHECK_FALSE(is_field_value("/shop/\r\n"));
+  CHECK_FALSE(is_field_value(std::string_view("a\0", 2)));
 }

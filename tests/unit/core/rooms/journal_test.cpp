@@ -142,31 +142,6 @@ TEST_CASE_METHOD(journal_fixture, "status is arithmetic on the counters") {
   CHECK(status_of(r, 100'000, clock.now_ms(), 0.99).poll_after_ms > far.poll_after_ms);
 }
 
-TEST_CASE("events round-trip through their encoding") {
-  std::vector<event> all = {
-      room_created{"r", digest{1, 2, 3}, 5},
-      visitor_joined{"r", id16{9}, id16{8}, 7, std::nullopt},
-      visitor_joined{"r", id16{9}, id16{8}, 7, id16{6}},
-      visitors_admitted{"r", 10, 11, 12},
-      lobby_closed{"r", 13},
-      beacon_supplied{"r", std::string("\0\1", 2), 14},
-      state_changed{"r", room_state::paused, 15},
-      room_configured{"r", test_room("r", 60), room_owner::api, std::nullopt, 16},
-      room_configured{"r", test_room("r", 90), room_owner::file, test_room("r", 30), 17},
-      room_removed{"r", 18},
-  };
-  for (const auto& e : all) {
-    auto bytes = encode(e);
-    auto back = decode_event(bytes);
-    REQUIRE(back);
-    CHECK(encode(*back) == bytes);
-    CHECK_FALSE(decode_event(bytes.substr(0, bytes.size() - 1)));
-    CHECK_FALSE(decode_event(bytes + "x"));
-  }
-  CHECK_FALSE(decode_event(""));
-  CHECK_FALSE(decode_event("\x63"));
-}
-
 TEST_CASE_METHOD(journal_fixture, "a join written after a close is refused, live and on replay") {
   start({test_room("a", 60)});
   join("a");

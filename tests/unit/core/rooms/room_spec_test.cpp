@@ -24,7 +24,7 @@ TEST_CASE("room settings are checked one by one, naming the setting") {
   CHECK_FALSE(set(c, "rate_per_minute", std::int64_t{1}));
   CHECK_FALSE(set(c, "rate_per_minute", std::int64_t{10'000'000}));
   for (room_value bad : {room_value{std::int64_t{0}}, room_value{std::int64_t{10'000'001}},
-                         room_value{std::string("60")}, room_value{true}, room_value{unset_value{}}}) {
+                         room_value{std::string("60")}, room_value{other_value{}}, room_value{unset_value{}}}) {
     auto p = set(c, "rate_per_minute", bad);
     REQUIRE(p);
     CHECK(p->field == "rate_per_minute");

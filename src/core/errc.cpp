@@ -1,0 +1,65 @@
+#include "core/errc.hpp"
+
+#include <string>
+
+namespace foyer {
+namespace {
+
+class category final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "foyer"; }
+  // The code string: it names the error as clients see it.
+  std::string message(int value) const override { return std::string(to_string(static_cast<errc>(value))); }
+};
+
+}  // namespace
+
+std::string_view to_string(errc e) {
+  switch (e) {
+    case errc::missing_ticket: return "missing_ticket";
+    case errc::invalid_ticket: return "invalid_ticket";
+    case errc::ticket_for_other_room: return "ticket_for_other_room";
+    case errc::bad_join_body: return "bad_join_body";
+    case errc::proof_rejected: return "proof_rejected";
+    case errc::account_hints_off: return "account_hints_off";
+    case errc::bad_account_hint: return "bad_account_hint";
+    case errc::sold_out: return "sold_out";
+    case errc::closed: return "closed";
+    case errc::unknown_room: return "unknown_room";
+    case errc::bad_index: return "bad_index";
+    case errc::lobby_open: return "lobby_open";
+    case errc::no_such_entrant: return "no_such_entrant";
+    case errc::proof_unavailable: return "proof_unavailable";
+    case errc::admin_disabled: return "admin_disabled";
+    case errc::admin_token_required: return "admin_token_required";
+    case errc::not_in_lobby: return "not_in_lobby";
+    case errc::not_drawing: return "not_drawing";
+    case errc::bad_beacon: return "bad_beacon";
+    case errc::not_allowed: return "not_allowed";
+    case errc::invalid_room: return "invalid_room";
+    case errc::bad_body: return "bad_body";
+    case errc::room_exists: return "room_exists";
+    case errc::room_id_used: return "room_id_used";
+    case errc::change_refused: return "change_refused";
+    case errc::visitors_waiting: return "visitors_waiting";
+    case errc::room_removed: return "room_removed";
+    case errc::not_found: return "not_found";
+    case errc::method_not_allowed: return "method_not_allowed";
+    case errc::unsupported_media_type: return "unsupported_media_type";
+    case errc::bad_request: return "bad_request";
+    case errc::headers_too_large: return "headers_too_large";
+    case errc::body_too_large: return "body_too_large";
+    case errc::request_timeout: return "request_timeout";
+    case errc::too_many_connections: return "too_many_connections";
+    case errc::storage_unavailable: return "storage_unavailable";
+    case errc::internal_error: return "internal_error";
+  }
+  return "unknown";
+}
+
+const std::error_category& foyer_category() {
+  static const category instance;
+  return instance;
+}
+
+}  // namespace foyer

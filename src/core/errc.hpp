@@ -1,0 +1,67 @@
+#pragma once
+// Every error Foyer answers a request with, as one enum that is a std::error_code. Its
+// code string (to_string) is what clients match on: a value may be added, never renamed.
+// http/problem.hpp maps each to an HTTP status and a problem-details body.
+
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+
+namespace foyer {
+
+// Values run from 1 (0 is success, as for every error_code) with no gaps, and
+// internal_error stays last: tests walk them all.
+enum class errc {
+  // Visitors: tickets, joins and proofs.
+  missing_ticket = 1,
+  invalid_ticket,
+  ticket_for_other_room,
+  bad_join_body,
+  proof_rejected,
+  account_hints_off,
+  bad_account_hint,
+  sold_out,  // the room's state: no more joins
+  closed,    // the room's state: no more joins
+  // Rooms and their lottery.
+  unknown_room,
+  bad_index,
+  lobby_open,
+  no_such_entrant,
+  proof_unavailable,
+  // Operators.
+  admin_disabled,
+  admin_token_required,
+  not_in_lobby,
+  not_drawing,
+  bad_beacon,
+  not_allowed,
+  invalid_room,    // a field failed validation
+  bad_body,        // not a JSON object, or a field of the wrong type
+  room_exists,
+  room_id_used,    // the id belonged to a room that was removed
+  change_refused,  // a config change would alter what visitors hold
+  visitors_waiting,
+  room_removed,
+  // Requests as HTTP.
+  not_found,
+  method_not_allowed,
+  unsupported_media_type,
+  bad_request,
+  headers_too_large,
+  body_too_large,
+  request_timeout,
+  too_many_connections,
+  storage_unavailable,
+  internal_error,
+};
+
+// The code string: "unknown_room".
+std::string_view to_string(errc e);
+
+const std::error_category& foyer_category();
+inline std::error_code make_error_code(errc e) { return {static_cast<int>(e), foyer_category()}; }
+
+}  // namespace foyer
+
+template <>
+struct std::is_error_code_enum<foyer::errc> : std::true_type {};

@@ -1,0 +1,118 @@
+#include "core/gate/join_desk.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/gate/account_hint.hpp"
+
+namespace foyer {
+namespace {
+
+// The ticket a join was given, rebuilt from what the log keeps of it.
+ticket ticket_of(std::string_view room_id, const joined_entry& entry) {
+  ticket t;
+  t.room = room_id;
+  t.visitor = entry.visitor;
+  t.place = entry.outcome.place;
+  t.lobby_index = entry.outcome.lobby_index;
+  if (t.lobby_index) t.entrant = entry.entrant;
+  t.issued_ms = entry.at_ms;
+  return t;
+}
+
+join_refused unknown(std::string_view id) { return {errc::unknown_room, fmt::format("There is no room '{}'.", id)}; }
+
+}  // namespace
+
+join_desk::join_desk(join_price& price, std::string account_secret)
+    : price_(price), account_secret_(std::move(account_secret)) {}
+
+std::optional<join_refused> join_desk::refuse_room(const room& r) const {
+  if (r.state() == room_state::sold_out) return join_refused{errc::sold_out, "Everything has been sold; the queue is closed."};
+  if (!r.accepts_joins()) return join_refused{errc::closed, "This room is closed to new visitors."};
+  return std::nullopt;
+}
+
+join_step join_desk::decide(const journal& rooms, const join_request& req, std::int64_t now_ms) {
+  const room* r = rooms.find(req.room_id);
+  if (!r) return unknown(req.room_id);
+  // One entry per visitor: a visitor who holds a ticket for this room gets it back.
+  if (req.presented) return join_entry{*req.presented, /*existing=*/true};
+  if (auto refused = refuse_room(*r)) return *refused;
+
+  std::optional<id16> account;
+  if (!req.account.empty() || !req.account_hint.empty()) {
+    if (account_secret_.empty()) return join_refused{errc::account_hints_off, "This server takes no account hints."};
+    account = verify_account_hint(as_bytes(account_secret_), req.room_id, req.account, req.account_hint);
+    if (!account) return join_refused{errc::bad_account_hint, "The account hint does not match the account."};
+    // Decided from the log's own index: an account that joined gets its entry back.
+    if (const auto* entry = r->account_entry(*account)) return join_entry{ticket_of(req.room_id, *entry), true};
+  }
+
+  auto network = network_of(req.address);
+  auto proof = check_proof(req, network, now_ms);
+  if (auto* refused = std::get_if<join_refused>(&proof)) return *refused;
+
+  join_commit c;
+  c.event.room = req.room_id;
+  c.event.account = account;
+  std::copy_n(req.ids.begin(), c.event.visitor.size(), c.event.visitor.begin());
+  std::copy_n(req.ids.begin() + c.event.visitor.size(), c.event.entrant.size(), c.event.entrant.begin());
+  c.event.at_ms = now_ms;
+  c.spent_challenge = std::get<std::optional<std::uint64_t>>(proof);
+  c.network = network;
+  return c;
+}
+
+std::variant<std::optional<std::uint64_t>, join_refused> join_desk::check_proof(const join_request& req,
+                                                                                const network_key& network,
+                                                                                std::int64_t now_ms) {
+  auto now = static_cast<std::uint64_t>(now_ms);
+  // Without any price, local development and tests may join with no challenge.
+  bool free = price_.base_bits == 0 && price_.rules.extra_bits(req.address) == 0 &&
+              price_.pressure.extra_bits(network, now) == 0;
+  if (free && req.challenge.empty()) return std::optional<std::uint64_t>();
+  if (req.challenge.empty() || req.nonce.empty()) {
+    return join_refused{errc::bad_join_body,
+                        "Send {\"challenge\": \"...\", \"nonce\": \"...\"} from POST .../challenge and its solution."};
+  }
+  auto verdict = price_.authority.verify(req.challenge, req.nonce, req.room_id, network, now);
+  if (verdict.ok() &&
+      price_.spent.try_spend(verdict.challenge_id, verdict.expires_at_ms, now) == pow::spend_outcome::spent) {
+    return std::optional<std::uint64_t>(verdict.challenge_id);
+  }
+  // One answer for every reason, so a bot learns nothing about why; the reason goes to
+  // the metrics.
+  ++proof_rejections_[verdict.ok() ? "replayed" : std::string(pow::to_string(verdict.outcome))];
+  return join_refused{errc::proof_rejected,
+                      "The proof of work was not accepted. Fetch a new challenge and solve it again."};
+}
+
+join_step join_desk::finish(const journal& rooms, const join_commit& c, std::error_code ec,
+                            const join_outcome& outcome, std::int64_t now_ms) {
+  if (ec) {
+    if (c.spent_challenge) price_.spent.give_back(*c.spent_challenge);
+    return join_refused{errc::storage_unavailable,
+                        "The server could not make this change durable; nothing was recorded. Retry shortly."};
+  }
+  price_.pressure.record(c.network, static_cast<std::uint64_t>(now_ms));
+  const room* r = rooms.find(c.event.room);
+  if (!r) return unknown(c.event.room);
+  if (outcome.refused) {
+    if (const auto* entry = c.event.account ? r->account_entry(*c.event.account) : nullptr) {
+      return join_entry{ticket_of(c.event.room, *entry), true};
+    }
+    return refuse_room(*r).value_or(join_refused{errc::closed, "This room is closed to new visitors."});
+  }
+  ticket t;
+  t.room = c.event.room;
+  t.visitor = c.event.visitor;
+  t.place = outcome.place;
+  t.lobby_index = outcome.lobby_index;
+  if (outcome.lobby_index) t.entrant = c.event.entrant;
+  t.issued_ms = c.event.at_ms;
+  return join_entry{t, false};
+}
+
+}  // namespace foyer

@@ -1,0 +1,84 @@
+#pragma once
+// The join, decided without I/O, as Boost.MySQL's sans-I/O algorithms are: the handler
+// reads the request into a join_request, asks decide(), carries out the step it is
+// given (answer, or commit the event), and hands the commit's result to finish(). The
+// room is found again by id at each step, since it may be removed in between.
+//
+// Single-threaded: owned by the event loop.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <variant>
+
+#include "core/errc.hpp"
+#include "core/gate/join_price.hpp"
+#include "core/gate/ticket.hpp"
+#include "core/rooms/journal.hpp"
+
+namespace foyer {
+
+struct join_request {
+  std::string room_id;
+  std::optional<ticket> presented;  // a good ticket of this room that the visitor holds
+  std::string_view challenge, nonce;
+  std::string_view account, account_hint;
+  ip_address address;                 // the client's, for its price
+  std::array<std::uint8_t, 32> ids{};  // fresh randomness: the visitor and entrant ids
+};
+
+struct join_refused {
+  errc code;
+  std::string detail;
+};
+
+// The visitor's entry: made by this join, or the one the visitor (or account) had.
+struct join_entry {
+  ticket t;
+  bool existing = false;
+};
+
+// Make `event` durable, then call finish().
+struct join_commit {
+  visitor_joined event;
+  std::optional<std::uint64_t> spent_challenge;  // given back if the write fails
+  network_key network;
+};
+
+using join_step = std::variant<join_refused, join_entry, join_commit>;
+
+class join_desk {
+ public:
+  // `account_secret` is shared with the site, which signs account hints with it; empty
+  // refuses hints.
+  join_desk(join_price& price, std::string account_secret);
+
+  // `now_ms` is wall-clock time: challenges carry their expiry in it.
+  join_step decide(const journal& rooms, const join_request& req, std::int64_t now_ms);
+  // What the commit of `c` came to: the new entry; a 503 with the proof given back, so
+  // the same solved challenge may be sent again; or, if the room stopped taking joins
+  // or the account joined while this was written, what the log decided.
+  join_step finish(const journal& rooms, const join_commit& c, std::error_code ec, const join_outcome& outcome,
+                   std::int64_t now_ms);
+
+  // Refused proofs by reason, for the metrics.
+  const std::map<std::string, std::uint64_t, std::less<>>& proof_rejections() const { return proof_rejections_; }
+
+ private:
+  std::optional<join_refused> refuse_room(const room& r) const;
+  // The challenge spent, or why the proof is refused.
+  std::variant<std::optional<std::uint64_t>, join_refused> check_proof(const join_request& req,
+                                                                       const network_key& network,
+                                                                       std::int64_t now_ms);
+
+  join_price& price_;
+  std::string account_secret_;
+  std::map<std::string, std::uint64_t, std::less<>> proof_rejections_;
+};
+
+}  // namespace foyer

@@ -1,0 +1,55 @@
+#include "core/rooms/room_admin.hpp"
+
+#include <fmt/format.h>
+
+namespace foyer {
+namespace {
+
+admin_refusal invalid(const field_problem& p) { return {errc::invalid_room, p.message, p.field}; }
+
+}  // namespace
+
+admin_decision create_room(const journal& rooms, room_config config, const digest& seed, std::int64_t now_ms) {
+  if (auto p = check_room(config)) return invalid(*p);
+  if (rooms.retired(config.id)) {
+    return admin_refusal{errc::room_id_used,
+                         fmt::format("Room '{}' was deleted, and a room's id is never used again.", config.id), "id"};
+  }
+  if (rooms.find(config.id)) {
+    return admin_refusal{errc::room_exists, fmt::format("There is a room '{}' already.", config.id), "id"};
+  }
+  return std::vector<event>{room_created{config.id, seed, now_ms},
+                            room_configured{config.id, config, room_owner::api, std::nullopt, now_ms}};
+}
+
+admin_decision change_room(const journal& rooms, room_config next, std::int64_t now_ms) {
+  const room* r = rooms.find(next.id);
+  if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", next.id), ""};
+  if (auto p = check_room(next)) return invalid(*p);
+  if (rooms.configuring(next.id)) {
+    return admin_refusal{errc::change_refused, "Another change to this room is being written; retry in a moment.", ""};
+  }
+  if (auto refused = r->refuses(next)) return admin_refusal{errc::change_refused, refused->message, refused->field};
+  if (next == r->config()) return std::vector<event>{};
+  return std::vector<event>{room_configured{next.id, std::move(next), room_owner::api, std::nullopt, now_ms}};
+}
+
+admin_decision remove_room(const journal& rooms, std::string_view id, bool force, std::int64_t now_ms) {
+  const room* r = rooms.find(id);
+  if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", id), ""};
+  std::uint64_t waiting = r->joined() - r->served(now_ms);
+  if (waiting > 0 && !force) {
+    return admin_refusal{errc::visitors_waiting,
+                         fmt::format("{} visitors are waiting in room '{}'; delete with ?force=true to close the room "
+                                     "and remove it.",
+                                     waiting, id),
+                         "", waiting};
+  }
+  std::vector<event> events;
+  // Those still waiting are told the room closed before it goes.
+  if (r->allows(room_state::closed)) events.push_back(state_changed{std::string(id), room_state::closed, now_ms});
+  events.push_back(room_removed{std::string(id), now_ms});
+  return events;
+}
+
+}  // namespace foyer

@@ -1,0 +1,34 @@
+#pragma once
+// The admin API's room operations, decided here: the handler reads the body into
+// settings, asks, writes the events it is given, and answers.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/errc.hpp"
+#include "core/rooms/journal.hpp"
+
+namespace foyer {
+
+struct admin_refusal {
+  errc code;
+  std::string detail;
+  std::string field;          // the setting at fault, if one is
+  std::uint64_t waiting = 0;  // with visitors_waiting: how many
+};
+
+using admin_decision = std::variant<std::vector<event>, admin_refusal>;
+
+// A room the API creates, from settings read over the defaults; owned by the API.
+admin_decision create_room(const journal& rooms, room_config config, const digest& seed, std::int64_t now_ms);
+
+// `next` replaces the room's settings; no events if it changes nothing.
+admin_decision change_room(const journal& rooms, room_config next, std::int64_t now_ms);
+
+// Removes a room. With visitors waiting, only when forced: it is closed first.
+admin_decision remove_room(const journal& rooms, std::string_view id, bool force, std::int64_t now_ms);
+
+}  // namespace foyer

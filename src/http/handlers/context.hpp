@@ -1,0 +1,77 @@
+#pragma once
+// What the handlers share: the rooms and their log, the store's side records, tickets,
+// keys, the clock, the join's price, the settings and the JSON reader. One per server,
+// used on the event loop only, by one request at a time between suspensions.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <tuple>
+#include <vector>
+
+#include <foyer/clock.hpp>
+#include <foyer/store.hpp>
+#include <simdjson.h>
+
+#include "core/gate/join_desk.hpp"
+#include "core/gate/join_price.hpp"
+#include "core/gate/network.hpp"
+#include "core/gate/ticket.hpp"
+#include "core/passes/pass.hpp"
+#include "core/rooms/journal.hpp"
+#include "http/server.hpp"
+
+namespace foyer::http {
+
+struct api_settings {
+  std::string issuer = "foyer";  // Default: "foyer"; the `iss` of every pass
+  std::string admin_token;       // Default: empty, the admin API is off
+  bool secure_cookies = false;   // Default: false; set behind HTTPS
+  // Shared with the site, which signs account hints with it so that one account gets
+  // one entry per room. Default: empty, hints are refused.
+  std::string account_hint_secret;
+  // Proxies (a CDN's edges, a load balancer) whose X-Forwarded-For is believed: behind
+  // them, clients are priced and their challenges bound by their own address, not the
+  // proxy's. Default: none, the header is ignored.
+  std::vector<cidr> trusted_proxies;
+};
+
+struct context {
+  journal& rooms;
+  event_store& store;
+  const ticket_codec& tickets;
+  const pass::keyring& keys;
+  const foyer::clock& clock;
+  join_price& price;
+  api_settings settings;
+  join_desk desk;
+  // Reused: a parser keeps its buffers, and requests are parsed one at a time.
+  simdjson::ondemand::parser json_parser{};
+  std::string json_scratch{};
+};
+
+// `text` with the padding simdjson reads past the end, copied into ctx.json_scratch.
+simdjson::padded_string_view padded(context& ctx, std::string_view text);
+
+// Makes `e` durable and applies it; ec set if it could not.
+task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, event e);
+
+// Reads side records; nullopt if the store could not.
+task<std::optional<std::vector<std::optional<std::string>>>> read_side_records(context& ctx,
+                                                                               std::vector<std::string> keys);
+
+inline response json_response(const request& req, beast::http::status status, std::string body) {
+  return response::json(status, req.version(), std::move(body));
+}
+// 503 storage_unavailable: nothing was recorded.
+response unavailable(const request& req);
+// 404 unknown_room.
+response unknown_room(const request& req, std::string_view id);
+
+inline std::int64_t seconds(std::int64_t ms) { return ms / 1000; }
+
+}  // namespace foyer::http

@@ -1,0 +1,155 @@
+#include "http/handlers/room.hpp"
+
+#include <charconv>
+
+#include <boost/beast/http/field.hpp>
+#include <fmt/core.h>
+
+#include "core/base/json.hpp"
+#include "http/problem.hpp"
+#include "http/request_fields.hpp"
+
+namespace foyer::http::handlers {
+namespace {
+
+namespace bhttp = beast::http;
+
+std::optional<std::uint64_t> parse_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+std::string hex_or_null(const std::optional<digest>& d) {
+  return d ? json_quote(to_hex(*d)) : "null";
+}
+
+// Tiny and the same for everyone: any HTTP cache or CDN can absorb the polling.
+response cacheable(const request& req, std::string body) {
+  auto res = json_response(req, bhttp::status::ok, std::move(body));
+  res.set(bhttp::field::cache_control, "public, max-age=1");
+  return res;
+}
+
+}  // namespace
+
+response rooms_list(const context& ctx, const request& req) {
+  std::string list = "[";
+  for (const auto& [id, r] : ctx.rooms.rooms()) {
+    if (list.size() > 1) list += ',';
+    list += json_object().str("id", id).str("name", r.config().name).str("state", to_string(r.state())).done();
+  }
+  list += ']';
+  return json_response(req, bhttp::status::ok, json_object().raw("rooms", list).done());
+}
+
+response room_info(const context& ctx, const request& req, const room& r) {
+  const auto& c = r.config();
+  auto served = r.served(ctx.clock.steady_ms());
+  json_object body;
+  body.str("id", c.id)
+      .str("name", c.name)
+      .str("state", to_string(r.state()))
+      .num("rate_per_minute", c.rate_per_minute)
+      .num("served", served)
+      .num("joined", r.joined())
+      .num("waiting", r.joined() - served)
+      .num("created_at", seconds(r.created_at_ms()))
+      .str("commitment", to_hex(r.commitment()));
+  if (c.opens_at_ms) body.num("opens_at", seconds(*c.opens_at_ms));
+  if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  if (auto opened = r.opened_at_ms()) body.num("opened_at", seconds(*opened));
+  if (c.stock) body.num("stock", *c.stock);
+  json_object brand;
+  brand.str("name", c.name);
+  if (!c.logo_url.empty()) brand.str("logo_url", c.logo_url);
+  if (!c.accent_colour.empty()) brand.str("accent_colour", c.accent_colour);
+  body.raw("branding", brand.done());
+  return json_response(req, bhttp::status::ok, body.done());
+}
+
+response frontier(const context& ctx, const request& req, const room& r) {
+  auto now = ctx.clock.now_ms();
+  return cacheable(req, json_object()
+                            .num("served", r.served(ctx.clock.steady_ms()))
+                            .str("state", to_string(r.state()))
+                            .num("rate_per_minute", r.config().rate_per_minute)
+                            .num("at", now)
+                            .done());
+}
+
+response lottery(const context& ctx, const request& req, const room& r) {
+  json_object body;
+  body.str("version", "v1")
+      .str("commitment", to_hex(r.commitment()))
+      .str("state", r.config().opens_at_ms ? to_string(r.state()) : "fifo");
+  if (r.lobby_root()) {
+    body.num("lobby_size", r.lobby_size());
+  } else {
+    body.null("lobby_size");
+  }
+  body.raw("lobby_root", hex_or_null(r.lobby_root()))
+      .opt_str("beacon", r.beacon() ? std::optional(to_hex(as_bytes(*r.beacon()))) : std::nullopt)
+      .raw("seed", hex_or_null(r.revealed_seed()))
+      .str("beacon_rule", r.config().beacon_rule)
+      .str("receipt_key", to_hex(ctx.keys.active().public_key))
+      .str("receipt_kid", ctx.keys.active().kid);
+  if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  return cacheable(req, body.done());
+}
+
+task<response> lottery_proof(context& ctx, const request& req, const room& r) {
+  auto index_text = query_param(req.target(), "index");
+  auto index = index_text ? parse_u64(*index_text) : std::nullopt;
+  if (!index) co_return problem(req, errc::bad_index, "Give the lobby index as ?index=<number>.");
+  auto root = r.lobby_root();
+  if (!root) co_return problem(req, errc::lobby_open, "Proofs exist once the lobby has closed.");
+  std::uint64_t size = r.lobby_size();
+  if (*index >= size) {
+    co_return problem(req, errc::no_such_entrant, fmt::format("The lobby has {} entrants.", size));
+  }
+  std::string room_id = r.config().id;
+  auto nodes = merkle::audit_path_nodes(*index, size);
+  std::vector<std::string> keys{journal::lobby_leaf_key(room_id, *index)};
+  for (const auto& n : nodes) {
+    keys.push_back(n.level == 0 ? journal::lobby_leaf_key(room_id, n.index)
+                                : journal::lobby_node_key(room_id, n.level, n.index));
+  }
+  auto stored = co_await read_side_records(ctx, std::move(keys));
+  if (!stored) co_return unavailable(req);
+  const auto& values = *stored;
+  auto not_written = [&req] {
+    return problem(req, errc::proof_unavailable, "The lobby tree is still being written; retry shortly.");
+  };
+  std::vector<digest> hashes;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& v = values[i + 1];
+    bool leaf = nodes[i].level == 0;
+    if (!v || v->size() != (leaf ? 16u : 32u)) co_return not_written();
+    if (leaf) {
+      hashes.push_back(merkle::leaf_hash(as_bytes(*v)));
+    } else {
+      digest d;
+      std::copy(v->begin(), v->end(), d.begin());
+      hashes.push_back(d);
+    }
+  }
+  if (!values[0] || values[0]->size() != 16) co_return not_written();
+  std::string path = "[";
+  for (const auto& h : merkle::audit_path(*index, size, hashes)) {
+    if (path.size() > 1) path += ',';
+    path += json_quote(to_hex(h));
+  }
+  path += ']';
+  co_return json_response(req, bhttp::status::ok,
+                          json_object()
+                              .num("index", *index)
+                              .str("entrant_id", to_hex(as_bytes(*values[0])))
+                              .num("lobby_size", size)
+                              .str("lobby_root", to_hex(*root))
+                              .raw("path", path)
+                              .done());
+}
+
+}  // namespace foyer::http::handlers

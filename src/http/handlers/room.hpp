@@ -1,0 +1,20 @@
+#pragma once
+// What anyone may read of the rooms:
+//   GET /api/v1/rooms                           every listed room: id, name, state
+//   GET /api/v1/rooms/{room}                    its counters, schedule and branding
+//   GET /api/v1/rooms/{room}/frontier           served, state, rate, at: tiny and cacheable
+//   GET /api/v1/rooms/{room}/lottery            the commitment, and after the draw the
+//                                               lobby root, beacon and seed (FAIRNESS.md)
+//   GET /api/v1/rooms/{room}/lottery/proof?index=N   entrant N's inclusion proof
+
+#include "http/handlers/context.hpp"
+
+namespace foyer::http::handlers {
+
+response rooms_list(const context& ctx, const request& req);
+response room_info(const context& ctx, const request& req, const room& r);
+response frontier(const context& ctx, const request& req, const room& r);
+response lottery(const context& ctx, const request& req, const room& r);
+task<response> lottery_proof(context& ctx, const request& req, const room& r);
+
+}  // namespace foyer::http::handlers

@@ -1,0 +1,281 @@
+#include "http/handlers/visitor.hpp"
+
+#include <array>
+#include <memory>
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/http/field.hpp>
+#include <boost/range/iterator_range.hpp>
+#include <fmt/core.h>
+
+#include "core/base/json.hpp"
+#include "core/gate/account_hint.hpp"
+#include "core/rooms/status.hpp"
+#include "http/problem.hpp"
+#include "http/request_fields.hpp"
+
+namespace foyer::http::handlers {
+namespace {
+
+namespace bhttp = beast::http;
+
+constexpr std::string_view rooms_path = "/api/v1/rooms";
+constexpr std::string_view ticket_cookie = "foyer_ticket";
+constexpr std::string_view ticket_cookie_max_age = "604800";  // seconds: a week
+
+// The 410 of a room that takes no new visitors: its state is the code.
+response no_joins(const request& req, const room& r, std::string_view detail) {
+  return problem(req, r.state() == room_state::sold_out ? errc::sold_out : errc::closed, detail);
+}
+
+// nullopt if the body is not a JSON object of string fields.
+std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, simdjson::padded_string_view text) {
+  join_body body;
+  if (text.length() == 0) return body;
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  if (parser.iterate(text).get(doc) || doc.get_object().get(object)) return std::nullopt;
+  for (auto field : object) {
+    std::string_view key, value;
+    if (field.unescaped_key().get(key) || field.value().get_string().get(value)) return std::nullopt;
+    if (key == "challenge") body.challenge = value;
+    else if (key == "nonce") body.nonce = value;
+    else if (key == "account") body.account = value;
+    else if (key == "account_hint") body.account_hint = value;
+  }
+  return body;
+}
+
+// Read from the socket's address as it is: formatting it to parse it again costs more
+// than the rest of a challenge.
+ip_address peer_address(const peer& who) {
+  ip_address out;
+  if (who.address.is_v4()) {
+    auto bytes = who.address.to_v4().to_bytes();
+    std::copy(bytes.begin(), bytes.end(), out.bytes.begin());
+    return out;
+  }
+  return from_v6_bytes(who.address.to_v6().to_bytes());
+}
+
+}  // namespace
+
+visitor::visitor(context& ctx)
+    : ctx_(ctx), passes_(ctx.settings.issuer), jitter_state_(static_cast<std::uint64_t>(ctx.clock.now_ms()) | 1) {}
+
+double visitor::jitter() {
+  // xorshift64: poll jitter needs spread, not secrecy.
+  jitter_state_ ^= jitter_state_ << 13;
+  jitter_state_ ^= jitter_state_ >> 7;
+  jitter_state_ ^= jitter_state_ << 17;
+  return static_cast<double>(jitter_state_ >> 11) / static_cast<double>(std::uint64_t{1} << 53);
+}
+
+std::optional<ticket> visitor::presented_ticket(const request& req, std::string_view room_id,
+                                                response* failure) const {
+  // Without `failure` the caller only asks whether there is a good ticket: no answer is built.
+  auto refuse = [&](errc code, std::string_view detail) -> std::optional<ticket> {
+    if (failure) *failure = problem(req, code, detail);
+    return std::nullopt;
+  };
+  auto text = bearer(req);
+  if (!text) text = cookie(req, ticket_cookie);
+  if (!text) {
+    return refuse(errc::missing_ticket,
+                  "Send your ticket as 'Authorization: Bearer <ticket>' or the foyer_ticket cookie.");
+  }
+  ticket_error why{};
+  auto t = ctx_.tickets.decode(*text, &why);
+  if (!t) {
+    return refuse(errc::invalid_ticket, why == ticket_error::forged
+                                            ? "The ticket's signature does not match; it was altered or forged."
+                                            : "The ticket is malformed or truncated.");
+  }
+  if (t->room != room_id) {
+    return refuse(errc::ticket_for_other_room, failure ? fmt::format("This ticket is for room '{}'.", t->room) : "");
+  }
+  return t;
+}
+
+task<receipt::receipt> visitor::sign_receipt(receipt::receipt_fields fields) {
+  auto initiate = [this, fields = std::move(fields)](auto handler) mutable {
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    // The first receipt of a batch schedules the signing after the completions that
+    // are already queued, so every join made durable by the same write shares it.
+    if (pending_receipts_.empty()) {
+      net::post(net::get_associated_executor(*shared), [this] { sign_pending_receipts(); });
+    }
+    pending_receipts_.push_back({std::move(fields), [shared](receipt::receipt r) { (*shared)(std::move(r)); }});
+  };
+  co_return co_await net::async_initiate<decltype(use_task), void(receipt::receipt)>(
+      std::move(initiate), use_task);
+}
+
+void visitor::sign_pending_receipts() {
+  auto pending = std::exchange(pending_receipts_, {});
+  std::vector<receipt::receipt_fields> fields;
+  fields.reserve(pending.size());
+  for (auto& p : pending) fields.push_back(p.fields);
+  const auto& key = ctx_.keys.active();
+  auto signed_receipts = receipt::sign_batch(std::move(fields), key.secret, key.kid);
+  for (std::size_t i = 0; i < pending.size(); ++i) pending[i].done(std::move(signed_receipts[i]));
+}
+
+response visitor::existing_entry(const request& req, const ticket& t, const room& r) {
+  auto st = status_of(r, t.place, ctx_.clock.steady_ms(), jitter());
+  auto body = json_object()
+                  .str("ticket", ctx_.tickets.encode(t))
+                  .opt_num("place", t.place)
+                  .opt_num("position", st.position)
+                  .num("poll_after_ms", st.poll_after_ms)
+                  .str("visitor_id", to_hex(t.visitor))
+                  .boolean("existing", true);
+  if (t.lobby_index) body.num("lobby_index", *t.lobby_index).str("entrant_id", to_hex(t.entrant));
+  return json_response(req, bhttp::status::ok, body.done());
+}
+
+ip_address visitor::client_address(const request& req, const peer& who) const {
+  auto address = peer_address(who);
+  if (ctx_.settings.trusted_proxies.empty()) return address;
+  // Several X-Forwarded-For fields are one list, in order (RFC 9110, 5.3).
+  std::string forwarded_for;
+  for (const auto& field : boost::make_iterator_range(req.equal_range("X-Forwarded-For"))) {
+    if (!forwarded_for.empty()) forwarded_for += ',';
+    forwarded_for.append(field.value().data(), field.value().size());
+  }
+  return forwarded_client(address, forwarded_for, ctx_.settings.trusted_proxies);
+}
+
+response visitor::challenge(const request& req, const room& r, const peer& who) {
+  auto address = client_address(req, who);
+  if (!r.accepts_joins()) return no_joins(req, r, "This room takes no new visitors.");
+  auto network = network_of(address);
+  auto now = static_cast<std::uint64_t>(ctx_.clock.now_ms());
+  auto& price = ctx_.price;
+  std::uint32_t extra = price.pressure.extra_bits(network, now) + price.rules.extra_bits(address);
+  auto c = price.authority.mint(r.config().id, network, now, extra);
+  return json_response(req, bhttp::status::ok,
+                       json_object()
+                           .str("challenge", c.token)
+                           .num("difficulty_bits", c.difficulty_bits)
+                           .num("expires_at", c.expires_at_ms)
+                           .done());
+}
+
+task<response> visitor::join(const request& req, const room& r, const peer& who) {
+  join_request jr;
+  jr.room_id = r.config().id;
+  // A visitor who already holds a ticket for this room gets it back, whatever the body.
+  jr.presented = presented_ticket(req, jr.room_id, nullptr);
+  std::optional<join_body> parsed;
+  if (!jr.presented) {
+    parsed = parse_join_body(ctx_.json_parser, padded(ctx_, req.body()));
+    if (!parsed) {
+      co_return problem(req, errc::bad_join_body,
+                        "The body must be a JSON object: {\"challenge\", \"nonce\"} and optionally {\"account\", \"account_hint\"}.");
+    }
+    jr.challenge = parsed->challenge;
+    jr.nonce = parsed->nonce;
+    jr.account = parsed->account;
+    jr.account_hint = parsed->account_hint;
+  }
+  jr.address = client_address(req, who);
+  // One read of the system's randomness for both ids: each read is a system call.
+  random_bytes(jr.ids);
+  auto step = ctx_.desk.decide(ctx_.rooms, jr, ctx_.clock.now_ms());
+  if (auto* c = std::get_if<join_commit>(&step)) {
+    // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
+    join_commit decided = std::move(*c);
+    event e = decided.event;
+    auto [ec, outcome] = co_await commit(ctx_, std::move(e));
+    step = ctx_.desk.finish(ctx_.rooms, decided, ec, outcome, ctx_.clock.now_ms());
+  }
+  if (const auto* refused = std::get_if<join_refused>(&step)) co_return problem(req, refused->code, refused->detail);
+  const auto& entry = std::get<join_entry>(step);
+  // The room may have been removed while the join was written: found again by id.
+  room* now = ctx_.rooms.find(jr.room_id);
+  if (!now) co_return unknown_room(req, jr.room_id);
+  if (entry.existing) co_return existing_entry(req, entry.t, *now);
+
+  const ticket& t = entry.t;
+  std::string ticket_text = ctx_.tickets.encode(t);
+  auto st = status_of(*now, t.place, ctx_.clock.steady_ms(), jitter());
+  json_object body;
+  body.str("ticket", ticket_text)
+      .opt_num("place", t.place)
+      .opt_num("position", st.position)
+      .num("poll_after_ms", st.poll_after_ms)
+      .str("visitor_id", to_hex(t.visitor));
+  if (t.lobby_index) {
+    receipt::receipt_fields fields{jr.room_id, *t.lobby_index, t.entrant, static_cast<std::uint64_t>(t.issued_ms),
+                                   now->commitment()};
+    auto receipt = co_await sign_receipt(std::move(fields));
+    // The room may have gone while the receipt was signed; what was found is not kept.
+    now = ctx_.rooms.find(jr.room_id);
+    if (!now) co_return unknown_room(req, jr.room_id);
+    body.num("lobby_index", *t.lobby_index)
+        .str("entrant_id", to_hex(t.entrant))
+        .raw("receipt", receipt::to_json(receipt));
+    if (auto closes = now->lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  }
+  auto res = json_response(req, bhttp::status::created, body.done());
+  set_ticket_cookie(res, jr.room_id, ticket_text);
+  co_return res;
+}
+
+void visitor::set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const {
+  // Scoped to the room's API path: a visitor's tickets for different rooms don't collide.
+  // Appended, not formatted: a format string is parsed anew on every join.
+  std::string cookie;
+  cookie.reserve(ticket_text.size() + room_id.size() + 128);
+  cookie.append(ticket_cookie).append("=").append(ticket_text);
+  cookie.append("; Path=").append(rooms_path).append("/").append(room_id);
+  cookie.append("; Max-Age=").append(ticket_cookie_max_age).append("; HttpOnly; SameSite=Lax");
+  if (ctx_.settings.secure_cookies) cookie.append("; Secure");
+  res.set(bhttp::field::set_cookie, cookie);
+}
+
+response visitor::status(const request& req, const room& r) {
+  response failure;
+  auto t = presented_ticket(req, r.config().id, &failure);
+  if (!t) return failure;
+  std::optional<std::string> reissued;
+  if (!t->place && t->lobby_index) {
+    // After the draw a lobby member's place is computed once and carried in a new
+    // ticket, so that later polls are arithmetic again.
+    if (auto place = r.place_of(*t->lobby_index)) {
+      t->place = place;
+      reissued = ctx_.tickets.encode(*t);
+    }
+  }
+  auto now_ms = ctx_.clock.now_ms();
+  auto st = status_of(r, t->place, ctx_.clock.steady_ms(), jitter());
+  json_object body;
+  body.str("state", st.state)
+      .opt_num("place", st.place)
+      .num("served", st.served)
+      .opt_num("position", st.position)
+      .opt_num("eta_seconds", st.eta_seconds)
+      .num("poll_after_ms", st.poll_after_ms);
+  if (t->lobby_index) body.num("lobby_index", *t->lobby_index);
+  if (st.state == "lobby") {
+    if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  }
+  if (st.state == "admitted") {
+    const auto& c = r.config();
+    body.str("pass", passes_.pass_for(ctx_.keys.pass_signer(), c.id, t->visitor, c.pass_ttl_seconds, seconds(now_ms)))
+        .str("target_url", c.target_url);
+  }
+  if (r.config().stock) {
+    body.num("stock_left", *r.config().stock > st.served ? *r.config().stock - st.served : 0);
+  }
+  if (reissued) body.str("ticket", *reissued);
+  auto res = json_response(req, bhttp::status::ok, body.done());
+  if (reissued) {
+    set_ticket_cookie(res, r.config().id, *reissued);
+  }
+  return res;
+}
+
+}  // namespace foyer::http::handlers

@@ -1,0 +1,88 @@
+#include "http/problem.hpp"
+
+#include <boost/beast/http/field.hpp>
+
+#include "core/base/json.hpp"
+
+namespace foyer::http {
+
+namespace bhttp = beast::http;
+
+problem_type type_of(errc e) {
+  switch (e) {
+    case errc::missing_ticket: return {401, "Ticket required"};
+    case errc::invalid_ticket: return {401, "Invalid ticket"};
+    case errc::ticket_for_other_room: return {403, "Ticket for another room"};
+    case errc::bad_join_body: return {400, "Malformed join"};
+    case errc::proof_rejected: return {403, "Proof of work refused", 1};
+    case errc::account_hints_off: return {400, "Account hints are off"};
+    case errc::bad_account_hint: return {403, "Account hint refused"};
+    case errc::sold_out: return {410, "Sold out"};
+    case errc::closed: return {410, "Room closed"};
+    case errc::unknown_room: return {404, "Unknown room"};
+    case errc::bad_index: return {400, "Bad lobby index"};
+    case errc::lobby_open: return {409, "Lobby still open"};
+    case errc::no_such_entrant: return {404, "No such entrant"};
+    case errc::proof_unavailable: return {503, "Proof not written yet"};
+    case errc::admin_disabled: return {404, "Admin API off"};
+    case errc::admin_token_required: return {401, "Admin token required"};
+    case errc::not_in_lobby: return {409, "Lobby not open"};
+    case errc::not_drawing: return {409, "Not awaiting a beacon"};
+    case errc::bad_beacon: return {400, "Malformed beacon"};
+    case errc::not_allowed: return {409, "State change not allowed"};
+    case errc::invalid_room: return {422, "Invalid room"};
+    case errc::bad_body: return {400, "Malformed body"};
+    case errc::room_exists: return {409, "Room exists"};
+    case errc::room_id_used: return {409, "Room id used before"};
+    case errc::change_refused: return {409, "Change refused"};
+    case errc::visitors_waiting: return {409, "Visitors waiting"};
+    case errc::room_removed: return {410, "Room removed"};
+    case errc::not_found: return {404, "Not found"};
+    case errc::method_not_allowed: return {405, "Method not allowed"};
+    case errc::unsupported_media_type: return {415, "Unsupported media type"};
+    case errc::bad_request: return {400, "Bad request"};
+    case errc::headers_too_large: return {431, "Headers too large"};
+    case errc::body_too_large: return {413, "Body too large"};
+    case errc::request_timeout: return {408, "Request timeout"};
+    case errc::too_many_connections: return {503, "Too many connections", 5};
+    case errc::storage_unavailable: return {503, "Storage unavailable", 2};
+    case errc::internal_error: return {500, "Internal error"};
+  }
+  return {500, "Internal error"};
+}
+
+response problem(const request& req, errc e, std::string_view detail,
+                 std::initializer_list<problem_member> extensions) {
+  return problem(req.version(), req.keep_alive(), e, detail, extensions);
+}
+
+response problem(unsigned version, bool keep_alive, errc e, std::string_view detail,
+                 std::initializer_list<problem_member> extensions) {
+  auto type = type_of(e);
+  auto res = problem(version, keep_alive, type.status, to_string(e), type.title, detail, extensions);
+  if (type.retry_after_s) res.set(bhttp::field::retry_after, std::to_string(type.retry_after_s));
+  return res;
+}
+
+response problem(unsigned version, bool keep_alive, unsigned status, std::string_view code, std::string_view title,
+                 std::string_view detail, std::initializer_list<problem_member> extensions) {
+  std::string type = "urn:foyer:problem:";
+  type += code;
+  json_object body;
+  body.str("type", type)
+      .str("title", title)
+      .num("status", std::uint64_t{status})
+      .str("detail", detail)
+      .str("error", code)
+      .str("message", detail);
+  for (const auto& member : extensions) body.raw(member.name, member.json);
+  response res{static_cast<bhttp::status>(status), version};
+  res.set(bhttp::field::content_type, "application/problem+json");
+  res.set(bhttp::field::cache_control, "no-store");
+  res.set("X-Content-Type-Options", "nosniff");
+  res.body() = body.done();
+  res.keep_alive(keep_alive);
+  return res;
+}
+
+}  // namespace foyer::http

@@ -1,0 +1,127 @@
+#include "http/router.hpp"
+
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include "http/problem.hpp"
+
+namespace foyer::http {
+namespace {
+
+constexpr router::method_set bit(router::verb v) { return router::method_set{1} << static_cast<unsigned>(v); }
+static_assert(static_cast<unsigned>(router::verb::unlink) < 64, "a method_set holds every verb");
+
+task<response> ready(response res) { co_return res; }
+
+}  // namespace
+
+std::string_view route_params::operator[](std::string_view name) const {
+  for (std::size_t i = 0; i < size_; ++i) {
+    if (items_[i].first == name) return items_[i].second;
+  }
+  return {};
+}
+
+router::path_segments router::split(std::string_view path) {
+  path_segments out;
+  while (!path.empty()) {
+    auto end = path.find('/');
+    auto part = path.substr(0, end);
+    path = end == std::string_view::npos ? std::string_view() : path.substr(end + 1);
+    if (part.empty()) continue;
+    if (out.size == max_segments) {
+      out.fits = false;
+      break;
+    }
+    out.items[out.size++] = part;
+  }
+  return out;
+}
+
+void router::add(std::initializer_list<verb> methods, std::string_view pattern, route_handler handler) {
+  auto parts = split(pattern);
+  if (!parts.fits || methods.size() == 0) {
+    throw std::invalid_argument(fmt::format("route '{}': too many segments or no methods", pattern));
+  }
+  route r;
+  r.handler = std::move(handler);
+  for (auto m : methods) r.methods |= bit(m);
+  if (r.methods & bit(verb::get)) r.methods |= bit(verb::head);
+  std::size_t captures = 0;
+  for (std::size_t i = 0; i < parts.size; ++i) {
+    auto part = parts.items[i];
+    bool capture = part.size() > 2 && part.front() == '{' && part.back() == '}';
+    if (capture && ++captures > route_params::capacity) {
+      throw std::invalid_argument(fmt::format("route '{}': more than {} captures", pattern, route_params::capacity));
+    }
+    r.segments.push_back({std::string(capture ? part.substr(1, part.size() - 2) : part), capture});
+  }
+  routes_.push_back(std::move(r));
+}
+
+void router::guard(std::string_view prefix, check c) {
+  auto parts = split(prefix);
+  prefix_check g{{}, std::move(c)};
+  for (std::size_t i = 0; i < parts.size; ++i) g.segments.emplace_back(parts.items[i]);
+  guards_.push_back(std::move(g));
+}
+
+router::match_result router::match(verb method, std::string_view path) const { return match(method, split(path)); }
+
+router::match_result router::match(verb method, const path_segments& path) const {
+  match_result out;
+  if (!path.fits) return out;
+  for (const auto& r : routes_) {
+    if (r.segments.size() != path.size) continue;
+    route_params params;
+    bool same = true;
+    for (std::size_t i = 0; i < path.size && same; ++i) {
+      const auto& s = r.segments[i];
+      if (s.capture) {
+        params.items_[params.size_++] = {s.text, path.items[i]};
+      } else {
+        same = s.text == path.items[i];
+      }
+    }
+    if (!same) continue;
+    out.allowed |= r.methods;
+    if (r.methods & bit(method)) {
+      out.handler = &r.handler;
+      out.params = params;
+      return out;
+    }
+  }
+  return out;
+}
+
+task<response> router::handle(request& req, const peer& who) const {
+  std::string_view target = req.target();
+  auto path = split(target.substr(0, target.find('?')));
+  for (const auto& g : guards_) {
+    if (g.segments.size() > path.size) continue;
+    bool below = true;
+    for (std::size_t i = 0; i < g.segments.size() && below; ++i) below = g.segments[i] == path.items[i];
+    if (!below) continue;
+    if (auto refused = g.c(req)) return ready(std::move(*refused));
+  }
+  auto m = match(req.method(), path);
+  if (m.handler) return (*m.handler)(req, who, m.params);
+  if (!m.allowed) return ready(problem(req, errc::not_found, "No such path."));
+  auto allowed = allow(m.allowed);
+  auto res = problem(req, errc::method_not_allowed, fmt::format("Use {} for this path.", allowed));
+  res.set(beast::http::field::allow, allowed);
+  return ready(std::move(res));
+}
+
+std::string router::allow(method_set methods) {
+  std::string out;
+  for (unsigned v = 1; v < 64; ++v) {
+    if (!(methods & (method_set{1} << v))) continue;
+    if (!out.empty()) out += ", ";
+    out += beast::http::to_string(static_cast<verb>(v));
+  }
+  return out;
+}
+
+}  // namespace foyer::http

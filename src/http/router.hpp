@@ -1,0 +1,104 @@
+#pragma once
+// The route table: (methods, pattern, handler). A path no route has is 404 not_found; a
+// path some route has, asked with another method, is 405 with Allow naming the methods
+// its routes take. GET routes answer HEAD too (the server sends HEAD no body).
+//
+// Patterns are "/"-separated segments, each literal or "{name}", which captures one
+// segment. Paths match segment by segment; empty segments are skipped, so "/a/b/" and
+// "/a//b" are "/a/b". The query is not part of the path. The first route that matches
+// path and method wins. Matching allocates nothing.
+//
+// Built once at start, then used on the event loop only.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/beast/http/verb.hpp>
+
+#include "http/server.hpp"
+
+namespace foyer::http {
+
+// What a route's "{name}" segments captured; views into the request's target.
+class route_params {
+ public:
+  static constexpr std::size_t capacity = 4;
+
+  // The segment `{name}` captured; empty if the pattern has no such name.
+  std::string_view operator[](std::string_view name) const;
+
+ private:
+  friend class router;
+  std::array<std::pair<std::string_view, std::string_view>, capacity> items_{};  // (name, value)
+  std::size_t size_ = 0;
+};
+
+// Params by value: a handler is a coroutine that outlives the call that started it.
+using route_handler = std::function<task<response>(request&, const peer&, route_params)>;
+
+class router {
+ public:
+  using verb = beast::http::verb;
+  // Methods as a set of bits, 1 << verb.
+  using method_set = std::uint64_t;
+  // Paths longer than this match no route.
+  static constexpr std::size_t max_segments = 8;
+
+  // Throws std::invalid_argument for a pattern with more than route_params::capacity
+  // captures or max_segments segments, or with no methods.
+  void add(std::initializer_list<verb> methods, std::string_view pattern, route_handler handler);
+
+  // Requests whose path is `prefix` or below it are checked before routing: a refusal is
+  // the answer whatever the path and method, so that callers it refuses learn nothing
+  // of which paths exist there.
+  using check = std::function<std::optional<response>(const request&)>;
+  void guard(std::string_view prefix, check c);
+
+  struct match_result {
+    const route_handler* handler = nullptr;  // set when a route has the path and the method
+    route_params params;
+    method_set allowed = 0;  // methods of the routes that have the path
+  };
+  match_result match(verb method, std::string_view path) const;
+
+  // The answer: the guard's refusal, the route's handler's, 404 or 405.
+  task<response> handle(request& req, const peer& who) const;
+
+  // "GET, HEAD, POST": the value of Allow.
+  static std::string allow(method_set methods);
+
+ private:
+  struct segment {
+    std::string text;  // the literal, or the capture's name
+    bool capture = false;
+  };
+  struct route {
+    method_set methods = 0;
+    std::vector<segment> segments;
+    route_handler handler;
+  };
+  struct prefix_check {
+    std::vector<std::string> segments;
+    check c;
+  };
+  struct path_segments {
+    std::array<std::string_view, max_segments> items{};
+    std::size_t size = 0;
+    bool fits = true;  // false: more than max_segments
+  };
+  static path_segments split(std::string_view path);
+  match_result match(verb method, const path_segments& path) const;
+
+  std::vector<route> routes_;
+  std::vector<prefix_check> guards_;
+};
+
+}  // namespace foyer::http

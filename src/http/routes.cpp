@@ -1,0 +1,104 @@
+#include "http/routes.hpp"
+
+#include <type_traits>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "http/handlers/admin.hpp"
+#include "http/handlers/ops.hpp"
+#include "http/handlers/room.hpp"
+#include "http/web_assets.hpp"
+
+namespace foyer::http {
+namespace {
+
+using verb = router::verb;
+
+// A handler that answers at once: f(req, params) gives the response.
+template <typename F>
+route_handler at_once(F f) {
+  return [f = std::move(f)](request& req, const peer&, route_params p) -> task<response> { co_return f(req, p); };
+}
+
+// A handler of the room named by {room}, or 404 unknown_room: f(req, who, room) gives
+// the response, or a task of it.
+template <typename F>
+route_handler in_room(context& ctx, F f) {
+  return [&ctx, f = std::move(f)](request& req, const peer& who, route_params p) -> task<response> {
+    room* r = ctx.rooms.find(p["room"]);
+    if (!r) co_return unknown_room(req, p["room"]);
+    if constexpr (std::is_same_v<decltype(f(req, who, *r)), response>) {
+      co_return f(req, who, *r);
+    } else {
+      co_return co_await f(req, who, *r);
+    }
+  };
+}
+
+}  // namespace
+
+routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
+               const clock& clock, join_price& price, api_settings settings)
+    : ctx_{rooms, store, tickets, keys, clock, price, settings, join_desk(price, settings.account_hint_secret)},
+      visitor_(ctx_),
+      pages_(rooms) {
+  auto& c = ctx_;
+  auto& r = router_;
+
+  // Visitors. The status poll comes first: it is most of the traffic.
+  r.add({verb::get}, "/api/v1/rooms/{room}/status",
+        in_room(c, [this](request& req, const peer&, room& rm) { return visitor_.status(req, rm); }));
+  r.add({verb::post}, "/api/v1/rooms/{room}/challenge",
+        in_room(c, [this](request& req, const peer& who, room& rm) { return visitor_.challenge(req, rm, who); }));
+  r.add({verb::post}, "/api/v1/rooms/{room}/join",
+        in_room(c, [this](request& req, const peer& who, room& rm) { return visitor_.join(req, rm, who); }));
+
+  // Rooms, as anyone may read them.
+  r.add({verb::get}, "/api/v1/rooms", at_once([&c](const request& req, auto&) { return handlers::rooms_list(c, req); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::room_info(c, req, rm); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}/frontier",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::frontier(c, req, rm); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}/lottery",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::lottery(c, req, rm); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}/lottery/proof",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::lottery_proof(c, req, rm); }));
+
+  // Operators: the token is checked before any path below is matched.
+  r.guard("/api/v1/admin", [&c](const request& req) { return handlers::admin_check(c, req); });
+  r.add({verb::get}, "/api/v1/admin/rooms",
+        at_once([&c](const request& req, auto&) { return handlers::admin_rooms(c, req); }));
+  for (auto [action, target] : {std::pair{"pause", room_state::paused}, std::pair{"resume", room_state::open},
+                                std::pair{"sold-out", room_state::sold_out}, std::pair{"close", room_state::closed}}) {
+    r.add({verb::post}, fmt::format("/api/v1/admin/rooms/{{room}}/{}", action),
+          in_room(c, [&c, target = target](request& req, const peer&, room& rm) {
+            return handlers::change_state(c, req, rm, target);
+          }));
+  }
+  r.add({verb::post}, "/api/v1/admin/rooms/{room}/close-lobby",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::close_lobby(c, req, rm); }));
+  r.add({verb::post}, "/api/v1/admin/rooms/{room}/beacon",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::supply_beacon(c, req, rm); }));
+
+  // Operations.
+  r.add({verb::get}, "/.well-known/jwks.json", at_once([&c](const request& req, auto&) { return handlers::jwks(c, req); }));
+  r.add({verb::get}, "/metrics", at_once([&c](const request& req, auto&) { return handlers::metrics(c, req); }));
+  r.add({verb::get}, "/healthz", at_once([](const request& req, auto&) { return handlers::healthz(req); }));
+
+  // Pages, and every embedded file at its own path.
+  r.add({verb::get}, "/", at_once([this](const request& req, auto&) { return pages_.front(req); }));
+  r.add({verb::get}, "/r/{room}",
+        at_once([this](const request& req, const route_params& p) { return pages_.room_page(req, p["room"]); }));
+  for (std::string_view page : {"/verify", "/admin", "/welcome"}) {
+    r.add({verb::get}, page, at_once([this, file = fmt::format("{}.html", page)](const request& req, auto&) {
+            return pages_.file(req, file);
+          }));
+  }
+  for (const auto& asset : web_assets()) {
+    r.add({verb::get}, asset.path,
+          at_once([this, path = asset.path](const request& req, auto&) { return pages_.file(req, path); }));
+  }
+}
+
+}  // namespace foyer::http

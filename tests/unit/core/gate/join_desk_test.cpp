@@ -1,0 +1,158 @@
+#include <catch2/catch.hpp>
+
+#include <deque>
+
+#include "core/gate/account_hint.hpp"
+#include "core/gate/join_desk.hpp"
+#include "support/journal_fixture.hpp"
+
+using namespace foyer;
+using foyer::test::test_room;
+
+namespace {
+
+constexpr std::string_view account_secret = "account-secret-0123456789";
+
+pow::config priced() {
+  pow::config c;
+  c.base_bits = 4;  // cheap to solve in a test, but not free
+  c.puzzles = 2;
+  return c;
+}
+
+struct desk_fixture : foyer::test::journal_fixture {
+  byte_vector secret = byte_vector(32, 7);
+  join_price price{secret, priced(), static_cast<std::uint64_t>(start_ms), network_rules{}};
+  join_desk desk{price, std::string(account_secret)};
+  ip_address client = *parse_ip("203.0.113.7");
+  std::uint8_t next_id = 0;
+
+  join_request solved_request(const std::string& room) {
+    join_request req;
+    req.room_id = room;
+    req.address = client;
+    // Kept for the test's length: the request only views them.
+    const auto& token = texts.emplace_back(price.authority.mint(room, network_of(client), clock.now_ms(), 0).token);
+    req.challenge = token;
+    req.nonce = texts.emplace_back(pow::solve(token));
+    req.ids[0] = ++next_id;
+    return req;
+  }
+  std::deque<std::string> texts;
+
+  // decide, commit what it says, finish: the handler's part.
+  join_step run(const join_request& req) {
+    auto step = desk.decide(*rooms, req, clock.now_ms());
+    auto* c = std::get_if<join_commit>(&step);
+    if (!c) return step;
+    auto [ec, outcome] = commit(c->event);
+    return desk.finish(*rooms, *c, ec, outcome, clock.now_ms());
+  }
+};
+
+const join_refused& refused(const join_step& s) {
+  REQUIRE(std::holds_alternative<join_refused>(s));
+  return std::get<join_refused>(s);
+}
+
+const join_entry& entry(const join_step& s) {
+  REQUIRE(std::holds_alternative<join_entry>(s));
+  return std::get<join_entry>(s);
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(desk_fixture, "a join answered 503 may be retried with the same solved challenge") {
+  start({test_room("a", 60)});
+  auto req = solved_request("a");
+  store.fail_next_writes(1);
+  CHECK(refused(run(req)).code == errc::storage_unavailable);
+  CHECK(rooms->find("a")->joined() == 0);
+  auto retried = entry(run(req));
+  CHECK(retried.t.place == 0u);
+  CHECK_FALSE(retried.existing);
+  // Now it is spent for good.
+  CHECK(refused(run(req)).code == errc::proof_rejected);
+  CHECK(desk.proof_rejections().at("replayed") == 1);
+}
+
+TEST_CASE_METHOD(desk_fixture, "a join racing a close is refused, never applied after it") {
+  start({test_room("a", 60)});
+  auto step = desk.decide(*rooms, solved_request("a"), clock.now_ms());
+  auto& c = std::get<join_commit>(step);
+  rooms->submit(state_changed{"a", room_state::closed, clock.steady_ms()}, [](std::error_code, const join_outcome&) {});
+  auto [ec, outcome] = commit(c.event);
+  auto after = refused(desk.finish(*rooms, c, ec, outcome, clock.now_ms()));
+  CHECK(after.code == errc::closed);
+  CHECK(rooms->find("a")->joined() == 0);
+  CHECK(refused(run(solved_request("a"))).code == errc::closed);
+
+  start({test_room("b", 60)});
+  auto sold = desk.decide(*rooms, solved_request("b"), clock.now_ms());
+  rooms->submit(state_changed{"b", room_state::sold_out, clock.steady_ms()}, [](std::error_code, const join_outcome&) {});
+  auto& sc = std::get<join_commit>(sold);
+  auto [sec, soutcome] = commit(sc.event);
+  CHECK(refused(desk.finish(*rooms, sc, sec, soutcome, clock.now_ms())).code == errc::sold_out);
+}
+
+TEST_CASE_METHOD(desk_fixture, "one account, one entry: across racing joins, failed writes and restarts") {
+  start({test_room("a", 60)});
+  auto hint = to_hex(account_hint(as_bytes(account_secret), "a", "user-1"));
+  auto with_account = [&] {
+    auto req = solved_request("a");
+    req.account = "user-1";
+    req.account_hint = hint;
+    return req;
+  };
+  auto first_req = with_account();
+  store.fail_next_writes(1);
+  CHECK(refused(run(first_req)).code == errc::storage_unavailable);
+  // Two joins of the account decided before either is written: the log keeps one.
+  auto first = desk.decide(*rooms, with_account(), clock.now_ms());
+  auto second = desk.decide(*rooms, with_account(), clock.now_ms());
+  auto& c1 = std::get<join_commit>(first);
+  auto& c2 = std::get<join_commit>(second);
+  auto [ec1, o1] = commit(c1.event);
+  auto [ec2, o2] = commit(c2.event);
+  auto e1 = entry(desk.finish(*rooms, c1, ec1, o1, clock.now_ms()));
+  auto e2 = entry(desk.finish(*rooms, c2, ec2, o2, clock.now_ms()));
+  CHECK_FALSE(e1.existing);
+  CHECK(e2.existing);
+  CHECK(e2.t.visitor == e1.t.visitor);
+  CHECK(e2.t.place == e1.t.place);
+  CHECK(rooms->find("a")->joined() == 1);
+  restart();
+  auto again = entry(run(with_account()));
+  CHECK(again.existing);
+  CHECK(again.t.visitor == e1.t.visitor);
+
+  auto bad = with_account();
+  bad.account = "user-2";
+  CHECK(refused(run(bad)).code == errc::bad_account_hint);
+}
+
+TEST_CASE_METHOD(desk_fixture, "a presented ticket comes back; bad proofs and unknown rooms are refused") {
+  start({test_room("a", 60)});
+  auto placed = entry(run(solved_request("a")));
+  auto req = solved_request("a");
+  req.presented = placed.t;
+  auto back = entry(run(req));
+  CHECK(back.existing);
+  CHECK(back.t.visitor == placed.t.visitor);
+
+  auto no_proof = solved_request("a");
+  no_proof.challenge = "";
+  CHECK(refused(run(no_proof)).code == errc::bad_join_body);
+  auto forged = solved_request("a");
+  auto& token = texts.emplace_back(forged.challenge);
+  token.back() = token.back() == 'A' ? 'B' : 'A';
+  forged.challenge = token;
+  CHECK(refused(run(forged)).code == errc::proof_rejected);
+  CHECK(desk.proof_rejections().size() == 1);
+  CHECK(refused(run(solved_request("nowhere"))).code == errc::unknown_room);
+  join_desk no_hints{price, ""};
+  auto hinted = solved_request("a");
+  hinted.account = "user-1";
+  hinted.account_hint = "00";
+  CHECK(std::get<join_refused>(no_hints.decide(*rooms, hinted, clock.now_ms())).code == errc::account_hints_off);
+}

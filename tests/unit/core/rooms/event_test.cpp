@@ -1,0 +1,117 @@
+#include <catch2/catch.hpp>
+
+#include "core/rooms/event.hpp"
+#include "support/encoding.hpp"
+#include "support/journal_fixture.hpp"
+
+using namespace foyer;
+using foyer::test::first_difference;
+using foyer::test::test_room;
+
+namespace {
+
+// One of each event type (two of those with optional parts), in tag order.
+std::vector<event> one_of_each() {
+  return {
+      room_created{"r", digest{1, 2, 3}, 5},
+      visitor_joined{"r", id16{9}, id16{8}, 7, std::nullopt},
+      visitor_joined{"r", id16{9}, id16{8}, 7, id16{6}},
+      visitors_admitted{"r", 10, 11, 12},
+      lobby_closed{"r", 13},
+      beacon_supplied{"r", std::string("\0\1", 2), 14},
+      state_changed{"r", room_state::paused, 15},
+      room_configured{"r", test_room("r", 60), room_owner::api, std::nullopt, 16},
+      room_configured{"r", test_room("r", 90), room_owner::file, test_room("r", 30), 17},
+      room_removed{"r", 18},
+  };
+}
+
+std::optional<event> decode_with(std::string bytes, std::size_t at, std::uint8_t value) {
+  bytes[at] = static_cast<char>(value);
+  return decode_event(bytes);
+}
+
+}  // namespace
+
+TEST_CASE("events round-trip through their encoding") {
+  for (const auto& e : one_of_each()) {
+    auto bytes = encode(e);
+    auto back = decode_event(bytes);
+    REQUIRE(back);
+    CHECK(encode(*back) == bytes);
+    CHECK_FALSE(decode_event(bytes.substr(0, bytes.size() - 1)));
+    CHECK_FALSE(decode_event(bytes + "x"));
+  }
+  CHECK_FALSE(decode_event(""));
+  CHECK_FALSE(decode_event("\x63"));
+}
+
+TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
+  // Tags are part of the log's format: never renumbered.
+  auto tag_of = [](const event& e) { return static_cast<std::uint8_t>(encode(e)[0]); };
+  CHECK(tag_of(room_created{}) == 1);
+  CHECK(tag_of(visitor_joined{}) == 2);
+  CHECK(tag_of(visitors_admitted{}) == 3);
+  CHECK(tag_of(lobby_closed{}) == 4);
+  CHECK(tag_of(beacon_supplied{}) == 5);
+  CHECK(tag_of(state_changed{}) == 6);
+  CHECK(tag_of(room_configured{}) == 7);
+  CHECK(tag_of(room_removed{}) == 8);
+  for (const auto& e : one_of_each()) {
+    auto back = decode_event(encode(e));
+    REQUIRE(back);
+    CHECK(back->index() == e.index());
+    CHECK(room_of(*back) == "r");
+  }
+}
+
+TEST_CASE("a corrupt tag is refused") {
+  for (const auto& e : one_of_each()) {
+    auto bytes = encode(e);
+    for (std::uint8_t tag : {0, 9, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
+  }
+}
+
+TEST_CASE("a state change to an unknown room state is refused") {
+  auto paused = encode(state_changed{"r", room_state::paused, 15});
+  auto state_at = first_difference(paused, encode(state_changed{"r", room_state::closed, 15}));
+  for (std::uint8_t s = 0; s <= static_cast<std::uint8_t>(room_state::closed); ++s) {
+    auto back = decode_with(paused, state_at, s);
+    REQUIRE(back);
+    CHECK(std::get<state_changed>(*back).state == static_cast<room_state>(s));
+  }
+  for (std::uint8_t bad : {6, 7, 0xff}) CHECK_FALSE(decode_with(paused, state_at, bad));
+}
+
+TEST_CASE("a configuration from an unknown owner, or for another room, is refused") {
+  room_configured by_file{"r", test_room("r", 60), room_owner::file, std::nullopt, 16};
+  auto by_api = by_file;
+  by_api.source = room_owner::api;
+  auto bytes = encode(by_file);
+  auto owner_at = first_difference(bytes, encode(by_api));
+  auto back = decode_with(bytes, owner_at, static_cast<std::uint8_t>(room_owner::api));
+  REQUIRE(back);
+  CHECK(std::get<room_configured>(*back).source == room_owner::api);
+  for (std::uint8_t bad : {2, 0xff}) CHECK_FALSE(decode_with(bytes, owner_at, bad));
+
+  auto elsewhere = by_file;
+  elsewhere.room = "s";
+  CHECK_FALSE(decode_event(encode(elsewhere)));
+  elsewhere.config.id = "s";
+  CHECK(decode_event(encode(elsewhere)));
+}
+
+TEST_CASE("an event cut at any byte is refused") {
+  for (const auto& e : one_of_each()) {
+    auto bytes = encode(e);
+    for (std::size_t size = 0; size < bytes.size(); ++size) {
+      INFO("event " << e.index() << " cut to " << size << " of " << bytes.size() << " bytes");
+      CHECK_FALSE(decode_event(std::string_view(bytes).substr(0, size)));
+    }
+  }
+}
+
+TEST_CASE("a configuration declared for another room is refused") {
+  room_configured e{"r", test_room("r", 60), room_owner::file, test_room("s", 60), 16};
+  CHECK_FALSE(decode_event(encode(e)));
+}
