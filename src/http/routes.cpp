@@ -69,6 +69,16 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.guard("/api/v1/admin", [&c](const request& req) { return handlers::admin_check(c, req); });
   r.add({verb::get}, "/api/v1/admin/rooms",
         at_once([&c](const request& req, auto&) { return handlers::admin_rooms(c, req); }));
+  r.add({verb::post}, "/api/v1/admin/rooms",
+        [&c](request& req, const peer&, route_params) { return handlers::create_room(c, req); });
+  r.add({verb::get}, "/api/v1/admin/rooms/{room}",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::admin_room(c, req, rm); }));
+  r.add({verb::patch}, "/api/v1/admin/rooms/{room}",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::patch_room(c, req, rm); }));
+  r.add({verb::delete_}, "/api/v1/admin/rooms/{room}",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::delete_room(c, req, rm); }));
+  r.add({verb::get}, "/api/v1/admin/rooms/{room}/audit",
+        [&c](request& req, const peer&, route_params p) { return handlers::audit(c, req, p["room"]); });
   for (auto [action, target] : {std::pair{"pause", room_state::paused}, std::pair{"resume", room_state::open},
                                 std::pair{"sold-out", room_state::sold_out}, std::pair{"close", room_state::closed}}) {
     r.add({verb::post}, fmt::format("/api/v1/admin/rooms/{{room}}/{}", action),

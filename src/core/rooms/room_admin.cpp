@@ -22,11 +22,14 @@ admin_decision create_room(const journal& rooms, room_config config, const diges
                             room_configured{config.id, config, room_owner::api, std::nullopt, now_ms}};
 }
 
-admin_decision change_room(const journal& rooms, room_config next, std::int64_t now_ms) {
-  const room* r = rooms.find(next.id);
-  if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", next.id), ""};
+admin_decision change_room(const journal& rooms, std::string_view id, room_config next, std::int64_t now_ms) {
+  const room* r = rooms.find(id);
+  if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", id), ""};
+  if (auto refused = r->refuses(next); refused && refused->field == "id") {
+    return admin_refusal{errc::change_refused, refused->message, refused->field};
+  }
   if (auto p = check_room(next)) return invalid(*p);
-  if (rooms.configuring(next.id)) {
+  if (rooms.configuring(id)) {
     return admin_refusal{errc::change_refused, "Another change to this room is being written; retry in a moment.", ""};
   }
   if (auto refused = r->refuses(next)) return admin_refusal{errc::change_refused, refused->message, refused->field};

@@ -25,8 +25,8 @@ using admin_decision = std::variant<std::vector<event>, admin_refusal>;
 // A room the API creates, from settings read over the defaults; owned by the API.
 admin_decision create_room(const journal& rooms, room_config config, const digest& seed, std::int64_t now_ms);
 
-// `next` replaces the room's settings; no events if it changes nothing.
-admin_decision change_room(const journal& rooms, room_config next, std::int64_t now_ms);
+// `next` replaces the settings of room `id`; no events if it changes nothing.
+admin_decision change_room(const journal& rooms, std::string_view id, room_config next, std::int64_t now_ms);
 
 // Removes a room. With visitors waiting, only when forced: it is closed first.
 admin_decision remove_room(const journal& rooms, std::string_view id, bool force, std::int64_t now_ms);

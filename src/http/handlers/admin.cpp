@@ -2,8 +2,12 @@
 
 #include <fmt/core.h>
 
+#include <charconv>
+
 #include "core/base/crypto.hpp"
 #include "core/base/json.hpp"
+#include "core/ops/audit.hpp"
+#include "core/rooms/room_admin.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
 
@@ -37,27 +41,180 @@ std::optional<response> admin_check(const context& ctx, const request& req) {
   return std::nullopt;
 }
 
+namespace {
+
+// A room as the operator sees it: its counters, who owns it and its settings.
+std::string admin_view(const context& ctx, const room& r) {
+  auto served = r.served(ctx.clock.steady_ms());
+  return json_object()
+      .str("id", r.config().id)
+      .str("name", r.config().name)
+      .str("state", to_string(r.state()))
+      .str("owner", to_string(r.owner()))
+      .num("joined", r.joined())
+      .num("served", served)
+      .num("waiting", r.joined() - served)
+      .num("lobby_size", r.lobby_size())
+      .num("rate_per_minute", r.config().rate_per_minute)
+      .opt_num("stock", r.config().stock)
+      .boolean("needs_beacon", r.needs_beacon())
+      .raw("config", to_json(r.config()))
+      .done();
+}
+
+response refused(const request& req, const admin_refusal& why) {
+  std::string field = why.field.empty() ? "" : json_quote(why.field);
+  std::string waiting = std::to_string(why.waiting);
+  if (!why.field.empty()) return problem(req, why.code, why.detail, {{"field", field}});
+  if (why.code == errc::visitors_waiting) return problem(req, why.code, why.detail, {{"waiting", waiting}});
+  return problem(req, why.code, why.detail);
+}
+
+// The body's settings over `config`, each through the validator the file uses; else the
+// answer to give.
+std::optional<response> read_settings(context& ctx, const request& req, room_config& config) {
+  auto type = req[bhttp::field::content_type];
+  if (!type.empty() && !type.starts_with("application/json")) {
+    return problem(req, errc::unsupported_media_type, "Send the settings as application/json.");
+  }
+  auto bad_body = [&req] {
+    return problem(req, errc::bad_body, "The body must be a JSON object of room settings, e.g. {\"rate_per_minute\": 120}.");
+  };
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object)) return bad_body();
+  for (auto field : object) {
+    std::string_view key;
+    simdjson::ondemand::json_type kind;
+    if (field.unescaped_key().get(key) || field.value().type().get(kind)) return bad_body();
+    room_value value = other_value{};
+    std::int64_t number = 0;
+    std::string_view text;
+    if (kind == simdjson::ondemand::json_type::null) {
+      value = unset_value{};
+    } else if (kind == simdjson::ondemand::json_type::number && !field.value().get_int64().get(number)) {
+      value = number;
+    } else if (kind == simdjson::ondemand::json_type::string) {
+      if (field.value().get_string().get(text)) return bad_body();
+      value = std::string(text);
+    }
+    if (auto p = set_room_setting(config, key, value)) {
+      return problem(req, errc::invalid_room, p->message, {{"field", json_quote(p->field)}});
+    }
+  }
+  return std::nullopt;
+}
+
+// Writes what an admin decision asks, then answers with `answer(room)` of the room as it
+// is then (nullptr once removed).
+template <class Answer>
+task<response> carry_out(context& ctx, const request& req, std::string id, admin_decision decision, Answer answer) {
+  if (const auto* why = std::get_if<admin_refusal>(&decision)) co_return refused(req, *why);
+  auto events = std::get<std::vector<event>>(std::move(decision));
+  if (!events.empty()) {
+    auto [ec, outcome] = co_await commit(ctx, std::move(events));
+    if (ec) co_return unavailable(req);
+  }
+  co_return answer(ctx.rooms.find(id));
+}
+
+constexpr std::size_t audit_batch = 4096;
+constexpr std::uint64_t default_audit_limit = 1000;
+constexpr std::uint64_t max_audit_limit = 100'000;
+
+std::optional<std::uint64_t> number_param(const request& req, std::string_view name, std::uint64_t fallback) {
+  auto text = query_param(req.target(), name);
+  if (!text) return fallback;
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc() || end != text->data() + text->size() || text->empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
 response admin_rooms(const context& ctx, const request& req) {
   std::string list = "[";
-  auto now = ctx.clock.now_ms();
   for (const auto& [id, r] : ctx.rooms.rooms()) {
     if (list.size() > 1) list += ',';
-    auto served = r.served(ctx.clock.steady_ms());
-    list += json_object()
-                .str("id", id)
-                .str("name", r.config().name)
-                .str("state", to_string(r.state()))
-                .num("joined", r.joined())
-                .num("served", served)
-                .num("waiting", r.joined() - served)
-                .num("lobby_size", r.lobby_size())
-                .num("rate_per_minute", r.config().rate_per_minute)
-                .opt_num("stock", r.config().stock)
-                .boolean("needs_beacon", r.needs_beacon())
-                .done();
+    list += admin_view(ctx, r);
   }
   list += ']';
-  return json_response(req, bhttp::status::ok, json_object().raw("rooms", list).num("at", now).done());
+  return json_response(req, bhttp::status::ok, json_object().raw("rooms", list).num("at", ctx.clock.now_ms()).done());
+}
+
+response admin_room(const context& ctx, const request& req, const room& r) {
+  return json_response(req, bhttp::status::ok, admin_view(ctx, r));
+}
+
+task<response> create_room(context& ctx, const request& req) {
+  room_config config;
+  if (auto bad = read_settings(ctx, req, config)) co_return std::move(*bad);
+  std::string id = config.id;
+  auto decision = foyer::create_room(ctx.rooms, std::move(config), random_array<32>(), ctx.clock.steady_ms());
+  co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
+    return now ? json_response(req, bhttp::status::created, admin_view(ctx, *now)) : unknown_room(req, id);
+  });
+}
+
+task<response> patch_room(context& ctx, const request& req, const room& r) {
+  room_config next = r.config();
+  if (auto bad = read_settings(ctx, req, next)) co_return std::move(*bad);
+  std::string id = r.config().id;
+  auto decision = change_room(ctx.rooms, id, next, ctx.clock.steady_ms());
+  co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
+    if (!now) return unknown_room(req, id);
+    // Checked against the room as it was; a join written meanwhile keeps the schedule.
+    if (auto kept = changed_settings(next, now->config()); !kept.empty()) {
+      return problem(req, errc::change_refused, "Visitors joined while the change was written; this setting was kept.",
+                     {{"field", json_quote(kept.front())}});
+    }
+    return json_response(req, bhttp::status::ok, admin_view(ctx, *now));
+  });
+}
+
+task<response> delete_room(context& ctx, const request& req, const room& r) {
+  bool force = query_param(req.target(), "force") == std::optional<std::string_view>("true");
+  std::string id = r.config().id;
+  auto decision = remove_room(ctx.rooms, id, force, ctx.clock.steady_ms());
+  co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room*) {
+    return json_response(req, bhttp::status::ok, json_object().str("removed", id).done());
+  });
+}
+
+task<response> audit(context& ctx, const request& req, std::string_view room_id) {
+  std::string id(room_id);
+  if (!ctx.rooms.find(id) && !ctx.rooms.retired(id)) co_return unknown_room(req, id);
+  auto after = number_param(req, "after_seq", 0);
+  auto limit = number_param(req, "limit", default_audit_limit);
+  if (!after || !limit || *limit == 0 || *limit > max_audit_limit) {
+    co_return problem(req, errc::bad_request,
+                      fmt::format("after_seq is a seq from a previous line; limit is from 1 to {}.", max_audit_limit));
+  }
+  // The log is read in bounded batches, each its own storage request, so that group
+  // commits go on between them however long the log is.
+  std::string lines;
+  std::uint64_t count = 0;
+  std::uint64_t seq = *after;
+  for (;;) {
+    auto batch = co_await read_events(ctx, seq, audit_batch);
+    if (!batch) co_return unavailable(req);
+    for (const auto& bytes : batch->events) {
+      ++seq;
+      auto e = decode_event(bytes);
+      if (!e || room_of(*e) != id) continue;
+      lines += audit_record(seq, *e);
+      lines += '\n';
+      if (++count == *limit) break;
+    }
+    if (count == *limit || batch->events.size() < audit_batch) break;
+  }
+  response res{bhttp::status::ok, req.version()};
+  res.set(bhttp::field::content_type, "application/x-ndjson");
+  res.set(bhttp::field::cache_control, "no-store");
+  res.set("X-Content-Type-Options", "nosniff");
+  res.body() = std::move(lines);
+  co_return res;
 }
 
 task<response> change_state(context& ctx, const request& req, const room& r, room_state target) {

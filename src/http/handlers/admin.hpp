@@ -1,7 +1,12 @@
 #pragma once
 // The operator's API; every path under /api/v1/admin needs the admin token (the router
-// checks it first, see admin_check):
-//   GET  /api/v1/admin/rooms                        every room with its counters
+// checks it first, see admin_check), and every change is an event in the log:
+//   GET    /api/v1/admin/rooms                      every room with its counters and settings
+//   POST   /api/v1/admin/rooms                      a room from the settings in the body
+//   GET    /api/v1/admin/rooms/{room}               one room
+//   PATCH  /api/v1/admin/rooms/{room}               some settings; null removes opens_at or stock
+//   DELETE /api/v1/admin/rooms/{room}[?force=true]  removes it (forced: closed first)
+//   GET    /api/v1/admin/rooms/{room}/audit[?after_seq=N&limit=M]  its events as NDJSON
 //   POST /api/v1/admin/rooms/{room}/pause|resume|sold-out|close    a state change
 //   POST /api/v1/admin/rooms/{room}/close-lobby     closes the lobby now
 //   POST /api/v1/admin/rooms/{room}/beacon          {"value": "<hex>"}: the public random value
@@ -18,6 +23,12 @@ namespace foyer::http::handlers {
 std::optional<response> admin_check(const context& ctx, const request& req);
 
 response admin_rooms(const context& ctx, const request& req);
+response admin_room(const context& ctx, const request& req, const room& r);
+task<response> create_room(context& ctx, const request& req);
+task<response> patch_room(context& ctx, const request& req, const room& r);
+task<response> delete_room(context& ctx, const request& req, const room& r);
+// Also for a room that was removed: its history stays.
+task<response> audit(context& ctx, const request& req, std::string_view room_id);
 // pause, resume, sold-out and close.
 task<response> change_state(context& ctx, const request& req, const room& r, room_state target);
 task<response> close_lobby(context& ctx, const request& req, const room& r);

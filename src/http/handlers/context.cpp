@@ -16,10 +16,16 @@ simdjson::padded_string_view padded(context& ctx, std::string_view text) {
 }
 
 task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, event e) {
-  auto initiate = [&ctx, e = std::move(e)](auto handler) mutable {
+  std::vector<event> events;
+  events.push_back(std::move(e));
+  return commit(ctx, std::move(events));
+}
+
+task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, std::vector<event> events) {
+  auto initiate = [&ctx, events = std::move(events)](auto handler) mutable {
     // std::function needs a copyable callable; the coroutine's handler is move-only.
     auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-    ctx.rooms.submit(std::move(e), [shared](std::error_code ec, const join_outcome& outcome) {
+    ctx.rooms.submit(std::move(events), [shared](std::error_code ec, const join_outcome& outcome) {
       (*shared)(std::make_tuple(ec, outcome));
     });
   };
@@ -37,6 +43,19 @@ task<std::optional<std::vector<std::optional<std::string>>>> read_side_records(c
     });
   };
   co_return co_await net::async_initiate<decltype(use_task), void(std::optional<values>)>(std::move(initiate), use_task);
+}
+
+task<std::optional<logged_events>> read_events(context& ctx, std::uint64_t after_seq, std::size_t max_events) {
+  auto initiate = [&ctx, after_seq, max_events](auto handler) mutable {
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    ctx.store.read_events(after_seq, max_events,
+                          [shared](std::error_code ec, std::uint64_t first_seq, std::vector<std::string> events) {
+                            (*shared)(ec ? std::nullopt
+                                         : std::optional<logged_events>(logged_events{first_seq, std::move(events)}));
+                          });
+  };
+  co_return co_await net::async_initiate<decltype(use_task), void(std::optional<logged_events>)>(std::move(initiate),
+                                                                                                 use_task);
 }
 
 response unavailable(const request& req) {

@@ -57,8 +57,17 @@ struct context {
 // `text` with the padding simdjson reads past the end, copied into ctx.json_scratch.
 simdjson::padded_string_view padded(context& ctx, std::string_view text);
 
-// Makes `e` durable and applies it; ec set if it could not.
+// Makes the events durable in one write and applies them; ec set if it could not.
+task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, std::vector<event> events);
 task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, event e);
+
+// Durable events as the log holds them: events[i] has seq first_seq + i.
+struct logged_events {
+  std::uint64_t first_seq = 0;
+  std::vector<std::string> events;
+};
+// Up to `max_events` events after `after_seq`; nullopt if the store could not read.
+task<std::optional<logged_events>> read_events(context& ctx, std::uint64_t after_seq, std::size_t max_events);
 
 // Reads side records; nullopt if the store could not.
 task<std::optional<std::vector<std::optional<std::string>>>> read_side_records(context& ctx,

@@ -44,17 +44,20 @@ TEST_CASE_METHOD(journal_fixture, "a change is refused when it would alter what 
   start({test_room("a", 60)});
   join("a");
   auto next = test_room("a", 60);
-  CHECK(events(change_room(*rooms, next, clock.steady_ms())).empty());
+  CHECK(events(change_room(*rooms, "a", next, clock.steady_ms())).empty());
   next.opens_at_ms = start_ms + 3'600'000;
-  auto refused = refusal(change_room(*rooms, next, clock.steady_ms()));
+  auto refused = refusal(change_room(*rooms, "a", next, clock.steady_ms()));
   CHECK(refused.code == errc::change_refused);
   CHECK(refused.field == "opens_at");
   next = test_room("a", 90);
-  auto changed = events(change_room(*rooms, next, clock.steady_ms()));
+  auto changed = events(change_room(*rooms, "a", next, clock.steady_ms()));
   REQUIRE(changed.size() == 1);
   REQUIRE_FALSE(commit(changed).first);
   CHECK(rooms->find("a")->config().rate_per_minute == 90);
-  CHECK(refusal(change_room(*rooms, test_room("gone", 60), clock.steady_ms())).code == errc::unknown_room);
+  CHECK(refusal(change_room(*rooms, "gone", test_room("gone", 60), clock.steady_ms())).code == errc::unknown_room);
+  auto renamed = refusal(change_room(*rooms, "a", test_room("b", 90), clock.steady_ms()));
+  CHECK(renamed.code == errc::change_refused);
+  CHECK(renamed.field == "id");
 }
 
 TEST_CASE_METHOD(journal_fixture, "a room people wait in is removed only when forced, closed first") {
