@@ -83,9 +83,10 @@ function showProblem({ field, message }) {
   const target = field && inputs.get(field);
   if (target && !target.input.readOnly) {
     setFieldError(target.input, target.error, message);
-    // Centred, the input shows with its message, clear of the buttons kept at the bottom.
+    // The form scrolls only as far as it takes to show the field with its message
+    // (scroll-padding keeps it clear of the buttons at the bottom).
     target.input.focus({ preventScroll: true });
-    target.input.scrollIntoView({ block: 'center' });
+    target.input.parentElement.scrollIntoView({ block: 'nearest' });
   } else {
     setText('room-form-error', message);
   }
