@@ -193,6 +193,8 @@ test('the console creates, edits and deletes rooms, with the server\'s messages 
   await expectProblem('rate_per_minute', rateMessage);
   assert.equal(await form.getByLabel('Name (optional)', { exact: true }).inputValue(), 'Sneaker drop');
   assert.equal(await targetInput.inputValue(), '/welcome');
+  // The form's top, the message in sight below it.
+  await page.locator('#room-dialog').evaluate((dialog) => { dialog.scrollTop = 0; });
   await screenshot(page, 'admin-room-form', { commit: true });
 
   await rateInput.fill('30');
