@@ -1,5 +1,6 @@
 // The operator console in a real browser: sign in, live room cards with charts from
-// its own samples, closing a lobby early, and supplying a beacon.
+// its own samples, closing a lobby early, supplying a beacon; creating, editing and
+// deleting rooms with the server's messages beside the settings they are about.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -10,8 +11,11 @@ const ADMIN_TOKEN = 'console-test-token-0123456789';
 // Long enough to watch the charts fill with a few samples (one every 3 s).
 const WATCH_MS = 10_000;
 
+// An opens_at an hour ahead, in whole seconds, as RFC 3339.
+const anHourAhead = () => new Date(Math.ceil(Date.now() / 1000) * 1000 + 3600_000).toISOString().replace('.000Z', 'Z');
+
 test('the console shows the rooms, charts them, closes a lobby early and takes a beacon', async (t) => {
-  const later = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3600_000).toISOString().replace('.000Z', 'Z');
+  const later = anHourAhead();
   const foyer = new Foyer({
     server: { admin_token: ADMIN_TOKEN },
     rooms: [
@@ -117,5 +121,171 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('Admin token').waitFor();
   assert.equal(await page.evaluate(() => sessionStorage.getItem('foyer:admin-token')), null);
+  assert.deepEqual(problems, []);
+});
+
+test('the console creates, edits and deletes rooms, with the server\'s messages beside the settings', async (t) => {
+  const foyer = new Foyer({
+    server: { admin_token: ADMIN_TOKEN },
+    // One a minute: the visitors who joined wait while the test runs.
+    rooms: [{ id: 'concert', name: 'Concert tickets', rate_per_minute: 1, target_url: '/welcome', stock: 500 }],
+  });
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  for (let i = 0; i < 3; i++) await joinByApi(foyer, 'concert');
+  const admin = (method, urlPath, body) =>
+    foyer.request(method, urlPath, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const problems = [];
+  const page = await watchedPage(context, problems);
+  const patches = [];
+  page.on('request', (req) => {
+    if (req.method() === 'PATCH') patches.push(req.postDataJSON());
+  });
+  await page.goto(`${foyer.url}/admin`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByLabel('Admin token').press('Enter');
+  const card = (id) => page.locator(`article[data-room="${id}"]`);
+  await card('concert').waitFor();
+  assert.equal(await card('concert').locator('.owner').textContent(), 'Declared in the configuration file');
+  const focused = () => page.evaluate(() => document.activeElement.id);
+
+  // A problem about one setting shows beside its input, which gets focus; the rest stays as typed.
+  const expectProblem = async (key, message) => {
+    const error = page.locator(`#room-field-${key}-error`);
+    await error.filter({ hasText: message }).waitFor();
+    assert.equal(await error.getAttribute('role'), 'alert');
+    const input = page.locator(`#room-field-${key}`);
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    assert.ok((await input.getAttribute('aria-describedby')).split(' ').includes(`room-field-${key}-error`));
+    assert.equal(await focused(), `room-field-${key}`);
+    assert.equal(await page.locator('.room-dialog [aria-invalid="true"]').count(), 1);
+  };
+  const refusal = async (body) => (await admin('POST', '/api/v1/admin/rooms', body)).json.detail;
+
+  await page.getByRole('button', { name: 'New room' }).click();
+  const form = page.getByRole('dialog', { name: 'New room' });
+  await form.waitFor();
+  assert.equal(await focused(), 'room-field-id');
+  const idInput = form.getByLabel('Id', { exact: true });
+  const targetInput = form.getByLabel('Target URL', { exact: true });
+  const rateInput = form.getByLabel('Rate per minute (optional)', { exact: true });
+  const create = form.getByRole('button', { name: 'Create the room' });
+  await idInput.fill('concert');
+  await form.getByLabel('Name (optional)', { exact: true }).fill('Sneaker drop');
+  await targetInput.fill('/welcome');
+  await rateInput.fill('30');
+  await create.click();
+  await expectProblem('id', await refusal({ id: 'concert', target_url: '/welcome' }));
+
+  await idInput.fill('drop');
+  await targetInput.fill('//evil.example');
+  await create.click();
+  await expectProblem('target_url', await refusal({ id: 'drop', target_url: '//evil.example' }));
+
+  await targetInput.fill('/welcome');
+  await rateInput.fill('0');
+  await create.click();
+  const rateMessage = await refusal({ id: 'drop', target_url: '/welcome', rate_per_minute: 0 });
+  await expectProblem('rate_per_minute', rateMessage);
+  assert.equal(await form.getByLabel('Name (optional)', { exact: true }).inputValue(), 'Sneaker drop');
+  assert.equal(await targetInput.inputValue(), '/welcome');
+  // The form's top, the message in sight below it.
+  await page.locator('#room-dialog').evaluate((dialog) => { dialog.scrollTop = 0; });
+  await screenshot(page, 'admin-room-form', { commit: true });
+
+  await rateInput.fill('30');
+  await create.click();
+  await form.waitFor({ state: 'hidden' });
+  await card('drop').waitFor();
+  assert.equal(await card('drop').locator('.name').textContent(), 'Sneaker drop');
+  assert.equal(await card('drop').locator('.owner').textContent(), 'Created through the admin API');
+  assert.equal(await card('drop').locator('[data-stat="rate_per_minute"]').textContent(), '30');
+  await page.locator('#console-status', { hasText: 'Created Sneaker drop.' }).waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.closest('article')?.dataset.room), 'drop');
+  const created = (await admin('GET', '/api/v1/admin/rooms/drop')).json;
+  assert.equal(created.owner, 'api');
+  assert.deepEqual([created.config.rate_per_minute, created.config.target_url], [30, '/welcome']);
+
+  // The quick rate control: a refusal beside its input, then the new rate on the card.
+  const rate = card('drop').getByLabel('New rate per minute');
+  await rate.fill('0');
+  await card('drop').getByRole('button', { name: 'Change the rate' }).click();
+  await page.locator('#confirm-text', { hasText: 'Change the rate of Sneaker drop from 30 to 0 visitors per minute?' }).waitFor();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await card('drop').locator('#room-drop-rate-error', { hasText: rateMessage }).waitFor();
+  assert.equal(await rate.evaluate((el) => el === document.activeElement), true);
+  assert.equal(await rate.getAttribute('aria-describedby'), 'room-drop-rate-error');
+  await rate.fill('45');
+  await card('drop').getByRole('button', { name: 'Change the rate' }).click();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await card('drop').locator('.control-result', { hasText: 'Done: the rate is now 45 per minute.' }).waitFor();
+  await card('drop').locator('[data-stat="rate_per_minute"]', { hasText: '45' }).waitFor();
+  assert.equal(await card('drop').locator('#room-drop-rate-error').textContent(), '');
+  assert.deepEqual(patches, [{ rate_per_minute: 0 }, { rate_per_minute: 45 }]);
+  assert.equal((await admin('GET', '/api/v1/admin/rooms/drop')).json.rate_per_minute, 45);
+
+  // Edit: the form is the room's config, and only what changed is sent. An opening
+  // added to a FIFO room whose visitors hold places is refused beside opens_at.
+  await card('concert').getByRole('button', { name: 'Edit settings' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit Concert tickets' });
+  await edit.waitFor();
+  assert.equal(await focused(), 'room-field-name');
+  assert.equal(await edit.getByLabel('Id', { exact: true }).inputValue(), 'concert');
+  assert.equal(await edit.getByLabel('Id', { exact: true }).getAttribute('readonly'), '');
+  assert.equal(await edit.getByLabel('Stock (optional)', { exact: true }).inputValue(), '500');
+  assert.equal(await edit.locator('#room-form-note').isVisible(), true);
+  const save = edit.getByRole('button', { name: 'Save changes' });
+  await save.click();
+  await edit.locator('#room-form-error', { hasText: 'Nothing to save: no setting was changed.' }).waitFor();
+  const opensAt = edit.getByLabel('Opens at (optional)', { exact: true });
+  const later = anHourAhead();
+  await opensAt.fill(later);
+  await save.click();
+  const refused = await admin('PATCH', '/api/v1/admin/rooms/concert', { opens_at: later });
+  assert.equal(refused.json.error, 'change_refused');
+  await expectProblem('opens_at', refused.json.detail);
+  assert.equal(await edit.locator('#room-form-error').textContent(), '');
+  await opensAt.fill('');
+  await edit.getByLabel('Name (optional)', { exact: true }).fill('Concert night');
+  await save.click();
+  await edit.waitFor({ state: 'hidden' });
+  await card('concert').locator('.name', { hasText: 'Concert night' }).waitFor();
+  await card('concert').locator('.control-result', { hasText: 'Saved: Name.' }).waitFor();
+  assert.deepEqual(patches.slice(2), [{ opens_at: later }, { name: 'Concert night' }]);
+
+  // On a narrow screen the form fits the width and scrolls by itself.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.getByRole('button', { name: 'New room' }).click();
+  await form.waitFor();
+  assert.deepEqual(await page.evaluate(() => {
+    const dialog = document.getElementById('room-dialog');
+    return [document.documentElement.scrollWidth <= 360, dialog.scrollWidth <= dialog.clientWidth];
+  }), [true, true]);
+  await screenshot(page, 'admin-room-form-narrow', { fullPage: false });
+  await page.keyboard.press('Escape');
+  await form.waitFor({ state: 'hidden' });
+  assert.equal(await focused(), 'new-room');
+  await page.setViewportSize({ width: 1200, height: 900 });
+
+  // Delete: a room nobody waits in goes at once; one with visitors waiting takes a second confirmation.
+  await card('drop').getByRole('button', { name: 'Delete the room' }).click();
+  await page.locator('#confirm-text', { hasText: 'Delete Sneaker drop?' }).waitFor();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await card('drop').waitFor({ state: 'detached' });
+  await page.locator('#console-status', { hasText: 'Deleted Sneaker drop.' }).waitFor();
+  assert.equal((await admin('GET', '/api/v1/admin/rooms/drop')).status, 404);
+
+  await card('concert').getByRole('button', { name: 'Delete the room' }).click();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.locator('#confirm-text', { hasText: /^\d+ visitors? (is|are) waiting in Concert night\. Close the room and delete it\?/ })
+    .waitFor();
+  await page.getByRole('button', { name: 'Close and delete' }).click();
+  await card('concert').waitFor({ state: 'detached' });
+  await page.locator('#no-rooms').waitFor();
+  assert.deepEqual((await admin('GET', '/api/v1/admin/rooms')).json.rooms, []);
   assert.deepEqual(problems, []);
 });

@@ -36,7 +36,7 @@ export async function watchedPage(context, problems) {
   const page = await context.newPage();
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   // Expected: refusals the pages handle, and the note that COOP needs HTTPS on the plain-HTTP origin.
-  const expected = /status of (401|403|404|409|410)|Cross-Origin-Opener-Policy header has been ignored/;
+  const expected = /status of (401|403|404|409|410|422)|Cross-Origin-Opener-Policy header has been ignored/;
   page.on('console', (message) => {
     if (message.type() === 'error' && !expected.test(message.text())) {
       problems.push(`console error: ${message.text()}`);
@@ -45,12 +45,15 @@ export async function watchedPage(context, problems) {
   return page;
 }
 
-/** Saves a screenshot in tests/artifacts; with UPDATE_SCREENSHOTS=1 and `commit`, also the README's copy. */
-export async function screenshot(page, name, { commit = false } = {}) {
+/**
+ * Saves a screenshot in tests/artifacts, of the whole page unless `fullPage` is false;
+ * with UPDATE_SCREENSHOTS=1 and `commit`, also the README's copy.
+ */
+export async function screenshot(page, name, { commit = false, fullPage = true } = {}) {
   mkdirSync(artifacts, { recursive: true });
-  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true, animations: 'disabled' });
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage, animations: 'disabled' });
   if (commit && process.env.UPDATE_SCREENSHOTS === '1') {
-    await page.screenshot({ path: path.join(committed, `${name}.png`), fullPage: true, animations: 'disabled' });
+    await page.screenshot({ path: path.join(committed, `${name}.png`), fullPage, animations: 'disabled' });
   }
 }
 

@@ -1,6 +1,7 @@
 // The operator console: signs in with the admin token (kept in sessionStorage), polls
 // the admin rooms list, keeps an hour of samples (in sessionStorage, so a reload keeps
-// the charts), draws them as SVG, and offers each room the controls that apply to it.
+// the charts), draws them as SVG, offers each room the controls that apply to it, and
+// creates, edits and deletes rooms.
 
 import { strings as s } from './strings.js';
 import { formatNumber, formatTime } from './format.js';
@@ -8,6 +9,8 @@ import { request, retrying } from './api.js';
 import { addSample, admissionSeries, queueSeries, WINDOW_MS } from './samples.js';
 import { areaPath, linePath, niceMax } from './chart.js';
 import { $, applyStrings, setText, show } from './page.js';
+import { createBody, patchBody, problemOf, roomField, typedValue } from './room_form.js';
+import { openRoomDialog, setFieldError } from './room_dialog.js';
 
 const TOKEN_KEY = 'foyer:admin-token';
 const SAMPLES_KEY = 'foyer:admin-samples';
@@ -15,12 +18,14 @@ const SAMPLE_INTERVAL_MS = 3000;
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const CHART_BOX = { width: 600, height: 120 };
 
-const adminPath = (room, action) => `/api/v1/admin/rooms${room ? `/${encodeURIComponent(room)}/${action}` : ''}`;
+const ROOMS_PATH = '/api/v1/admin/rooms';
+const roomPath = (room, action) => `${ROOMS_PATH}/${encodeURIComponent(room)}${action ? `/${action}` : ''}`;
 
-// The controls a room card offers, each shown while `applies(room)` holds. A control
-// POSTs to /api/v1/admin/rooms/{room}/{action}, with `body(value)` when it has an
-// input, after the operator confirms. New operations (rate, stock) are added as
-// entries here.
+// The controls a room card offers, each shown while `applies(room)` holds. After the
+// operator confirms, a control sends `send(room, value)`, by default a POST to
+// /api/v1/admin/rooms/{room}/{action} with `body(value)` when it has an input, and
+// reports `done(answer)`, by default the room's new state. On a refusal, `escalate`
+// may offer a second, stronger step. `manage` ones sit apart from the state controls.
 const controls = [
   {
     action: 'close-lobby',
@@ -60,6 +65,34 @@ const controls = [
     applies: (room) => room.state !== 'closed',
     confirm: (room) => s.closeRoomConfirm(room.name),
   },
+  {
+    action: 'rate',
+    manage: true,
+    label: s.applyRate,
+    input: { label: s.rateInputLabel, type: 'number', placeholder: (room) => String(room.rate_per_minute) },
+    applies: () => true,
+    confirm: (room, value) => s.rateConfirm(room.name, formatNumber(room.rate_per_minute), value),
+    send: (room, value) => ({
+      method: 'PATCH', path: roomPath(room.id), body: { rate_per_minute: typedValue(roomField('rate_per_minute'), value) },
+    }),
+    done: (answer) => s.rateDone(formatNumber(answer.rate_per_minute)),
+  },
+  {
+    action: 'delete',
+    manage: true,
+    danger: true,
+    label: s.deleteRoom,
+    applies: () => true,
+    confirm: (room) => s.deleteConfirm(room.name),
+    send: (room) => ({ method: 'DELETE', path: roomPath(room.id) }),
+    // Visitors wait in the room: deleting it takes closing it first, and their places.
+    escalate: (room, problem) => problem.code === 'visitors_waiting' && {
+      confirm: s.forceDeleteConfirm(room.name, formatNumber(problem.waiting ?? 0), problem.waiting ?? 0),
+      ok: s.closeAndDelete,
+      send: { method: 'DELETE', path: `${roomPath(room.id)}?force=true` },
+    },
+    removes: true,
+  },
 ];
 
 let token = sessionStorage.getItem(TOKEN_KEY);
@@ -88,9 +121,20 @@ function notice(kind, delayMs) {
   setText('notice', kind ? s.consoleOffline(s.inSeconds(Math.ceil(delayMs / 1000))) : '');
 }
 
-function confirmed(text) {
+function announce(text) {
+  setText('console-status', text);
+}
+
+/** A refusal as words: the server's message, or its status when it sent none. */
+function problemFor(res) {
+  const problem = problemOf(res);
+  return { ...problem, message: problem.message ?? s.httpStatus(res.status) };
+}
+
+function confirmed(text, ok = s.confirm) {
   const dialog = $('confirm');
   setText('confirm-text', text);
+  setText('confirm-ok', ok);
   dialog.returnValue = '';
   dialog.showModal();
   return new Promise((resolve) => {
@@ -98,50 +142,130 @@ function confirmed(text) {
   });
 }
 
+function controlInput(roomId, control, form) {
+  const label = document.createElement('label');
+  label.className = 'field';
+  const caption = document.createElement('span');
+  caption.textContent = control.input.label;
+  const input = document.createElement('input');
+  input.type = control.input.type ?? 'text';
+  input.required = true;
+  if (control.input.pattern) input.pattern = control.input.pattern;
+  if (input.type === 'number') input.inputMode = 'numeric';
+  input.autocomplete = 'off';
+  input.spellcheck = false;
+  const error = document.createElement('p');
+  error.id = `room-${roomId}-${control.action}-error`;
+  error.className = 'field-error';
+  error.setAttribute('role', 'alert');
+  input.setAttribute('aria-describedby', error.id);
+  input.addEventListener('input', () => setFieldError(input, error, ''));
+  label.append(caption, input);
+  form.append(label, error);
+  return { input, error };
+}
+
+// Sends a control's request, and its escalation when the server refuses the first and
+// the operator confirms again. Resolves to the last answer, or null when not confirmed.
+async function sendControl(room, control, value) {
+  const call = control.send?.(room, value)
+    ?? { method: 'POST', path: roomPath(room.id, control.action), body: value === undefined ? undefined : control.body(value) };
+  const res = await request(call.method, call.path, { bearer: token, body: call.body });
+  const next = !res.ok && control.escalate?.(room, problemOf(res));
+  if (!next) return res;
+  if (!(await confirmed(next.confirm, next.ok))) return null;
+  return request(next.send.method, next.send.path, { bearer: token, body: next.send.body });
+}
+
 function controlForm(roomId, control, result) {
   const form = document.createElement('form');
   form.dataset.control = control.action;
-  let input = null;
-  if (control.input) {
-    const label = document.createElement('label');
-    label.className = 'field';
-    const caption = document.createElement('span');
-    caption.textContent = control.input.label;
-    input = document.createElement('input');
-    input.required = true;
-    input.pattern = control.input.pattern;
-    input.autocomplete = 'off';
-    input.spellcheck = false;
-    label.append(caption, input);
-    form.append(label);
-  }
+  if (control.input) form.className = 'with-input';
+  const { input, error } = control.input ? controlInput(roomId, control, form) : {};
   const button = document.createElement('button');
   button.type = 'submit';
-  button.className = 'button';
+  button.className = control.danger ? 'button danger' : 'button';
   button.textContent = control.label;
   form.append(button);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    if (!(await confirmed(control.confirm(cards.get(roomId).room)))) return;
+    const { room } = cards.get(roomId);
+    const value = input?.value.trim();
+    if (!(await confirmed(control.confirm(room, value)))) return;
     button.disabled = true;
     result.textContent = '';
+    if (input) setFieldError(input, error, '');
+    let res;
     try {
-      const res = await request('POST', adminPath(roomId, control.action), {
-        bearer: token,
-        body: input ? control.body(input.value.trim()) : undefined,
-      });
-      if (res.status === 401) return signOut(s.tokenRefused);
-      result.textContent = res.ok ? s.actionDone(s.states[res.json.state] ?? res.json.state)
-        : res.json?.message ?? `HTTP ${res.status}`;
-      if (res.ok && input) input.value = '';
+      res = await sendControl(room, control, value);
     } catch {
       result.textContent = s.noAnswer;
     } finally {
       button.disabled = false;
     }
+    if (res?.status === 401) return signOut(s.tokenRefused);
+    if (res?.ok && control.removes) {
+      removeCard(roomId);
+      announce(s.roomDeleted(room.name));
+      $('new-room').focus();
+    } else if (res?.ok) {
+      result.textContent = control.done?.(res.json) ?? s.actionDone(s.states[res.json.state] ?? res.json.state);
+      if (input) input.value = '';
+    } else if (res && input) {
+      setFieldError(input, error, problemFor(res).message);
+      input.focus();
+    } else if (res) {
+      result.textContent = problemFor(res).message;
+    }
     refresh();
   });
   return form;
+}
+
+// Saves through the room form's dialog: {room} when saved, {problem} to show beside the form.
+async function saveRoom(method, path, body) {
+  let res;
+  try {
+    res = await request(method, path, { bearer: token, body });
+  } catch {
+    return { problem: { message: s.noAnswer } };
+  }
+  if (res.status === 401) {
+    signOut(s.tokenRefused);
+    return {};
+  }
+  return res.ok ? { room: res.json } : { problem: problemFor(res) };
+}
+
+async function newRoom() {
+  const created = await openRoomDialog(null, (texts) => saveRoom('POST', ROOMS_PATH, createBody(texts)));
+  if (!created) return;
+  announce(s.roomCreated(created.name));
+  await refresh();
+  cards.get(created.id)?.node.querySelector('h2').focus();
+}
+
+// Edits the settings as the card showed them when the dialog opened: only the ones the
+// operator changed are sent.
+async function editRoom(roomId) {
+  const { room } = cards.get(roomId);
+  let changed = [];
+  const saved = await openRoomDialog(room, (texts) => {
+    const body = patchBody(room.config ?? {}, texts);
+    changed = Object.keys(body);
+    if (changed.length === 0) return { problem: { message: s.nothingChanged } };
+    return saveRoom('PATCH', roomPath(roomId), body);
+  });
+  if (!saved) return;
+  const result = cards.get(roomId)?.node.querySelector('.control-result');
+  if (result) result.textContent = s.roomSaved(changed.map((key) => s.roomFields[key].label).join(', '));
+  refresh();
+}
+
+function removeCard(roomId) {
+  cards.get(roomId)?.node.remove();
+  cards.delete(roomId);
+  $('no-rooms').hidden = cards.size > 0;
 }
 
 function cardFor(room) {
@@ -153,9 +277,10 @@ function cardFor(room) {
   const result = node.querySelector('.control-result');
   const forms = controls.map((control) => {
     const form = controlForm(room.id, control, result);
-    node.querySelector('.controls').append(form);
+    node.querySelector(control.manage ? '.manage' : '.controls').append(form);
     return { control, form };
   });
+  node.querySelector('.edit').addEventListener('click', () => editRoom(room.id));
   $('rooms').append(node);
   card = { node, forms, room };
   cards.set(room.id, card);
@@ -206,6 +331,7 @@ function render({ rooms, at }) {
     const { node } = card;
     node.querySelector('.name').textContent = room.name;
     node.querySelector('.room-id').textContent = room.id;
+    node.querySelector('.owner').textContent = s.owners[room.owner] ?? '';
     const badge = node.querySelector('.badge');
     badge.textContent = s.states[room.state] ?? room.state;
     badge.className = `badge ${room.state}`;
@@ -215,16 +341,24 @@ function render({ rooms, at }) {
       dd.textContent = value == null ? '—' : formatNumber(value);
     }
     node.querySelector('.needs-beacon').hidden = !(room.needs_beacon && room.state === 'drawing');
-    for (const { control, form } of card.forms) form.hidden = !control.applies(room);
+    for (const { control, form } of card.forms) {
+      form.hidden = !control.applies(room);
+      if (control.input?.placeholder) form.querySelector('input').placeholder = control.input.placeholder(room);
+    }
     drawChart(node.querySelector('[data-chart="queue"]'), queueSeries(samples, room.id), from, at);
     drawChart(node.querySelector('[data-chart="admissions"]'), admissionSeries(samples, room.id), from, at);
   }
+  const listed = new Set(rooms.map((room) => room.id));
+  for (const id of [...cards.keys()]) {
+    if (!listed.has(id)) removeCard(id);
+  }
+  $('no-rooms').hidden = rooms.length > 0;
 }
 
 async function refresh() {
   clearTimeout(timer);
   const mine = ++generation;
-  const res = await retrying(() => request('GET', adminPath(), { bearer: token }), { onWait: notice });
+  const res = await retrying(() => request('GET', ROOMS_PATH, { bearer: token }), { onWait: notice });
   if (mine !== generation) return;
   if (res.status === 401) return signOut(s.tokenRefused);
   if (res.ok) {
@@ -242,8 +376,10 @@ function signOut(message = '') {
   samples = [];
   sessionStorage.removeItem(TOKEN_KEY);
   sessionStorage.removeItem(SAMPLES_KEY);
-  for (const { node } of cards.values()) node.remove();
-  cards.clear();
+  for (const dialog of document.querySelectorAll('dialog[open]')) dialog.close();
+  for (const id of [...cards.keys()]) removeCard(id);
+  show('no-rooms', false);
+  announce('');
   show('dashboard', false);
   show('login');
   setText('login-error', message);
@@ -261,7 +397,7 @@ async function signIn(event) {
   const candidate = $('token').value.trim();
   let res;
   try {
-    res = await request('GET', adminPath(), { bearer: candidate });
+    res = await request('GET', ROOMS_PATH, { bearer: candidate });
   } catch {
     setText('login-error', s.noAnswer);
     return;
@@ -280,5 +416,6 @@ async function signIn(event) {
 applyStrings();
 $('login').addEventListener('submit', signIn);
 $('sign-out').addEventListener('click', () => signOut());
+$('new-room').addEventListener('click', newRoom);
 if (token) signedIn();
 

@@ -179,6 +179,68 @@ export const strings = {
   confirm: 'Confirm',
   cancel: 'Cancel',
   actionDone: (state) => `Done: the room is now ${state}.`,
+  httpStatus: (status) => `The server answered HTTP ${status}.`,
+  owners: {
+    file: 'Declared in the configuration file',
+    api: 'Created through the admin API',
+  },
+  noRooms: 'There are no rooms yet. Create one with “New room”.',
+  newRoom: 'New room',
+  editRoom: 'Edit settings',
+  rateInputLabel: 'New rate per minute',
+  applyRate: 'Change the rate',
+  rateConfirm: (name, from, to) => `Change the rate of ${name} from ${from} to ${to} visitors per minute?`,
+  rateDone: (rate) => `Done: the rate is now ${rate} per minute.`,
+  deleteRoom: 'Delete the room',
+  deleteConfirm: (name) => `Delete ${name}? Its waiting room and its settings are removed. This cannot be undone.`,
+  forceDeleteConfirm: (name, n, count) =>
+    `${n} ${plural(count, 'visitor is', 'visitors are')} waiting in ${name}. ` +
+    'Close the room and delete it? They lose their places. This cannot be undone.',
+  closeAndDelete: 'Close and delete',
+  roomCreated: (name) => `Created ${name}.`,
+  roomDeleted: (name) => `Deleted ${name}.`,
+  roomSaved: (settings) => `Saved: ${settings}.`,
+  nothingChanged: 'Nothing to save: no setting was changed.',
+
+  // The room settings form
+  newRoomTitle: 'New room',
+  editRoomTitle: (name) => `Edit ${name}`,
+  createRoom: 'Create the room',
+  saveRoom: 'Save changes',
+  optional: '(optional)',
+  fileRoomNote:
+    'This room is declared in the configuration file. A change made here stays until that setting changes in the ' +
+    'file and the file is reloaded.',
+  opensAtExample: (example) => `For example ${example}, in your time zone.`,
+  roomGroups: {
+    room: 'Room',
+    admission: 'Admission',
+    lottery: 'Lottery opening',
+    branding: 'Branding',
+  },
+  roomFields: {
+    id: { label: 'Id', hint: 'Part of the room’s address, /r/id: a–z, 0–9, - and _. It cannot be changed later.' },
+    name: { label: 'Name', hint: 'What visitors see. Empty: the id.' },
+    target_url: {
+      label: 'Target URL',
+      hint: 'Where admitted visitors are sent: a path on this server such as /welcome, or an absolute http(s) URL.',
+    },
+    rate_per_minute: { label: 'Rate per minute', hint: 'Visitors admitted per minute. Empty: 60.' },
+    pass_ttl_seconds: { label: 'Pass lifetime in seconds', hint: 'How long an admitted visitor’s pass is valid. Empty: 900.' },
+    stock: { label: 'Stock', hint: 'Items on sale, for honest odds on the waiting page. Empty: no odds shown.' },
+    opens_at: {
+      label: 'Opens at',
+      hint: 'Date and time with an offset (RFC 3339). Everyone who joins before then, plus the lobby window, gets a ' +
+        'place by lottery. Empty: first come, first served.',
+    },
+    lobby_window_seconds: { label: 'Lobby window in seconds', hint: 'How long the lobby stays open after opens at. Empty: 0.' },
+    beacon_rule: {
+      label: 'Beacon rule',
+      hint: 'A public random value the draw waits for, in words; needs opens at. Empty: no beacon.',
+    },
+    logo_url: { label: 'Logo URL', hint: 'An https:// URL or a path on this server.' },
+    accent_colour: { label: 'Accent colour', hint: 'A hex colour such as #1a5fb4.' },
+  },
   states: {
     lobby: 'lobby open',
     drawing: 'drawing',
