@@ -74,6 +74,29 @@ test('bad settings are refused with the validator the file uses, as problem deta
     const formText = await form.text();
     assertProblem({ status: form.status, headers: form.headers, text: formText, json: JSON.parse(formText) }, 415, 'unsupported_media_type');
     assertProblem(await admin(f, 'POST', '', { id: 'demo', target_url: '/go' }), 409, 'room_exists', 'id');
+    // Values of every other kind, at any depth, are refused naming their key, and the
+    // server goes on answering.
+    for (const [body, field] of [
+      ['{"id":"x","target_url":"/go","rate_per_minute":{"a":[1,2,{"b":null}]}}', 'rate_per_minute'],
+      ['{"id":"x","target_url":"/go","rate_per_minute":[60]}', 'rate_per_minute'],
+      ['{"id":"x","target_url":"/go","rate_per_minute":1e30}', 'rate_per_minute'],
+      ['{"id":"x","target_url":"/go","rate_per_minute":99999999999999999999999}', 'rate_per_minute'],
+      ['{"id":"x","target_url":"/go","rate_per_minute":-5}', 'rate_per_minute'],
+      ['{"id":"x","target_url":"/go","rate_per_minute":true}', 'rate_per_minute'],
+      ['{"id":"x","target_url":"/go","name":42}', 'name'],
+      ['{"id":"x","target_url":"/go","name":"a\\u0000b"}', 'name'],
+      ['{"id":null,"target_url":"/go"}', 'id'],
+      ['{"id":"x","target_url":"/go","stock":"12"}', 'stock'],
+    ]) {
+      assertProblem(await admin(f, 'POST', '', body), 422, 'invalid_room', field);
+    }
+    for (const body of ['', '{', '{"id":', '"x"', 'null', '{"id":"x",}']) {
+      assertProblem(await admin(f, 'POST', '', body), 400, 'bad_body');
+    }
+    const escaped = await admin(f, 'POST', '', '{"id":"x\\u0079","name":"caf\\u00e9 \\"q\\"","target_url":"/go","id":"xy"}');
+    assert.equal(escaped.status, 201, escaped.text);
+    assert.equal(escaped.json.id, 'xy');
+    assert.equal(escaped.json.name, 'café "q"');
     assert.equal((await f.request('GET', '/api/v1/rooms/x')).status, 404);
     // Without the token nothing is said about the room.
     assertProblem(await f.request('POST', '/api/v1/admin/rooms', { body: { id: 'y', target_url: '/go' } }), 401, 'admin_token_required');
