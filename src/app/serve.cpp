@@ -79,6 +79,9 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // only posts completions, which stay locked. So the reactor needs no locks.
   net::io_context ioc{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   auto endpoint = parse_endpoint(c.listen);
+  // Registered before the log is recovered, which can take a while: a SIGHUP meanwhile
+  // (a `systemctl reload` during the start) is kept for later instead of ending the process.
+  net::signal_set reloads(ioc, SIGHUP);
 
   prepare_data_dir(c.data_dir);
   auto secret = load_or_create_secret(c.data_dir);
@@ -101,6 +104,25 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   ticker admissions(ioc, rooms, clock);
   auto work = net::make_work_guard(ioc);
 
+  // SIGHUP reloads the file's [[rooms]]: the difference is applied, or the whole file
+  // refused and the running rooms kept. Other settings take effect at the next start.
+  // Awaited once the start's rooms are durable; one that came earlier waits in `reloads`.
+  std::function<void()> await_reload = [&] {
+    reloads.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      await_reload();
+      if (!config_file) {
+        fmt::print(stderr, "foyer: reload: no --config file was given; the built-in rooms stay\n");
+        return;
+      }
+      try {
+        reconcile_rooms(rooms, clock, load_config(*config_file).rooms, "reload", [](bool) {});
+      } catch (const config_error& e) {
+        fmt::print(stderr, "foyer: reload: {}; the running rooms are kept\n", e.what());
+      }
+    });
+  };
+
   auto listen = [&] {
     server = std::make_unique<http::server>(ioc, endpoint, c.limits,
                                             [&api](http::request& req, const http::peer& who) {
@@ -117,7 +139,10 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // After a restart the first step is durable before anyone is answered: a lobby whose
   // close passed while the server was down is closed, not joined. (An open room's
   // frontier needs no wait: it is already rate × time from the last durable step.)
-  auto start_serving = [&] { admissions.start(listen); };
+  auto start_serving = [&] {
+    admissions.start(listen);
+    await_reload();
+  };
 
   // The file's rooms are made durable before anyone is answered: a new room's seed
   // must be in the log before its commitment is published.
@@ -126,26 +151,6 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     start_failed = true;
     ioc.stop();
   });
-
-  // SIGHUP reloads the file's [[rooms]]: the difference is applied, or the whole file
-  // refused and the running rooms kept. Other settings take effect at the next start.
-  net::signal_set reloads(ioc, SIGHUP);
-  std::function<void()> await_reload = [&] {
-    reloads.async_wait([&](const boost::system::error_code& ec, int) {
-      if (ec) return;
-      await_reload();
-      if (!config_file) {
-        fmt::print(stderr, "foyer: reload: no --config file was given; the built-in rooms stay\n");
-        return;
-      }
-      try {
-        reconcile_rooms(rooms, clock, load_config(*config_file).rooms, "reload", [](bool) {});
-      } catch (const config_error& e) {
-        fmt::print(stderr, "foyer: reload: {}; the running rooms are kept\n", e.what());
-      }
-    });
-  };
-  await_reload();
 
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int) {
