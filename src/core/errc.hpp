@@ -20,6 +20,7 @@ enum class errc {
   proof_rejected,
   account_hints_off,
   bad_account_hint,
+  join_in_progress,
   sold_out,  // the room's state: no more joins
   closed,    // the room's state: no more joins
   // Rooms and their lottery.

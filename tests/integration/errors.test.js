@@ -67,7 +67,8 @@ test('a known path asked with another method is 405 with Allow', async () => {
       ['POST', '/.well-known/jwks.json', 'GET, HEAD'],
       ['POST', '/', 'GET, HEAD'],
       ['POST', '/js/room.js', 'GET, HEAD'],
-      ['PUT', '/api/v1/admin/rooms', 'GET, HEAD', admin],
+      ['PUT', '/api/v1/admin/rooms', 'GET, HEAD, POST', admin],
+      ['PUT', '/api/v1/admin/rooms/demo', 'DELETE, GET, HEAD, PATCH', admin],
       ['GET', '/api/v1/admin/rooms/demo/pause', 'POST', admin],
     ]) {
       const r = await f.request(method, path, { headers });

@@ -48,6 +48,9 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
     if (!account) return join_refused{errc::bad_account_hint, "The account hint does not match the account."};
     // Decided from the log's own index: an account that joined gets its entry back.
     if (const auto* entry = r->account_entry(*account)) return join_entry{ticket_of(req.room_id, *entry), true};
+    if (accounts_joining_.contains(*account)) {
+      return join_refused{errc::join_in_progress, "This account is joining already; retry in a moment."};
+    }
   }
 
   auto network = network_of(req.address);
@@ -62,6 +65,7 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
   c.event.at_ms = now_ms;
   c.spent_challenge = std::get<std::optional<std::uint64_t>>(proof);
   c.network = network;
+  if (account) accounts_joining_.insert(*account);
   return c;
 }
 
@@ -91,6 +95,7 @@ std::variant<std::optional<std::uint64_t>, join_refused> join_desk::check_proof(
 
 join_step join_desk::finish(const journal& rooms, const join_commit& c, std::error_code ec,
                             const join_outcome& outcome, std::int64_t now_ms) {
+  if (c.event.account) accounts_joining_.erase(*c.event.account);
   if (ec) {
     if (c.spent_challenge) price_.spent.give_back(*c.spent_challenge);
     return join_refused{errc::storage_unavailable,

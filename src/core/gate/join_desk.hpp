@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -60,7 +61,8 @@ class join_desk {
 
   // `now_ms` is wall-clock time: challenges carry their expiry in it.
   join_step decide(const journal& rooms, const join_request& req, std::int64_t now_ms);
-  // What the commit of `c` came to: the new entry; a 503 with the proof given back, so
+  // What the commit of `c` came to (every commit decide() asks for must come here): the
+  // new entry; a 503 with the proof given back, so
   // the same solved challenge may be sent again; or, if the room stopped taking joins
   // or the account joined while this was written, what the log decided.
   join_step finish(const journal& rooms, const join_commit& c, std::error_code ec, const join_outcome& outcome,
@@ -78,6 +80,9 @@ class join_desk {
 
   join_price& price_;
   std::string account_secret_;
+  // Accounts whose join is being written: another join of one of them is told to retry
+  // at once, instead of waiting on the storage to be refused by the log.
+  std::set<id16> accounts_joining_;
   std::map<std::string, std::uint64_t, std::less<>> proof_rejections_;
 };
 
