@@ -110,14 +110,8 @@ join_step join_desk::finish(const journal& rooms, const join_commit& c, std::err
     }
     return refuse_room(*r).value_or(join_refused{errc::closed, "This room is closed to new visitors."});
   }
-  ticket t;
-  t.room = c.event.room;
-  t.visitor = c.event.visitor;
-  t.place = outcome.place;
-  t.lobby_index = outcome.lobby_index;
-  if (outcome.lobby_index) t.entrant = c.event.entrant;
-  t.issued_ms = c.event.at_ms;
-  return join_entry{t, false};
+  const auto& e = c.event;
+  return join_entry{ticket_of(e.room, joined_entry{e.visitor, e.entrant, e.at_ms, outcome}), false};
 }
 
 }  // namespace foyer
