@@ -14,17 +14,6 @@ namespace {
 
 namespace bhttp = beast::http;
 
-// Makes the operator's change durable; answers the room's state then. Callers build the
-// event before the co_await: made within the co_await's expression, a temporary event
-// corrupted the heap under GCC 12.
-task<response> apply(context& ctx, const request& req, std::string room_id, event e) {
-  auto [ec, outcome] = co_await commit(ctx, std::move(e));
-  if (ec) co_return unavailable(req);
-  const room* now = ctx.rooms.find(room_id);
-  if (!now) co_return unknown_room(req, room_id);
-  co_return json_response(req, bhttp::status::ok, json_object().str("state", to_string(now->state())).done());
-}
-
 }  // namespace
 
 std::optional<response> admin_check(const context& ctx, const request& req) {
@@ -61,10 +50,10 @@ std::string admin_view(const context& ctx, const room& r) {
 }
 
 response refused(const request& req, const admin_refusal& why) {
-  std::string field = why.field.empty() ? "" : json_quote(why.field);
-  std::string waiting = std::to_string(why.waiting);
-  if (!why.field.empty()) return problem(req, why.code, why.detail, {{"field", field}});
-  if (why.code == errc::visitors_waiting) return problem(req, why.code, why.detail, {{"waiting", waiting}});
+  if (!why.field.empty()) return problem(req, why.code, why.detail, {{"field", json_quote(why.field)}});
+  if (why.code == errc::visitors_waiting) {
+    return problem(req, why.code, why.detail, {{"waiting", std::to_string(why.waiting)}});
+  }
   return problem(req, why.code, why.detail);
 }
 
@@ -114,6 +103,17 @@ task<response> carry_out(context& ctx, const request& req, std::string id, admin
     if (ec) co_return unavailable(req);
   }
   co_return answer(ctx.rooms.find(id));
+}
+
+// An operator's state action, once durable: the room's state then. Callers build the
+// event before the co_await: made within the co_await's expression, a temporary event
+// corrupted the heap under GCC 12.
+task<response> apply(context& ctx, const request& req, std::string room_id, event e) {
+  admin_decision decision = std::vector<event>{std::move(e)};
+  co_return co_await carry_out(ctx, req, room_id, std::move(decision), [&](const room* now) {
+    if (!now) return unknown_room(req, room_id);
+    return json_response(req, bhttp::status::ok, json_object().str("state", to_string(now->state())).done());
+  });
 }
 
 constexpr std::size_t audit_batch = 4096;
