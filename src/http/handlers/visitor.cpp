@@ -249,7 +249,6 @@ response visitor::status(const request& req, const room& r) {
       reissued = ctx_.tickets.encode(*t);
     }
   }
-  auto now_ms = ctx_.clock.now_ms();
   auto st = status_of(r, t->place, ctx_.clock.steady_ms(), jitter());
   json_object body;
   body.str("state", st.state)
@@ -264,7 +263,9 @@ response visitor::status(const request& req, const room& r) {
   }
   if (st.state == "admitted") {
     const auto& c = r.config();
-    body.str("pass", passes_.pass_for(ctx_.keys.pass_signer(), c.id, t->visitor, c.pass_ttl_seconds, seconds(now_ms)))
+    // The wall clock is read only here: a pass's times leave the process.
+    auto now_s = seconds(ctx_.clock.now_ms());
+    body.str("pass", passes_.pass_for(ctx_.keys.pass_signer(), c.id, t->visitor, c.pass_ttl_seconds, now_s))
         .str("target_url", c.target_url);
   }
   if (r.config().stock) {
