@@ -73,7 +73,17 @@ class table_reader {
 // room_values, and the core decides.
 room_value room_value_of(const toml::node& node) {
   if (auto v = node.value_exact<std::int64_t>()) return *v;
+  if (auto v = node.value_exact<double>()) return *v;
   if (auto v = node.value_exact<std::string>()) return *v;
+  if (const auto* list = node.as_array()) {
+    std::vector<std::string> items;
+    for (const auto& item : *list) {
+      auto text = item.value_exact<std::string>();
+      if (!text) return other_value{};
+      items.push_back(*text);
+    }
+    return items;
+  }
   if (const auto* dt = node.as_date_time()) {
     std::ostringstream text;
     text << *dt;
@@ -89,6 +99,15 @@ room_config read_room(const toml::table& table, std::size_t index) {
   };
   room_config r;
   for (const auto& [key, node] : table) {
+    if (const auto* inner = node.as_table()) {
+      // [rooms.adaptive]: each key as "adaptive.key".
+      if (inner->empty()) fail({std::string(key.str()), "must not be empty"});
+      for (const auto& [name, value] : *inner) {
+        auto full = fmt::format("{}.{}", key.str(), name.str());
+        if (auto p = set_room_setting(r, full, room_value_of(value))) fail(*p);
+      }
+      continue;
+    }
     if (auto p = set_room_setting(r, key.str(), room_value_of(node))) fail(*p);
   }
   if (auto p = check_room(r)) fail(*p);
@@ -105,6 +124,10 @@ void read_server(const toml::table& table, config& c) {
   t.string("admin_token", c.api.admin_token);
   if (!c.api.admin_token.empty() && c.api.admin_token.size() < 16) {
     t.fail("admin_token", "must be at least 16 characters (or empty to turn the admin API off)");
+  }
+  t.string("site_token", c.api.site_token);
+  if (!c.api.site_token.empty() && c.api.site_token.size() < 16) {
+    t.fail("site_token", "must be at least 16 characters (or empty to turn the site's calls off)");
   }
   t.boolean("secure_cookies", c.api.secure_cookies);
   t.string("account_hint_secret", c.api.account_hint_secret);

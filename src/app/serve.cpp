@@ -100,8 +100,9 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   for (const auto& rule : c.network_rules) rules.add(rule.cidr, rule.extra_bits);
   join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
                    static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
-  http::routes api(rooms, store, tickets, keys, clock, price, c.api);
-  ticker admissions(ioc, rooms, clock);
+  rate_controller rates;
+  http::routes api(rooms, store, tickets, keys, clock, price, rates, c.api);
+  ticker admissions(ioc, rooms, rates, clock);
   auto work = net::make_work_guard(ioc);
 
   // SIGHUP reloads the file's [[rooms]]: the difference is applied, or the whole file

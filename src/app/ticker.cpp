@@ -4,8 +4,8 @@
 
 namespace foyer::app {
 
-ticker::ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock)
-    : timer_(ioc), rooms_(rooms), clock_(clock) {}
+ticker::ticker(boost::asio::io_context& ioc, journal& rooms, rate_controller& rates, const clock& clock)
+    : timer_(ioc), rooms_(rooms), rates_(rates), clock_(clock) {}
 
 void ticker::start(std::function<void()> caught_up) {
   step(std::move(caught_up));
@@ -38,7 +38,9 @@ void ticker::step(std::function<void()> done) {
   for (const auto& [id, r] : rooms_.rooms()) {
     // A change of settings in flight writes the frontier at its moment, at the old rate.
     if (in_flight_.contains(id) || rooms_.configuring(id)) continue;
-    auto due = r.due(now);
+    // A new rate first: it is written with the frontier at its moment, at the old rate.
+    std::optional<event> due = rates_.decide(r, now);
+    if (!due) due = r.due(now);
     if (!due) continue;
     in_flight_.insert(id);
     ++*waiting;

@@ -1,6 +1,8 @@
 #pragma once
-// Drives the rooms' clocks: closes lobbies on schedule and makes each open room's
-// frontier durable about once a second (room::due). The frontier visitors see does
+// Drives the rooms' clocks: closes lobbies on schedule, makes each open room's rate
+// durable when the rate controller moves it, and its frontier about once a second
+// (room::due). The single place where admission is decided: the order in which the
+// rate, no-shows and max_active compose is in core/rooms/rate_control.hpp. The frontier visitors see does
 // not wait for these steps: it is rate × time from the last durable one. Each room
 // has at most one step in flight, applied once it is durable.
 
@@ -14,6 +16,7 @@
 #include <foyer/clock.hpp>
 
 #include "core/rooms/journal.hpp"
+#include "core/rooms/rate_control.hpp"
 
 namespace foyer::app {
 
@@ -22,7 +25,7 @@ class ticker {
   // How late a lobby may close after its time.
   static constexpr std::chrono::milliseconds period{20};
 
-  ticker(boost::asio::io_context& ioc, journal& rooms, const clock& clock);
+  ticker(boost::asio::io_context& ioc, journal& rooms, rate_controller& rates, const clock& clock);
   // Runs a first step at once (after a restart: an overdue lobby closes, an open room
   // writes a step if one is due) and calls `caught_up` when it is durable, then keeps
   // stepping.
@@ -35,6 +38,7 @@ class ticker {
 
   boost::asio::steady_timer timer_;
   journal& rooms_;
+  rate_controller& rates_;
   const clock& clock_;
   std::set<std::string, std::less<>> in_flight_;
   bool stopped_ = false;

@@ -44,6 +44,11 @@ std::string_view to_string(errc e) {
     case errc::change_refused: return "change_refused";
     case errc::visitors_waiting: return "visitors_waiting";
     case errc::room_removed: return "room_removed";
+    case errc::site_calls_off: return "site_calls_off";
+    case errc::site_token_required: return "site_token_required";
+    case errc::idempotency_key_required: return "idempotency_key_required";
+    case errc::idempotency_key_reused: return "idempotency_key_reused";
+    case errc::stock_unknown: return "stock_unknown";
     case errc::not_found: return "not_found";
     case errc::method_not_allowed: return "method_not_allowed";
     case errc::unsupported_media_type: return "unsupported_media_type";

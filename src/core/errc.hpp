@@ -43,6 +43,12 @@ enum class errc {
   change_refused,  // a config change would alter what visitors hold
   visitors_waiting,
   room_removed,
+  // The site's calls: stock, passes done, signals.
+  site_calls_off,
+  site_token_required,
+  idempotency_key_required,
+  idempotency_key_reused,  // the same key came with another body
+  stock_unknown,           // a change was reported before any stock was known
   // Requests as HTTP.
   not_found,
   method_not_allowed,

@@ -38,6 +38,11 @@ problem_type type_of(errc e) {
     case errc::change_refused: return {409, "Change refused"};
     case errc::visitors_waiting: return {409, "Visitors waiting"};
     case errc::room_removed: return {410, "Room removed"};
+    case errc::site_calls_off: return {404, "Site calls off"};
+    case errc::site_token_required: return {401, "Site token required"};
+    case errc::idempotency_key_required: return {400, "Idempotency-Key required"};
+    case errc::idempotency_key_reused: return {422, "Idempotency-Key reused"};
+    case errc::stock_unknown: return {409, "Stock unknown"};
     case errc::not_found: return {404, "Not found"};
     case errc::method_not_allowed: return {405, "Method not allowed"};
     case errc::unsupported_media_type: return {415, "Unsupported media type"};

@@ -8,6 +8,7 @@
 #include "http/handlers/admin.hpp"
 #include "http/handlers/ops.hpp"
 #include "http/handlers/room.hpp"
+#include "http/handlers/site.hpp"
 #include "http/web_assets.hpp"
 
 namespace foyer::http {
@@ -39,16 +40,24 @@ route_handler in_room(context& ctx, F f) {
 }  // namespace
 
 routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
-               const clock& clock, join_price& price, api_settings settings)
-    : ctx_{rooms, store, tickets, keys, clock, price, settings, join_desk(price, settings.account_hint_secret)},
+               const clock& clock, join_price& price, rate_controller& rates, api_settings settings)
+    : ctx_{rooms, store, tickets, keys, clock, price, rates, settings, join_desk(price, settings.account_hint_secret)},
       visitor_(ctx_),
       pages_(rooms) {
   auto& c = ctx_;
   auto& r = router_;
 
-  // Visitors. The status poll comes first: it is most of the traffic.
+  // Visitors. The status poll comes first: it is most of the traffic. Only an admitted
+  // visitor's first poll waits, for the claim of their pass to be durable.
   r.add({verb::get}, "/api/v1/rooms/{room}/status",
-        in_room(c, [this](request& req, const peer&, room& rm) { return visitor_.status(req, rm); }));
+        [this, &c](request& req, const peer&, route_params p) -> task<response> {
+          room* rm = c.rooms.find(p["room"]);
+          if (!rm) co_return unknown_room(req, p["room"]);
+          auto answer = visitor_.status(req, *rm);
+          if (auto* res = std::get_if<response>(&answer)) co_return std::move(*res);
+          const auto claim = std::get<pass_claimed>(std::move(answer));
+          co_return co_await visitor_.claim_then_status(req, claim);
+        });
   r.add({verb::post}, "/api/v1/rooms/{room}/challenge",
         in_room(c, [this](request& req, const peer& who, room& rm) { return visitor_.challenge(req, rm, who); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/join",
@@ -64,6 +73,14 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::lottery(c, req, rm); }));
   r.add({verb::get}, "/api/v1/rooms/{room}/lottery/proof",
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::lottery_proof(c, req, rm); }));
+
+  // The site: its token is checked by each call.
+  r.add({verb::post}, "/api/v1/rooms/{room}/stock",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::report_stock(c, req, rm); }));
+  r.add({verb::post}, "/api/v1/rooms/{room}/passes/done",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::report_done(c, req, rm); }));
+  r.add({verb::post}, "/api/v1/rooms/{room}/signals",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::report_signals(c, req, rm); }));
 
   // Operators: the token is checked before any path below is matched.
   r.guard("/api/v1/admin", [&c](const request& req) { return handlers::admin_check(c, req); });

@@ -2,6 +2,7 @@
 // Fixed-width binary encoding for events, snapshots and tickets.
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@ class writer {
     out_.append(reinterpret_cast<const char*>(buf), 8);
   }
   void i64(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
+  void f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
   void raw(byte_view b) { out_.append(reinterpret_cast<const char*>(b.data()), b.size()); }
   // Length-prefixed (u32) bytes.
   void str(std::string_view s) {
@@ -54,6 +56,7 @@ class reader {
     return take(8) ? get_be64(reinterpret_cast<const std::uint8_t*>(in_.data() + pos_ - 8)) : 0;
   }
   std::int64_t i64() { return static_cast<std::int64_t>(u64()); }
+  double f64() { return std::bit_cast<double>(u64()); }
   template <std::size_t N>
   std::array<std::uint8_t, N> raw() {
     std::array<std::uint8_t, N> out{};

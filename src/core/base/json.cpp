@@ -1,6 +1,6 @@
 #include "core/base/json.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <array>
 #include <charconv>
@@ -77,6 +77,20 @@ json_object& json_object::num(std::string_view key, std::int64_t value) {
 json_object& json_object::num(std::string_view key, std::uint64_t value) {
   append_number(field(key), value);
   return *this;
+}
+
+json_object& json_object::fraction(std::string_view key, double value) {
+  field(key) += fmt::format("{}", value);
+  return *this;
+}
+
+std::string json_string_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (const auto& item : items) {
+    if (out.size() > 1) out += ',';
+    out += json_quote(item);
+  }
+  return out + "]";
 }
 
 json_object& json_object::boolean(std::string_view key, bool value) {

@@ -5,11 +5,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace foyer {
 
 // s as a JSON string literal, quotes included.
 std::string json_quote(std::string_view s);
+
+// A JSON array of string literals.
+std::string json_string_list(const std::vector<std::string>& items);
 
 // Keys are the caller's own names (never input) and are written as they are.
 class json_object {
@@ -21,6 +25,8 @@ class json_object {
   json_object& num(std::string_view key, std::int64_t value);
   json_object& num(std::string_view key, std::uint64_t value);
   json_object& num(std::string_view key, std::uint32_t value) { return num(key, std::uint64_t{value}); }
+  // A finite fraction, in its shortest form that reads back the same.
+  json_object& fraction(std::string_view key, double value);
   json_object& boolean(std::string_view key, bool value);
   json_object& null(std::string_view key);
   // A value that is already JSON text.

@@ -43,6 +43,25 @@ struct describe {
         .done();
   }
   std::string operator()(const room_removed& e) const { return header(seq, e.at_ms, "room_removed").done(); }
+  std::string operator()(const pass_claimed& e) const {
+    return header(seq, e.at_ms, "pass_claimed").num("place", e.place).str("jti", to_hex(e.pass)).done();
+  }
+  std::string operator()(const passes_done& e) const {
+    return header(seq, e.at_ms, "passes_done").num("passes", std::uint64_t{e.places.size()}).done();
+  }
+  std::string operator()(const stock_reported& e) const {
+    return header(seq, e.at_ms, "stock_reported")
+        .num(to_string(e.kind), e.amount)
+        .str("idempotency_key", e.key)
+        .done();
+  }
+  std::string operator()(const rate_changed& e) const {
+    return header(seq, e.at_ms, "rate_changed")
+        .num("rate_per_minute", e.rate_per_minute)
+        .num("base_rate_per_minute", e.base_rate_per_minute)
+        .str("reason", to_string(e.reason))
+        .done();
+  }
 };
 
 }  // namespace

@@ -15,6 +15,12 @@ enum class tag : std::uint8_t {
   state_changed = 6,
   room_configured = 7,
   room_removed = 8,
+  // room_configured with settings of room_config_format 2 (7 has format 1).
+  room_configured_2 = 9,
+  pass_claimed = 10,
+  passes_done = 11,
+  stock_reported = 12,
+  rate_changed = 13,
 };
 
 struct encoder {
@@ -59,7 +65,7 @@ struct encoder {
     w.i64(e.at_ms);
   }
   void operator()(const room_configured& e) {
-    w.u8(static_cast<std::uint8_t>(tag::room_configured));
+    w.u8(static_cast<std::uint8_t>(tag::room_configured_2));
     w.str(e.room);
     write_room_config(w, e.config);
     w.u8(static_cast<std::uint8_t>(e.source));
@@ -72,7 +78,51 @@ struct encoder {
     w.str(e.room);
     w.i64(e.at_ms);
   }
+  void operator()(const pass_claimed& e) {
+    w.u8(static_cast<std::uint8_t>(tag::pass_claimed));
+    w.str(e.room);
+    w.u64(e.place);
+    w.raw(e.pass);
+    w.i64(e.at_ms);
+  }
+  void operator()(const passes_done& e) {
+    w.u8(static_cast<std::uint8_t>(tag::passes_done));
+    w.str(e.room);
+    w.u32(static_cast<std::uint32_t>(e.places.size()));
+    for (auto place : e.places) w.u64(place);
+    w.i64(e.at_ms);
+  }
+  void operator()(const stock_reported& e) {
+    w.u8(static_cast<std::uint8_t>(tag::stock_reported));
+    w.str(e.room);
+    w.u8(static_cast<std::uint8_t>(e.kind));
+    w.u64(e.amount);
+    w.str(e.key);
+    w.i64(e.at_ms);
+  }
+  void operator()(const rate_changed& e) {
+    w.u8(static_cast<std::uint8_t>(tag::rate_changed));
+    w.str(e.room);
+    w.u32(e.base_rate_per_minute);
+    w.u32(e.rate_per_minute);
+    w.u8(static_cast<std::uint8_t>(e.reason));
+    w.i64(e.at_ms);
+  }
 };
+
+// Room settings of `format`, then who made the change, the file's declaration and the time.
+std::optional<event> read_room_configured(reader& r, std::uint8_t format) {
+  room_configured e;
+  e.room = r.str();
+  e.config = read_room_config(r, format);
+  auto source = r.u8();
+  if (source > static_cast<std::uint8_t>(room_owner::api) || e.config.id != e.room) return std::nullopt;
+  e.source = static_cast<room_owner>(source);
+  if (r.u8() != 0) e.declared = read_room_config(r, format);
+  if (e.declared && e.declared->id != e.room) return std::nullopt;
+  e.at_ms = r.i64();
+  return e;
+}
 
 std::optional<event> read_event(reader& r) {
   switch (static_cast<tag>(r.u8())) {
@@ -120,21 +170,49 @@ std::optional<event> read_event(reader& r) {
       e.at_ms = r.i64();
       return e;
     }
-    case tag::room_configured: {
-      room_configured e;
-      e.room = r.str();
-      e.config = read_room_config(r);
-      auto source = r.u8();
-      if (source > static_cast<std::uint8_t>(room_owner::api) || e.config.id != e.room) return std::nullopt;
-      e.source = static_cast<room_owner>(source);
-      if (r.u8() != 0) e.declared = read_room_config(r);
-      if (e.declared && e.declared->id != e.room) return std::nullopt;
-      e.at_ms = r.i64();
-      return e;
-    }
+    case tag::room_configured: return read_room_configured(r, 1);
+    case tag::room_configured_2: return read_room_configured(r, 2);
     case tag::room_removed: {
       room_removed e;
       e.room = r.str();
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::pass_claimed: {
+      pass_claimed e;
+      e.room = r.str();
+      e.place = r.u64();
+      e.pass = r.raw<16>();
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::passes_done: {
+      passes_done e;
+      e.room = r.str();
+      auto count = r.u32();
+      for (std::uint32_t i = 0; i < count && !r.failed(); ++i) e.places.push_back(r.u64());
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::stock_reported: {
+      stock_reported e;
+      e.room = r.str();
+      auto kind = r.u8();
+      if (kind > static_cast<std::uint8_t>(stock_change::remaining)) return std::nullopt;
+      e.kind = static_cast<stock_change>(kind);
+      e.amount = r.u64();
+      e.key = r.str();
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::rate_changed: {
+      rate_changed e;
+      e.room = r.str();
+      e.base_rate_per_minute = r.u32();
+      e.rate_per_minute = r.u32();
+      auto reason = r.u8();
+      if (reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation)) return std::nullopt;
+      e.reason = static_cast<rate_reason>(reason);
       e.at_ms = r.i64();
       return e;
     }
@@ -152,6 +230,26 @@ std::string_view to_string(room_state state) {
     case room_state::paused: return "paused";
     case room_state::sold_out: return "sold_out";
     case room_state::closed: return "closed";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(stock_change kind) {
+  switch (kind) {
+    case stock_change::consumed: return "consumed";
+    case stock_change::released: return "released";
+    case stock_change::remaining: return "remaining";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(rate_reason reason) {
+  switch (reason) {
+    case rate_reason::configured: return "configured";
+    case rate_reason::adaptive_increase: return "adaptive_increase";
+    case rate_reason::adaptive_decrease: return "adaptive_decrease";
+    case rate_reason::adaptive_no_signal: return "adaptive_no_signal";
+    case rate_reason::no_show_compensation: return "no_show_compensation";
   }
   return "unknown";
 }

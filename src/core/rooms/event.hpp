@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "core/base/bytes.hpp"
 #include "core/rooms/room_spec.hpp"
@@ -80,8 +81,58 @@ struct room_removed {
   std::int64_t at_ms = 0;
 };
 
-using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed,
-                           beacon_supplied, state_changed, room_configured, room_removed>;
+// A status answer carried an admitted visitor's pass to them for the first time: from
+// here the pass is live (counts toward max_active) until it expires or is reported done.
+struct pass_claimed {
+  std::string room;
+  std::uint64_t place = 0;
+  id16 pass{};  // the pass's jti, by which the site reports it done
+  std::int64_t at_ms = 0;
+};
+
+// The site reports these visitors finished or abandoned checkout: their slots free.
+struct passes_done {
+  std::string room;
+  std::vector<std::uint64_t> places;
+  std::int64_t at_ms = 0;
+};
+
+enum class stock_change : std::uint8_t { consumed, released, remaining };
+std::string_view to_string(stock_change kind);
+
+// The site's report of its stock, with the Idempotency-Key it was sent with: a retry
+// with the same key is answered from the first report and counts nothing twice.
+struct stock_reported {
+  std::string room;
+  stock_change kind = stock_change::remaining;
+  std::uint64_t amount = 0;
+  std::string key;
+  std::int64_t at_ms = 0;
+};
+
+// Why the room admits at the rate it does.
+enum class rate_reason : std::uint8_t {
+  configured,
+  adaptive_increase,
+  adaptive_decrease,
+  adaptive_no_signal,
+  no_show_compensation,
+};
+std::string_view to_string(rate_reason reason);
+
+// The ticker moved the room's rate: the adaptive controller's base rate, and the rate
+// admitted, which makes up for no-shows (core/rooms/rate_control).
+struct rate_changed {
+  std::string room;
+  std::uint32_t base_rate_per_minute = 0;
+  std::uint32_t rate_per_minute = 0;
+  rate_reason reason = rate_reason::configured;
+  std::int64_t at_ms = 0;
+};
+
+using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,
+                           state_changed, room_configured, room_removed, pass_claimed, passes_done, stock_reported,
+                           rate_changed>;
 
 std::string encode(const event& e);
 std::optional<event> decode_event(std::string_view bytes);

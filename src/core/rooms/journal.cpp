@@ -86,6 +86,11 @@ std::optional<visitors_admitted> journal::frontier_before(const event& e) const 
     at_ms = change->at_ms;
   } else if (const auto* configured = std::get_if<room_configured>(&e)) {
     at_ms = configured->at_ms;
+  } else if (const auto* rate = std::get_if<rate_changed>(&e)) {
+    at_ms = rate->at_ms;
+  } else if (const auto* stock = std::get_if<stock_reported>(&e)) {
+    // A report may sell the room out.
+    at_ms = stock->at_ms;
   } else {
     return std::nullopt;
   }

@@ -64,7 +64,7 @@ class journal {
  private:
   room_config config_for(std::string_view id) const;
   join_outcome apply(const event& e);
-  // The frontier to write before `e`, if `e` stops or reconfigures an open room.
+  // The frontier to write before `e`, if `e` may stop an open room or change its rate.
   std::optional<visitors_admitted> frontier_before(const event& e) const;
   void snapshot();
   void requeue(const std::vector<side_record>& side);

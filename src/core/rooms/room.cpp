@@ -16,9 +16,12 @@ namespace {
 // clamps to the joined) and keeps every step well inside the elapsed cap.
 constexpr std::int64_t checkpoint_every_ms = 1'000;
 // 1: before configuration was history (the config came from the file at each start);
-// 2: the configuration in force, who owns the room, and the accounts that joined.
+// 2: the configuration in force, who owns the room, and the accounts that joined;
+// 3: admission that follows the site: settings of room_config_format 2, the rate, the
+//    passes claimed and the stock.
 constexpr std::uint8_t legacy_state_format = 1;
-constexpr std::uint8_t state_format = 2;
+constexpr std::uint8_t accounts_state_format = 2;
+constexpr std::uint8_t state_format = 3;
 
 }  // namespace
 
@@ -31,13 +34,15 @@ room::room(room_config config, const room_created& created)
       state_(config_.opens_at_ms ? room_state::lobby : room_state::open),
       tick_ms_(created.at_ms) {
   if (state_ == room_state::open) opened_at_ms_ = created.at_ms;
+  reset_rate();
+  stock_.retotal(std::nullopt, config_.stock);
 }
 
-std::size_t id16_hash::operator()(const id16& id) const noexcept {
-  // Account ids are keyed digests: any eight of their bytes are uniform.
-  std::size_t h;
-  std::memcpy(&h, id.data(), sizeof h);
-  return h;
+void room::reset_rate() {
+  base_rate_ = config_.rate_per_minute;
+  if (const auto& a = config_.adaptive) base_rate_ = std::clamp(base_rate_, a->min_rate_per_minute, a->max_rate_per_minute);
+  rate_ = base_rate_;
+  rate_reason_ = rate_reason::configured;
 }
 
 bool room::untouched() const {
@@ -83,7 +88,16 @@ void room::apply(const room_configured& e) {
   configured_ = true;
   if (first) owner_ = e.source;
   if (e.declared) declared_ = *e.declared;
-  config_ = std::move(next);
+  room_config before = std::exchange(config_, std::move(next));
+  // A new rate or new bounds start from the setting; the compensation for no-shows is
+  // measured anew under a new multiplier. Both count from this moment (journal::submit
+  // writes the frontier first).
+  if (first || before.rate_per_minute != config_.rate_per_minute || before.adaptive != config_.adaptive) {
+    reset_rate();
+  } else if (before.no_show_max_multiplier != config_.no_show_max_multiplier) {
+    rate_ = base_rate_;
+  }
+  stock_.retotal(before.stock, config_.stock);
   if (untouched() && (first || schedule_moved)) {
     state_ = config_.opens_at_ms ? room_state::lobby : room_state::open;
     opened_at_ms_ = state_ == room_state::open ? std::optional(e.at_ms) : std::nullopt;
@@ -125,9 +139,67 @@ join_outcome room::apply(const visitor_joined& e, std::vector<merkle::stored_nod
 void room::apply(const visitors_admitted& e) {
   // A step the ticker decided while a stop was in flight: the stop wrote its own.
   if (state_ != room_state::open) return;
-  served_ = std::clamp(e.served, served_, joined_);
+  auto bound = std::min(joined_, admission_cap(e.tick_ms).value_or(joined_));
+  served_ = std::clamp(e.served, served_, std::max(served_, bound));
   tick_ms_ = e.tick_ms;
   carry_ = e.carry;
+  claims_.record_frontier(e.tick_ms, served_);
+  claims_.settle(e.tick_ms, claim_window_ms());
+}
+
+void room::apply(const pass_claimed& e) {
+  if (e.place >= joined_) return;
+  claims_.claim(e.place, e.pass, e.at_ms + std::int64_t{config_.pass_ttl_seconds} * 1000);
+}
+
+void room::apply(const passes_done& e) {
+  for (auto place : e.places) claims_.finish(place);
+}
+
+void room::apply(const stock_reported& e) {
+  if (stock_.receipt(e.key)) return;
+  stock_.count(e);
+  auto left = stock_.remaining();
+  if (left == 0u && state_ != room_state::sold_out && state_ != room_state::closed) {
+    sold_out_by_stock_from_ = state_;
+    state_ = room_state::sold_out;
+  } else if (left > 0u && state_ == room_state::sold_out && sold_out_by_stock_from_) {
+    resume_admission(*sold_out_by_stock_from_, e.at_ms);
+    sold_out_by_stock_from_.reset();
+  }
+  stock_.record(e, state_);
+}
+
+void room::apply(const rate_changed& e) {
+  base_rate_ = std::max<std::uint32_t>(e.base_rate_per_minute, 1);
+  rate_ = std::max<std::uint32_t>(e.rate_per_minute, 1);
+  rate_reason_ = e.reason;
+}
+
+void room::resume_admission(room_state state, std::int64_t at_ms) {
+  // A room that admits again starts its clock afresh: the stop is not admitted as a burst.
+  if (state == room_state::open) {
+    tick_ms_ = at_ms;
+    carry_ = 0;
+  }
+  state_ = state;
+}
+
+std::optional<std::uint64_t> room::admission_cap(std::int64_t now_ms) const {
+  if (!config_.max_active) return std::nullopt;
+  return claims_.freed(now_ms) + *config_.max_active;
+}
+
+std::uint64_t room::unbounded_frontier(std::int64_t now_ms) const {
+  return served_ + admission_due(rate_, tick_ms_, carry_, now_ms).admit;
+}
+
+std::string_view room::rate_reason_at(std::int64_t now_ms) const {
+  if (state_ == room_state::open) {
+    auto cap = admission_cap(now_ms);
+    if (cap && joined_ > *cap && served(now_ms) >= *cap) return "held_by_max_active";
+  }
+  return to_string(rate_reason_);
 }
 
 void room::apply(const lobby_closed& e) {
@@ -175,12 +247,9 @@ bool room::allows(room_state target) const {
 
 void room::apply(const state_changed& e) {
   if (!allows(e.state)) return;
-  // A resumed room starts its clock afresh: the pause is not admitted as a burst.
-  if (e.state == room_state::open) {
-    tick_ms_ = e.at_ms;
-    carry_ = 0;
-  }
-  state_ = e.state;
+  // The operator's word stands over the stock's: released stock no longer reopens.
+  sold_out_by_stock_from_.reset();
+  resume_admission(e.state, e.at_ms);
 }
 
 std::optional<event> room::due(std::int64_t now_ms) const {
@@ -196,15 +265,16 @@ std::optional<event> room::due(std::int64_t now_ms) const {
 }
 
 visitors_admitted room::checkpoint(std::int64_t now_ms) const {
-  auto step = admission_due(config_.rate_per_minute, tick_ms_, carry_, now_ms);
+  auto step = admission_due(rate_, tick_ms_, carry_, now_ms);
   return {config_.id, served_ + step.admit, step.tick_ms, step.carry};
 }
 
 std::uint64_t room::served(std::int64_t now_ms) const {
   if (state_ != room_state::open) return served_;
   if (holds_ > 0) now_ms = std::min(now_ms, hold_ms_);
-  auto step = admission_due(config_.rate_per_minute, tick_ms_, carry_, now_ms);
-  return std::min(served_ + step.admit, joined_);
+  auto bound = std::min(joined_, admission_cap(now_ms).value_or(joined_));
+  // A lower max_active takes effect as passes end: nothing admitted is taken back.
+  return std::max(served_, std::min(unbounded_frontier(now_ms), bound));
 }
 
 void room::hold_admission(std::int64_t at_ms) {
@@ -272,13 +342,20 @@ std::string room::encode_state() const {
     w.u8(entry.outcome.place.has_value());
     w.u64(entry.outcome.place ? *entry.outcome.place : entry.outcome.lobby_index.value_or(0));
   }
+  w.u32(base_rate_);
+  w.u32(rate_);
+  w.u8(static_cast<std::uint8_t>(rate_reason_));
+  w.u8(sold_out_by_stock_from_.has_value());
+  w.u8(static_cast<std::uint8_t>(sold_out_by_stock_from_.value_or(room_state::open)));
+  claims_.encode(w);
+  stock_.encode(w);
   return w.take();
 }
 
 bool room::decode_state(std::string_view bytes) {
   reader r(bytes);
   auto format = r.u8();
-  if (format != state_format && format != legacy_state_format) return false;
+  if (format < legacy_state_format || format > state_format) return false;
   auto seed = r.raw<32>();
   auto created = r.i64();
   auto state = r.u8();
@@ -295,10 +372,16 @@ bool room::decode_state(std::string_view bytes) {
   auto owner = static_cast<std::uint8_t>(owner_);
   bool configured = configured_;
   std::unordered_map<id16, joined_entry, id16_hash> accounts;
-  if (format == state_format) {
-    config = read_room_config(r);
+  claim_book claims;
+  stock_ledger stock;
+  std::uint32_t base_rate = 0, rate = 0;
+  std::uint8_t reason = 0, stock_from = 0;
+  bool sold_out_by_stock = false;
+  if (format >= accounts_state_format) {
+    auto config_format = format == state_format ? room_config_format : std::uint8_t{1};
+    config = read_room_config(r, config_format);
     owner = r.u8();
-    declared = read_room_config(r);
+    declared = read_room_config(r, config_format);
     configured = r.u8() != 0;
     auto count = r.u64();
     for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
@@ -309,7 +392,16 @@ bool room::decode_state(std::string_view bytes) {
       accounts.emplace(account, entry);
     }
   }
-  if (!r.done() || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby || state > static_cast<std::uint8_t>(room_state::closed) ||
+  if (format == state_format) {
+    base_rate = r.u32();
+    rate = r.u32();
+    reason = r.u8();
+    sold_out_by_stock = r.u8() != 0;
+    stock_from = r.u8();
+    if (!claims.decode(r) || !stock.decode(r)) return false;
+  }
+  if (!r.done() || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
+      stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby || state > static_cast<std::uint8_t>(room_state::closed) ||
       served > joined || seed != seed_) {
     return false;
   }
@@ -328,6 +420,18 @@ bool room::decode_state(std::string_view bytes) {
   owner_ = static_cast<room_owner>(owner);
   configured_ = configured;
   accounts_ = std::move(accounts);
+  if (format == state_format) {
+    base_rate_ = std::max<std::uint32_t>(base_rate, 1);
+    rate_ = std::max<std::uint32_t>(rate, 1);
+    rate_reason_ = static_cast<rate_reason>(reason);
+    sold_out_by_stock_from_ = sold_out_by_stock ? std::optional(static_cast<room_state>(stock_from)) : std::nullopt;
+    claims_ = std::move(claims);
+    stock_ = std::move(stock);
+  } else {
+    reset_rate();
+    stock_ = stock_ledger{};
+    stock_.retotal(std::nullopt, config_.stock);
+  }
   lobby_root_.reset();
   permutation_.reset();
   if (closed_at_ms_) lobby_root_ = lobby_.root();

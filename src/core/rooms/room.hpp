@@ -8,8 +8,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/rooms/claims.hpp"
 #include "core/rooms/event.hpp"
 #include "core/rooms/room_spec.hpp"
+#include "core/rooms/stock.hpp"
 #include "core/fairness/lottery.hpp"
 #include "core/fairness/merkle.hpp"
 
@@ -29,10 +31,6 @@ struct joined_entry {
   id16 entrant{};
   std::int64_t at_ms = 0;
   join_outcome outcome;
-};
-
-struct id16_hash {
-  std::size_t operator()(const id16& id) const noexcept;
 };
 
 class room {
@@ -59,6 +57,12 @@ class room {
   void apply(const state_changed& e);
   // Schedule settings that may no longer change (see refuses) keep their value.
   void apply(const room_configured& e);
+  void apply(const pass_claimed& e);
+  void apply(const passes_done& e);
+  // Remaining stock at 0 sells the room out; stock released reopens a room that stock
+  // (not the operator) sold out.
+  void apply(const stock_reported& e);
+  void apply(const rate_changed& e);
 
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
@@ -78,8 +82,31 @@ class room {
   bool allows(room_state target) const;
   // Admission is rate × time, so the frontier at `now` is arithmetic on the last
   // durable step: exact between steps, however long a step takes to become durable.
-  // A restart's catch-up admits exactly this, so no crash takes any of it back.
+  // A restart's catch-up admits exactly this, so no crash takes any of it back. It
+  // never passes the joined, nor max_active passes beyond those that ended.
   std::uint64_t served(std::int64_t now_ms) const;
+  // The rate admitted now, and the adaptive controller's base rate it starts from.
+  std::uint32_t rate() const { return rate_; }
+  std::uint32_t base_rate() const { return base_rate_; }
+  // Why admission goes at the pace it does at `now`.
+  std::string_view rate_reason_at(std::int64_t now_ms) const;
+
+  // Passes: claimed by a status answer, live until they expire or the site reports
+  // them done. An admitted visitor who does not claim within the window has lapsed.
+  std::optional<std::int64_t> pass_live_until(std::uint64_t place, std::int64_t now_ms) const {
+    return claims_.live_until(place, now_ms);
+  }
+  bool pass_claimed_once(std::uint64_t place) const { return claims_.claimed(place); }
+  bool lapsed(std::uint64_t place, std::int64_t now_ms) const {
+    return claims_.lapsed(place, now_ms, claim_window_ms());
+  }
+  std::optional<std::uint64_t> place_of_pass(const id16& pass) const { return claims_.place_of_pass(pass); }
+  std::uint64_t active(std::int64_t now_ms) const { return claims_.active(now_ms); }
+  std::uint64_t claimed() const { return claims_.claimed_total(); }
+  std::uint64_t no_shows() const { return claims_.no_shows(); }
+  std::optional<double> claim_ratio() const { return claims_.claim_ratio(); }
+  std::optional<std::uint64_t> stock_remaining() const { return stock_.remaining(); }
+  const stock_receipt* stock_receipt_of(std::string_view key) const { return stock_.receipt(key); }
   std::uint64_t joined() const { return joined_; }
   // The entry an account's join got, if it joined.
   const joined_entry* account_entry(const id16& account) const;
@@ -111,6 +138,14 @@ class room {
   void derive_permutation();
   // Nobody joined and no lobby closed: the schedule may still change at will.
   bool untouched() const;
+  std::int64_t claim_window_ms() const { return std::int64_t{config_.claim_window_seconds} * 1000; }
+  // How many may be admitted at `now` under max_active, if it is set.
+  std::optional<std::uint64_t> admission_cap(std::int64_t now_ms) const;
+  // The frontier at `now`, before the joined and max_active bound it.
+  std::uint64_t unbounded_frontier(std::int64_t now_ms) const;
+  // The start rate from the settings: the configured rate, inside the adaptive bounds.
+  void reset_rate();
+  void resume_admission(room_state state, std::int64_t at_ms);
 
   room_config config_;
   room_owner owner_ = room_owner::file;
@@ -131,6 +166,13 @@ class room {
   std::optional<std::string> beacon_;
   std::optional<lottery::permutation> permutation_;
   std::unordered_map<id16, joined_entry, id16_hash> accounts_;
+  claim_book claims_;
+  stock_ledger stock_;
+  std::uint32_t base_rate_ = 0;
+  std::uint32_t rate_ = 0;
+  rate_reason rate_reason_ = rate_reason::configured;
+  // Sold out because the stock ran out, from this state: released stock returns to it.
+  std::optional<room_state> sold_out_by_stock_from_;
   // Not state: only while a change that stops admission is in flight.
   std::uint32_t holds_ = 0;
   std::int64_t hold_ms_ = 0;

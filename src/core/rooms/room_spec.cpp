@@ -1,5 +1,6 @@
 #include "core/rooms/room_spec.hpp"
 
+#include <algorithm>
 #include <array>
 #include <regex>
 
@@ -17,6 +18,10 @@ constexpr std::int64_t max_lobby_window_seconds = 3600;
 constexpr std::int64_t max_stock = std::int64_t{1} << 48;
 constexpr std::size_t max_url_size = 2048;
 constexpr std::size_t max_text_size = 1024;
+constexpr std::int64_t max_claim_window_seconds = 24 * 3600;
+constexpr double max_no_show_multiplier = 10.0;
+constexpr std::size_t max_alternatives = 8;
+constexpr std::string_view adaptive_prefix = "adaptive.";
 
 // One setting's identity and how to compare and copy it, for diffs and merges.
 struct setting {
@@ -31,7 +36,7 @@ constexpr setting make_setting(std::string_view name) {
           [](room_config& to, const room_config& from) { to.*member = from.*member; }};
 }
 
-constexpr std::array<setting, 11> settings{
+constexpr std::array<setting, 16> settings{
     make_setting<&room_config::id>("id"),
     make_setting<&room_config::name>("name"),
     make_setting<&room_config::rate_per_minute>("rate_per_minute"),
@@ -43,6 +48,11 @@ constexpr std::array<setting, 11> settings{
     make_setting<&room_config::stock>("stock"),
     make_setting<&room_config::logo_url>("logo_url"),
     make_setting<&room_config::accent_colour>("accent_colour"),
+    make_setting<&room_config::max_active>("max_active"),
+    make_setting<&room_config::claim_window_seconds>("claim_window_seconds"),
+    make_setting<&room_config::no_show_max_multiplier>("no_show_max_multiplier"),
+    make_setting<&room_config::adaptive>("adaptive"),
+    make_setting<&room_config::alternatives>("alternatives"),
 };
 
 constexpr auto setting_names = [] {
@@ -91,6 +101,73 @@ std::optional<field_problem> set_integer(std::string_view key, const room_value&
   return std::nullopt;
 }
 
+// A whole number or a fraction.
+std::optional<field_problem> set_fraction(std::string_view key, const room_value& value, double& out, double min,
+                                          double max) {
+  double v = 0;
+  if (const auto* d = std::get_if<double>(&value)) {
+    v = *d;
+  } else if (const auto* i = std::get_if<std::int64_t>(&value)) {
+    v = static_cast<double>(*i);
+  } else {
+    return problem(key, fmt::format("must be a number from {} to {}", min, max));
+  }
+  // Written so that NaN fails too.
+  if (!(v >= min && v <= max)) return problem(key, fmt::format("must be a number from {} to {}", min, max));
+  out = v;
+  return std::nullopt;
+}
+
+template <class T>
+std::optional<field_problem> set_optional_integer(std::string_view key, const room_value& value,
+                                                  std::optional<T>& out, std::int64_t min, std::int64_t max) {
+  if (std::holds_alternative<unset_value>(value)) {
+    out.reset();
+    return std::nullopt;
+  }
+  T v{};
+  if (auto p = set_integer(key, value, v, min, max)) return p;
+  out = v;
+  return std::nullopt;
+}
+
+bool is_room_id(std::string_view id) {
+  static const std::regex id_pattern("[a-z0-9][a-z0-9_-]{0,63}");
+  return std::regex_match(id.begin(), id.end(), id_pattern);
+}
+
+std::optional<field_problem> set_adaptive(adaptive_settings& a, std::string_view key, const room_value& value) {
+  auto name = key.substr(adaptive_prefix.size());
+  if (name == "min_rate_per_minute") return set_integer(key, value, a.min_rate_per_minute, 1, max_rate_per_minute);
+  if (name == "max_rate_per_minute") return set_integer(key, value, a.max_rate_per_minute, 1, max_rate_per_minute);
+  if (name == "target_p95_ms") return set_integer(key, value, a.target_p95_ms, 1, 600'000);
+  if (name == "max_error_rate") return set_fraction(key, value, a.max_error_rate, 0.0, 1.0);
+  if (name == "increase_per_minute") return set_integer(key, value, a.increase_per_minute, 0, max_rate_per_minute);
+  if (name == "decrease_factor") return set_fraction(key, value, a.decrease_factor, 0.1, 0.95);
+  if (name == "adjust_every_seconds") return set_integer(key, value, a.adjust_every_seconds, 1, 3600);
+  if (name == "signal_timeout_seconds") return set_integer(key, value, a.signal_timeout_seconds, 1, 86'400);
+  return problem(key, "unknown setting");
+}
+
+std::optional<field_problem> set_alternatives(room_config& c, std::string_view key, const room_value& value) {
+  if (std::holds_alternative<unset_value>(value)) {
+    c.alternatives.clear();
+    return std::nullopt;
+  }
+  const auto* list = std::get_if<std::vector<std::string>>(&value);
+  if (!list) return problem(key, "must be a list of room ids");
+  if (list->size() > max_alternatives) return problem(key, fmt::format("may name at most {} rooms", max_alternatives));
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const auto& id = (*list)[i];
+    if (!is_room_id(id)) return problem(key, fmt::format("'{}' is not a room id", id));
+    if (std::find(list->begin(), list->begin() + static_cast<std::ptrdiff_t>(i), id) != list->begin() + static_cast<std::ptrdiff_t>(i)) {
+      return problem(key, fmt::format("names '{}' twice", id));
+    }
+  }
+  c.alternatives = *list;
+  return std::nullopt;
+}
+
 std::optional<field_problem> set_text(std::string_view key, const room_value& value, std::string& out,
                                       std::size_t max_size = max_text_size) {
   const auto* v = std::get_if<std::string>(&value);
@@ -116,15 +193,23 @@ std::optional<field_problem> set_room_setting(room_config& c, std::string_view k
   if (key == "lobby_window_seconds") {
     return set_integer(key, value, c.lobby_window_seconds, 0, max_lobby_window_seconds);
   }
-  if (key == "stock") {
-    if (removed) {
-      c.stock.reset();
-      return std::nullopt;
-    }
-    std::uint64_t stock = 0;
-    if (auto p = set_integer(key, value, stock, 0, max_stock)) return p;
-    c.stock = stock;
+  if (key == "stock") return set_optional_integer(key, value, c.stock, 0, max_stock);
+  if (key == "max_active") return set_optional_integer(key, value, c.max_active, 1, max_stock);
+  if (key == "claim_window_seconds") {
+    return set_integer(key, value, c.claim_window_seconds, 10, max_claim_window_seconds);
+  }
+  if (key == "no_show_max_multiplier") {
+    return set_fraction(key, value, c.no_show_max_multiplier, 1.0, max_no_show_multiplier);
+  }
+  if (key == "alternatives") return set_alternatives(c, key, value);
+  if (key == "adaptive") {
+    if (!removed) return problem(key, "must be a table of adaptive settings, or null to remove it");
+    c.adaptive.reset();
     return std::nullopt;
+  }
+  if (key.starts_with(adaptive_prefix)) {
+    if (!c.adaptive) c.adaptive.emplace();
+    return set_adaptive(*c.adaptive, key, value);
   }
   if (key == "opens_at") {
     if (removed) {
@@ -139,8 +224,7 @@ std::optional<field_problem> set_room_setting(room_config& c, std::string_view k
   }
   if (key == "id") {
     if (auto p = set_text(key, value, c.id)) return p;
-    static const std::regex id_pattern("[a-z0-9][a-z0-9_-]{0,63}");
-    if (!std::regex_match(c.id, id_pattern)) {
+    if (!is_room_id(c.id)) {
       return problem(key, "must be 1 to 64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit");
     }
     return std::nullopt;
@@ -179,6 +263,16 @@ std::optional<field_problem> check_room(room_config& c) {
   if (c.name.empty()) c.name = c.id;
   if (c.target_url.empty()) return problem("target_url", "is required: where admitted visitors are sent");
   if (!c.beacon_rule.empty() && !c.opens_at_ms) return problem("beacon_rule", "needs opens_at: only a lottery has a beacon");
+  if (std::find(c.alternatives.begin(), c.alternatives.end(), c.id) != c.alternatives.end()) {
+    return problem("alternatives", "must not name the room itself");
+  }
+  if (const auto& a = c.adaptive) {
+    if (a->min_rate_per_minute == 0) return problem("adaptive.min_rate_per_minute", "is required with adaptive");
+    if (a->max_rate_per_minute == 0) return problem("adaptive.max_rate_per_minute", "is required with adaptive");
+    if (a->max_rate_per_minute < a->min_rate_per_minute) {
+      return problem("adaptive.max_rate_per_minute", "must not be below adaptive.min_rate_per_minute");
+    }
+  }
   return std::nullopt;
 }
 
@@ -215,7 +309,28 @@ std::string to_json(const room_config& c) {
   } else {
     o.null("stock");
   }
-  return o.str("logo_url", c.logo_url).str("accent_colour", c.accent_colour).done();
+  o.str("logo_url", c.logo_url).str("accent_colour", c.accent_colour);
+  if (c.max_active) {
+    o.num("max_active", *c.max_active);
+  } else {
+    o.null("max_active");
+  }
+  o.num("claim_window_seconds", c.claim_window_seconds).fraction("no_show_max_multiplier", c.no_show_max_multiplier);
+  if (const auto& a = c.adaptive) {
+    o.raw("adaptive", json_object()
+                          .num("min_rate_per_minute", a->min_rate_per_minute)
+                          .num("max_rate_per_minute", a->max_rate_per_minute)
+                          .num("target_p95_ms", a->target_p95_ms)
+                          .fraction("max_error_rate", a->max_error_rate)
+                          .num("increase_per_minute", a->increase_per_minute)
+                          .fraction("decrease_factor", a->decrease_factor)
+                          .num("adjust_every_seconds", a->adjust_every_seconds)
+                          .num("signal_timeout_seconds", a->signal_timeout_seconds)
+                          .done());
+  } else {
+    o.null("adaptive");
+  }
+  return o.raw("alternatives", json_string_list(c.alternatives)).done();
 }
 
 namespace {
@@ -235,9 +350,24 @@ void write_room_config(writer& w, const room_config& c) {
   w.u64(c.stock.value_or(absent));
   w.str(c.logo_url);
   w.str(c.accent_colour);
+  w.u64(c.max_active.value_or(absent));
+  w.u32(c.claim_window_seconds);
+  w.f64(c.no_show_max_multiplier);
+  w.u8(c.adaptive.has_value());
+  const auto a = c.adaptive.value_or(adaptive_settings{});
+  w.u32(a.min_rate_per_minute);
+  w.u32(a.max_rate_per_minute);
+  w.u32(a.target_p95_ms);
+  w.f64(a.max_error_rate);
+  w.u32(a.increase_per_minute);
+  w.f64(a.decrease_factor);
+  w.u32(a.adjust_every_seconds);
+  w.u32(a.signal_timeout_seconds);
+  w.u32(static_cast<std::uint32_t>(c.alternatives.size()));
+  for (const auto& id : c.alternatives) w.str(id);
 }
 
-room_config read_room_config(reader& r) {
+room_config read_room_config(reader& r, std::uint8_t format) {
   room_config c;
   c.id = r.str();
   c.name = r.str();
@@ -252,6 +382,24 @@ room_config read_room_config(reader& r) {
   if (auto stock = r.u64(); stock != absent) c.stock = stock;
   c.logo_url = r.str();
   c.accent_colour = r.str();
+  if (format < 2) return c;
+  if (auto max_active = r.u64(); max_active != absent) c.max_active = max_active;
+  c.claim_window_seconds = r.u32();
+  c.no_show_max_multiplier = r.f64();
+  bool adaptive = r.u8() != 0;
+  adaptive_settings a;
+  a.min_rate_per_minute = r.u32();
+  a.max_rate_per_minute = r.u32();
+  a.target_p95_ms = r.u32();
+  a.max_error_rate = r.f64();
+  a.increase_per_minute = r.u32();
+  a.decrease_factor = r.f64();
+  a.adjust_every_seconds = r.u32();
+  a.signal_timeout_seconds = r.u32();
+  if (adaptive) c.adaptive = a;
+  auto count = r.u32();
+  // Bounded by what the bytes can hold: a corrupt count fails the read, not the memory.
+  for (std::uint32_t i = 0; i < count && !r.failed(); ++i) c.alternatives.push_back(r.str());
   return c;
 }
 

@@ -14,6 +14,21 @@
 
 namespace foyer {
 
+// Admission that follows the site's health: an AIMD controller moves the rate between
+// the bounds from the signals the site reports (core/rooms/rate_control).
+struct adaptive_settings {
+  std::uint32_t min_rate_per_minute = 0;  // required
+  std::uint32_t max_rate_per_minute = 0;  // required
+  std::uint32_t target_p95_ms = 1'000;    // Default: a breach above 1 s at the 95th percentile
+  double max_error_rate = 0.05;           // Default: a breach above 5 % errors
+  std::uint32_t increase_per_minute = 0;  // Default 0: a tenth of max − min (at least 1)
+  double decrease_factor = 0.7;           // Default: a breach cuts the rate to 70 %
+  std::uint32_t adjust_every_seconds = 5;     // Default: one increase per 5 s at most
+  std::uint32_t signal_timeout_seconds = 30;  // Default: silence for 30 s decays the rate
+
+  bool operator==(const adaptive_settings&) const = default;
+};
+
 struct room_config {
   std::string id;                      // [a-z0-9][a-z0-9_-]{0,63}; part of every URL and ticket
   std::string name;                    // Default: the id
@@ -26,6 +41,11 @@ struct room_config {
   std::optional<std::uint64_t> stock;  // Default: unlimited; items on sale, for honest odds
   std::string logo_url;                // Default: none; branding for the waiting room
   std::string accent_colour;           // Default: none; a CSS colour
+  std::optional<std::uint64_t> max_active;  // Default: no cap on passes live at once
+  std::uint32_t claim_window_seconds = 600;  // Default: an unclaimed admission expires after 10 min
+  double no_show_max_multiplier = 1.0;       // Default: 1, no compensation for no-shows
+  std::optional<adaptive_settings> adaptive;  // Default: none, the configured rate
+  std::vector<std::string> alternatives;      // Default: none; other rooms offered when sold out
 
   bool operator==(const room_config&) const = default;
 };
@@ -45,9 +65,11 @@ struct field_problem {
 // null); `other_value` is any kind no setting takes (a fraction, a list, a table).
 struct unset_value {};
 struct other_value {};
-using room_value = std::variant<unset_value, other_value, std::int64_t, std::string>;
+using room_value =
+    std::variant<unset_value, other_value, std::int64_t, double, std::string, std::vector<std::string>>;
 
-// The settings of a room, in the order they are documented and listed.
+// The settings of a room, in the order they are documented and listed. A table's keys
+// are set as "table.key" (adaptive.min_rate_per_minute); the table is one setting.
 std::span<const std::string_view> room_setting_names();
 
 // Sets one setting from a declaration: an unknown name, a value of the wrong kind or out
@@ -68,7 +90,10 @@ room_config apply_changes(room_config current, const room_config& before, const 
 // The settings as the admin API shows them: every key, opens_at as RFC 3339 text.
 std::string to_json(const room_config& config);
 
+// The encoding of the settings in events and snapshots. Format 1 has no admission
+// settings (max_active and after): they take their defaults.
+inline constexpr std::uint8_t room_config_format = 2;
 void write_room_config(writer& w, const room_config& config);
-room_config read_room_config(reader& r);
+room_config read_room_config(reader& r, std::uint8_t format = room_config_format);
 
 }  // namespace foyer

@@ -45,7 +45,7 @@ visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std:
     return s;
   }
   s.position = *place - s.served;
-  std::uint64_t rate = std::max<std::uint32_t>(r.config().rate_per_minute, 1);
+  std::uint64_t rate = std::max<std::uint32_t>(r.rate(), 1);
   std::uint64_t wait_ms = (*s.position + 1) * 60'000 / rate;
   s.eta_seconds = (wait_ms + 999) / 1000;
   s.poll_after_ms = poll_interval(static_cast<std::int64_t>(std::min<std::uint64_t>(wait_ms, INT32_MAX)), jitter);

@@ -6,6 +6,7 @@
 #include "core/base/json.hpp"
 #include "core/ops/audit.hpp"
 #include "core/rooms/room_admin.hpp"
+#include "http/handlers/room.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
 
@@ -32,18 +33,19 @@ namespace {
 
 // A room as the operator sees it: its counters, who owns it and its settings.
 std::string admin_view(const context& ctx, const room& r) {
-  auto served = r.served(ctx.clock.steady_ms());
-  return json_object()
-      .str("id", r.config().id)
+  auto now = ctx.clock.steady_ms();
+  auto served = r.served(now);
+  json_object view;
+  view.str("id", r.config().id)
       .str("name", r.config().name)
       .str("state", to_string(r.state()))
       .str("owner", to_string(r.owner()))
       .num("joined", r.joined())
       .num("served", served)
       .num("waiting", r.joined() - served)
-      .num("lobby_size", r.lobby_size())
-      .num("rate_per_minute", r.config().rate_per_minute)
-      .opt_num("stock", r.config().stock)
+      .num("lobby_size", r.lobby_size());
+  add_admission(view, r, now);
+  return view.opt_num("stock", r.config().stock)
       .boolean("needs_beacon", r.needs_beacon())
       .raw("config", to_json(r.config()))
       .done();
@@ -55,6 +57,39 @@ response refused(const request& req, const admin_refusal& why) {
     return problem(req, why.code, why.detail, {{"waiting", std::to_string(why.waiting)}});
   }
   return problem(req, why.code, why.detail);
+}
+
+// A JSON value as a setting's value; nullopt if the JSON is malformed.
+std::optional<room_value> json_value_of(simdjson::ondemand::value v) {
+  simdjson::ondemand::json_type kind;
+  if (v.type().get(kind)) return std::nullopt;
+  switch (kind) {
+    case simdjson::ondemand::json_type::null: return unset_value{};
+    case simdjson::ondemand::json_type::number: {
+      std::int64_t whole = 0;
+      if (!v.get_int64().get(whole)) return whole;
+      double fraction = 0;
+      if (!v.get_double().get(fraction)) return fraction;
+      return other_value{};
+    }
+    case simdjson::ondemand::json_type::string: {
+      std::string_view text;
+      if (v.get_string().get(text)) return std::nullopt;
+      return std::string(text);
+    }
+    case simdjson::ondemand::json_type::array: {
+      simdjson::ondemand::array items;
+      if (v.get_array().get(items)) return std::nullopt;
+      std::vector<std::string> list;
+      for (auto item : items) {
+        std::string_view text;
+        if (item.get_string().get(text)) return other_value{};
+        list.emplace_back(text);
+      }
+      return list;
+    }
+    default: return other_value{};
+  }
 }
 
 // The body's settings over `config`, each through the validator the file uses; else the
@@ -74,20 +109,26 @@ std::optional<response> read_settings(context& ctx, const request& req, room_con
     std::string_view key;
     simdjson::ondemand::json_type kind;
     if (field.unescaped_key().get(key) || field.value().type().get(kind)) return bad_body();
-    room_value value = other_value{};
-    std::int64_t number = 0;
-    std::string_view text;
-    if (kind == simdjson::ondemand::json_type::null) {
-      value = unset_value{};
-    } else if (kind == simdjson::ondemand::json_type::number && !field.value().get_int64().get(number)) {
-      value = number;
-    } else if (kind == simdjson::ondemand::json_type::string) {
-      if (field.value().get_string().get(text)) return bad_body();
-      value = std::string(text);
+    auto invalid = [&req](const field_problem& p) {
+      return problem(req, errc::invalid_room, p.message, {{"field", json_quote(p.field)}});
+    };
+    if (kind == simdjson::ondemand::json_type::object) {
+      // A table of settings, as in the file: {"adaptive": {"min_rate_per_minute": 60}}.
+      std::string table(key);
+      simdjson::ondemand::object inner;
+      if (field.value().get_object().get(inner)) return bad_body();
+      for (auto member : inner) {
+        std::string_view name;
+        if (member.unescaped_key().get(name)) return bad_body();
+        auto value = json_value_of(member.value());
+        if (!value) return bad_body();
+        if (auto p = set_room_setting(config, fmt::format("{}.{}", table, name), *value)) return invalid(*p);
+      }
+      continue;
     }
-    if (auto p = set_room_setting(config, key, value)) {
-      return problem(req, errc::invalid_room, p->message, {{"field", json_quote(p->field)}});
-    }
+    auto value = json_value_of(field.value());
+    if (!value) return bad_body();
+    if (auto p = set_room_setting(config, key, *value)) return invalid(*p);
   }
   return std::nullopt;
 }

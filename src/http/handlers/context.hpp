@@ -23,6 +23,7 @@
 #include "core/gate/ticket.hpp"
 #include "core/passes/pass.hpp"
 #include "core/rooms/journal.hpp"
+#include "core/rooms/rate_control.hpp"
 #include "http/server.hpp"
 
 namespace foyer::http {
@@ -30,6 +31,9 @@ namespace foyer::http {
 struct api_settings {
   std::string issuer = "foyer";  // Default: "foyer"; the `iss` of every pass
   std::string admin_token;       // Default: empty, the admin API is off
+  // The site's own calls (stock, passes done, signals). Default: empty, they are off
+  // (the admin token still works for them).
+  std::string site_token;
   bool secure_cookies = false;   // Default: false; set behind HTTPS
   // Shared with the site, which signs account hints with it so that one account gets
   // one entry per room. Default: empty, hints are refused.
@@ -47,6 +51,7 @@ struct context {
   const pass::keyring& keys;
   const foyer::clock& clock;
   join_price& price;
+  rate_controller& rates;
   api_settings settings;
   join_desk desk;
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.

@@ -27,6 +27,40 @@ response cacheable(const request& req, std::string body) {
 
 }  // namespace
 
+void add_admission(json_object& body, const room& r, std::int64_t now_ms) {
+  body.num("rate_per_minute", r.rate())
+      .str("rate_reason", r.rate_reason_at(now_ms))
+      .num("active", r.active(now_ms))
+      .num("claimed", r.claimed())
+      .num("no_shows", r.no_shows());
+  if (auto ratio = r.claim_ratio()) {
+    body.fraction("claim_ratio", *ratio);
+  } else {
+    body.null("claim_ratio");
+  }
+  if (auto left = r.stock_remaining()) {
+    body.num("stock_remaining", *left);
+  } else {
+    body.null("stock_remaining");
+  }
+}
+
+std::string alternatives_of(const context& ctx, const room& r) {
+  std::string list = "[";
+  for (const auto& id : r.config().alternatives) {
+    const room* other = ctx.rooms.find(id);
+    if (!other) continue;
+    if (list.size() > 1) list += ',';
+    list += json_object()
+                .str("id", id)
+                .str("name", other->config().name)
+                .str("state", to_string(other->state()))
+                .str("url", fmt::format("/r/{}", id))
+                .done();
+  }
+  return list + "]";
+}
+
 response rooms_list(const context& ctx, const request& req) {
   std::string list = "[";
   for (const auto& [id, r] : ctx.rooms.rooms()) {
@@ -39,13 +73,12 @@ response rooms_list(const context& ctx, const request& req) {
 
 response room_info(const context& ctx, const request& req, const room& r) {
   const auto& c = r.config();
-  auto served = r.served(ctx.clock.steady_ms());
+  auto now = ctx.clock.steady_ms();
+  auto served = r.served(now);
   json_object body;
-  body.str("id", c.id)
-      .str("name", c.name)
-      .str("state", to_string(r.state()))
-      .num("rate_per_minute", c.rate_per_minute)
-      .num("served", served)
+  body.str("id", c.id).str("name", c.name).str("state", to_string(r.state()));
+  add_admission(body, r, now);
+  body.num("served", served)
       .num("joined", r.joined())
       .num("waiting", r.joined() - served)
       .num("created_at", seconds(r.created_at_ms()))
@@ -54,6 +87,7 @@ response room_info(const context& ctx, const request& req, const room& r) {
   if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   if (auto opened = r.opened_at_ms()) body.num("opened_at", seconds(*opened));
   if (c.stock) body.num("stock", *c.stock);
+  if (!c.alternatives.empty()) body.raw("alternatives", alternatives_of(ctx, r));
   json_object brand;
   brand.str("name", c.name);
   if (!c.logo_url.empty()) brand.str("logo_url", c.logo_url);
@@ -67,7 +101,7 @@ response frontier(const context& ctx, const request& req, const room& r) {
   return cacheable(req, json_object()
                             .num("served", r.served(ctx.clock.steady_ms()))
                             .str("state", to_string(r.state()))
-                            .num("rate_per_minute", r.config().rate_per_minute)
+                            .num("rate_per_minute", r.rate())
                             .num("at", now)
                             .done());
 }

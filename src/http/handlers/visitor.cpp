@@ -12,6 +12,7 @@
 #include "core/base/json.hpp"
 #include "core/gate/account_hint.hpp"
 #include "core/rooms/status.hpp"
+#include "http/handlers/room.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
 
@@ -236,7 +237,7 @@ void visitor::set_ticket_cookie(response& res, std::string_view room_id, std::st
   res.set(bhttp::field::set_cookie, cookie);
 }
 
-response visitor::status(const request& req, const room& r) {
+std::variant<response, pass_claimed> visitor::status(const request& req, const room& r) {
   response failure;
   auto t = presented_ticket(req, r.config().id, &failure);
   if (!t) return failure;
@@ -249,7 +250,19 @@ response visitor::status(const request& req, const room& r) {
       reissued = ctx_.tickets.encode(*t);
     }
   }
-  auto st = status_of(r, t->place, ctx_.clock.steady_ms(), jitter());
+  auto now = ctx_.clock.steady_ms();
+  auto st = status_of(r, t->place, now, jitter());
+  std::optional<std::int64_t> pass_until;
+  if (st.state == "admitted") {
+    pass_until = r.pass_live_until(*t->place, now);
+    if (!pass_until) {
+      if (!r.pass_claimed_once(*t->place) && !r.lapsed(*t->place, now)) {
+        return pass_claimed{r.config().id, *t->place, pass::pass_id(r.config().id, t->visitor), now};
+      }
+      // Their pass ended, or they never came for it within the claim window.
+      st.state = "expired";
+    }
+  }
   json_object body;
   body.str("state", st.state)
       .opt_num("place", st.place)
@@ -261,22 +274,39 @@ response visitor::status(const request& req, const room& r) {
   if (st.state == "lobby") {
     if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   }
-  if (st.state == "admitted") {
+  if (pass_until) {
     const auto& c = r.config();
     // The wall clock is read only here: a pass's times leave the process.
     auto now_s = seconds(ctx_.clock.now_ms());
-    body.str("pass", passes_.pass_for(ctx_.keys.pass_signer(), c.id, t->visitor, c.pass_ttl_seconds, now_s))
+    auto expires_s = now_s + (*pass_until - now) / 1000;
+    body.str("pass", passes_.pass_for(ctx_.keys.pass_signer(), c.id, t->visitor, expires_s, now_s))
+        .num("pass_expires_at", expires_s)
         .str("target_url", c.target_url);
   }
-  if (r.config().stock) {
-    body.num("stock_left", *r.config().stock > st.served ? *r.config().stock - st.served : 0);
+  if (auto left = r.stock_remaining()) {
+    body.num("stock_left", *left);
+    if (auto ratio = r.claim_ratio()) body.fraction("claim_ratio", *ratio);
   }
+  if (st.state == "sold_out" && !r.config().alternatives.empty()) body.raw("alternatives", alternatives_of(ctx_, r));
   if (reissued) body.str("ticket", *reissued);
   auto res = json_response(req, bhttp::status::ok, body.done());
   if (reissued) {
     set_ticket_cookie(res, r.config().id, *reissued);
   }
   return res;
+}
+
+task<response> visitor::claim_then_status(const request& req, const pass_claimed& claim) {
+  event e = claim;
+  auto [ec, outcome] = co_await commit(ctx_, std::move(e));
+  if (ec) co_return unavailable(req);
+  const room* now = ctx_.rooms.find(claim.room);
+  if (!now) co_return unknown_room(req, claim.room);
+  auto answer = status(req, *now);
+  // The log took the claim, or refused it because the claim window had closed: either
+  // way the answer is now known without another claim.
+  if (auto* res = std::get_if<response>(&answer)) co_return std::move(*res);
+  co_return problem(req, errc::internal_error, "The pass's claim was not recorded.");
 }
 
 }  // namespace foyer::http::handlers

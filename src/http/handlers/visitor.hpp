@@ -2,7 +2,8 @@
 // A visitor's requests, in one room:
 //   POST .../challenge  a proof-of-work challenge priced for the client's network
 //   POST .../join       a place (and in the lobby a receipt), or the visitor's entry back
-//   GET  .../status     the place, the position and, once admitted, the pass
+//   GET  .../status     the place, the position and, once admitted, the pass (its first
+//                       answer claims the pass, durably, before it is sent)
 // Tickets travel as "Authorization: Bearer" or the foyer_ticket cookie.
 
 #include <cstdint>
@@ -30,7 +31,10 @@ class visitor {
 
   response challenge(const request& req, const room& r, const peer& who);
   task<response> join(const request& req, const room& r, const peer& who);
-  response status(const request& req, const room& r);
+  // The answer to a poll, or first the claim of the visitor's pass to make durable.
+  std::variant<response, pass_claimed> status(const request& req, const room& r);
+  // Makes the claim durable, then answers the poll as status does.
+  task<response> claim_then_status(const request& req, const pass_claimed& claim);
 
  private:
   response existing_entry(const request& req, const ticket& t, const room& r);

@@ -23,6 +23,10 @@ std::vector<event> one_of_each() {
       room_configured{"r", test_room("r", 60), room_owner::api, std::nullopt, 16},
       room_configured{"r", test_room("r", 90), room_owner::file, test_room("r", 30), 17},
       room_removed{"r", 18},
+      pass_claimed{"r", 19, id16{5, 4}, 20},
+      passes_done{"r", {21, 22}, 23},
+      stock_reported{"r", stock_change::released, 24, "key-25", 26},
+      rate_changed{"r", 27, 28, rate_reason::adaptive_decrease, 29},
   };
 }
 
@@ -55,8 +59,13 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
   CHECK(tag_of(lobby_closed{}) == 4);
   CHECK(tag_of(beacon_supplied{}) == 5);
   CHECK(tag_of(state_changed{}) == 6);
-  CHECK(tag_of(room_configured{}) == 7);
   CHECK(tag_of(room_removed{}) == 8);
+  // 7 is room_configured with settings of format 1, as older logs hold it.
+  CHECK(tag_of(room_configured{}) == 9);
+  CHECK(tag_of(pass_claimed{}) == 10);
+  CHECK(tag_of(passes_done{}) == 11);
+  CHECK(tag_of(stock_reported{}) == 12);
+  CHECK(tag_of(rate_changed{}) == 13);
   for (const auto& e : one_of_each()) {
     auto back = decode_event(encode(e));
     REQUIRE(back);
@@ -68,8 +77,41 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
 TEST_CASE("a corrupt tag is refused") {
   for (const auto& e : one_of_each()) {
     auto bytes = encode(e);
-    for (std::uint8_t tag : {0, 9, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
+    for (std::uint8_t tag : {0, 14, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
   }
+}
+
+TEST_CASE("a room_configured of an older log, with settings of format 1, still decodes") {
+  // Format 1's layout, by hand: it is what older logs hold.
+  writer w;
+  w.u8(7);
+  w.str("r");
+  w.str("r");
+  w.str("Sale");
+  w.u32(90);
+  w.u32(600);
+  w.str("/checkout");
+  w.u8(0);
+  w.i64(0);
+  w.u32(0);
+  w.str("");
+  w.u64(7);  // stock
+  w.str("");
+  w.str("");
+  w.u8(static_cast<std::uint8_t>(room_owner::file));
+  w.u8(0);  // no declaration
+  w.i64(16);
+  auto back = decode_event(w.bytes());
+  REQUIRE(back);
+  const auto& e = std::get<room_configured>(*back);
+  CHECK(e.config.name == "Sale");
+  CHECK(e.config.rate_per_minute == 90);
+  CHECK(e.config.stock == 7u);
+  // The admission settings take their defaults.
+  CHECK(e.config.claim_window_seconds == 600);
+  CHECK_FALSE(e.config.max_active);
+  CHECK_FALSE(e.config.adaptive);
+  CHECK(e.at_ms == 16);
 }
 
 TEST_CASE("a state change to an unknown room state is refused") {

@@ -625,7 +625,7 @@ TEST_CASE_METHOD(room_fixture, "a state with an unknown room state, owner or for
   CHECK(corrupt(by_file.encode_state(), owner_at, static_cast<char>(room_owner::api)));
   CHECK_FALSE(corrupt(by_file.encode_state(), owner_at, static_cast<char>(room_owner::api) + 1));
 
-  CHECK_FALSE(corrupt(open.encode_state(), 0, 3));
+  CHECK_FALSE(corrupt(open.encode_state(), 0, 4));
 
   room unserved = make(fifo_config());
   join_many(unserved, 10);
@@ -638,15 +638,31 @@ TEST_CASE_METHOD(room_fixture, "a state with an unknown room state, owner or for
 TEST_CASE_METHOD(room_fixture, "a state from before configuration was history keeps the room's own configuration") {
   room r = in_state(room_state::paused);
   r.apply(configuration(fifo_config(120), now_ms, room_owner::api));
-  // The legacy layout is the current one without what follows the beacon.
-  writer tail;
-  write_room_config(tail, r.config());
-  tail.u8(static_cast<std::uint8_t>(r.owner()));
-  write_room_config(tail, r.declared());
-  tail.u8(r.configured());
-  tail.u64(0);  // no accounts
+  // The legacy layout is the current one up to the beacon, which ends it.
   auto legacy = r.encode_state();
-  legacy.resize(legacy.size() - tail.bytes().size());
+  auto legacy_size = [](const std::string& bytes) {
+    for (std::size_t n = 1; n <= bytes.size(); ++n) {
+      reader p(std::string_view(bytes).substr(0, n));
+      p.u8();
+      p.raw<32>();
+      p.i64();
+      p.u8();
+      p.u64();
+      p.u64();
+      p.i64();
+      p.u64();
+      p.str();
+      for (int optional = 0; optional < 2; ++optional) {
+        p.u8();
+        p.i64();
+      }
+      p.u8();
+      p.str();
+      if (p.done()) return n;
+    }
+    return std::size_t{0};
+  };
+  legacy.resize(legacy_size(legacy));
   legacy[0] = 1;
 
   room restored = make(fifo_config(7));

@@ -1,0 +1,83 @@
+#pragma once
+// Admitted visitors and their passes: which passes were claimed and are live, and the
+// admitted visitors who never came for theirs (no-shows). It changes only as events are
+// applied, at the events' times, so replay rebuilds it exactly; what a poll or the
+// ticker reads between events is arithmetic on it and the clock.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "core/base/codec.hpp"
+#include "core/rooms/event.hpp"
+
+namespace foyer {
+
+struct id16_hash {
+  std::size_t operator()(const id16& id) const noexcept;
+};
+
+class claim_book {
+ public:
+  // The durable frontier: `served` visitors admitted by `at_ms`. A visitor's claim
+  // window runs from the step that admitted them.
+  void record_frontier(std::int64_t at_ms, std::uint64_t served);
+  // Judges the admissions whose claim window closed by `at_ms`: each was claimed or is
+  // a no-show. Live passes expired by then stop counting.
+  void settle(std::int64_t at_ms, std::int64_t window_ms);
+
+  // A pass claimed at `at_ms`, live until `expires_ms`. False if the visitor's window
+  // was already judged without a claim (then they are a no-show) or they claimed before.
+  bool claim(std::uint64_t place, const id16& pass_id, std::int64_t expires_ms);
+  // The site reports the pass finished; a pass not live is left as it is.
+  void finish(std::uint64_t place);
+
+  // When the visitor's live pass expires, if they hold one at `now`.
+  std::optional<std::int64_t> live_until(std::uint64_t place, std::int64_t now_ms) const;
+  // Whether the visitor claimed a pass at some time, live or not.
+  bool claimed(std::uint64_t place) const { return claims_.contains(place); }
+  // Admitted without a claim, and their claim window closed: they may no longer claim.
+  bool lapsed(std::uint64_t place, std::int64_t now_ms, std::int64_t window_ms) const;
+  std::optional<std::uint64_t> place_of_pass(const id16& pass_id) const;
+
+  std::uint64_t active(std::int64_t now_ms) const;
+  // Admitted visitors who hold no slot any more: their pass ended, or they never came.
+  std::uint64_t freed(std::int64_t now_ms) const;
+  std::uint64_t claimed_total() const { return claimed_total_; }
+  std::uint64_t no_shows() const { return no_shows_; }
+  // The share of recently judged admissions that were claimed; none before any.
+  std::optional<double> claim_ratio() const;
+
+  void encode(writer& w) const;
+  bool decode(reader& r);
+
+ private:
+  struct pass_claim {
+    id16 pass_id{};
+    std::int64_t expires_ms = 0;
+    bool live = true;
+  };
+  struct judgment {
+    std::int64_t at_ms = 0;
+    std::uint64_t judged = 0;
+    std::uint64_t claimed = 0;
+  };
+  std::uint64_t served_at(std::int64_t at_ms) const;
+  void end(std::uint64_t place, pass_claim& c);
+
+  std::unordered_map<std::uint64_t, pass_claim> claims_;  // by place, until judged and ended
+  std::unordered_map<id16, std::uint64_t, id16_hash> by_pass_;
+  std::set<std::pair<std::int64_t, std::uint64_t>> live_;  // (expires, place)
+  std::deque<std::pair<std::int64_t, std::uint64_t>> frontier_;  // (at, served), oldest first
+  std::deque<judgment> recent_;
+  std::uint64_t judged_ = 0;  // every place below was judged: claimed or no-show
+  std::uint64_t claimed_total_ = 0;
+  std::uint64_t no_shows_ = 0;
+  std::uint64_t ended_ = 0;  // claimed passes that expired or were reported done
+};
+
+}  // namespace foyer

@@ -1,0 +1,176 @@
+#include "http/handlers/site.hpp"
+
+#include <boost/beast/http/field.hpp>
+
+#include "core/base/crypto.hpp"
+#include "core/base/json.hpp"
+#include "core/rooms/site_reports.hpp"
+#include "http/problem.hpp"
+#include "http/request_fields.hpp"
+
+namespace foyer::http::handlers {
+namespace {
+
+namespace bhttp = beast::http;
+
+constexpr std::uint64_t max_stock_amount = std::uint64_t{1} << 48;
+constexpr std::size_t max_passes_per_report = 10'000;
+
+bool token_matches(std::string_view given, const std::string& expected) {
+  return !expected.empty() && equal_constant_time(as_bytes(given), as_bytes(expected));
+}
+
+response refused(const request& req, const site_refusal& why) { return problem(req, why.code, why.detail); }
+
+std::optional<response> not_json(const request& req) {
+  auto type = req[bhttp::field::content_type];
+  if (!type.empty() && !type.starts_with("application/json")) {
+    return problem(req, errc::unsupported_media_type, "Send the report as application/json.");
+  }
+  return std::nullopt;
+}
+
+// {"consumed": n}, {"released": n} or {"remaining": n}: exactly one of them.
+std::optional<stock_report> parse_stock(context& ctx, const request& req) {
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object)) return std::nullopt;
+  std::optional<stock_report> report;
+  for (auto field : object) {
+    std::string_view key;
+    std::uint64_t amount = 0;
+    if (report || field.unescaped_key().get(key) || field.value().get_uint64().get(amount) ||
+        amount > max_stock_amount) {
+      return std::nullopt;
+    }
+    if (key == "consumed") report = stock_report{stock_change::consumed, amount};
+    else if (key == "released") report = stock_report{stock_change::released, amount};
+    else if (key == "remaining") report = stock_report{stock_change::remaining, amount};
+    else return std::nullopt;
+  }
+  return report;
+}
+
+response stock_response(const request& req, const stock_receipt& receipt) {
+  json_object body;
+  if (receipt.remaining) {
+    body.num("remaining", *receipt.remaining);
+  } else {
+    body.null("remaining");
+  }
+  return json_response(req, bhttp::status::ok, body.str("state", to_string(receipt.state)).done());
+}
+
+}  // namespace
+
+std::optional<response> site_check(const context& ctx, const request& req) {
+  const auto& s = ctx.settings;
+  if (s.site_token.empty() && s.admin_token.empty()) {
+    return problem(req, errc::site_calls_off, "The site's calls are off: set server.site_token to enable them.");
+  }
+  auto token = bearer(req);
+  // Both compared, whichever matches: the time taken says nothing about either token.
+  bool site = token && token_matches(*token, s.site_token);
+  bool admin = token && token_matches(*token, s.admin_token);
+  if (!site && !admin) {
+    return problem(req, errc::site_token_required, "Send the site token as 'Authorization: Bearer <token>'.");
+  }
+  return std::nullopt;
+}
+
+task<response> report_stock(context& ctx, const request& req, const room& r) {
+  if (auto denied = site_check(ctx, req)) co_return std::move(*denied);
+  auto key = req["Idempotency-Key"];
+  if (key.empty()) {
+    co_return problem(req, errc::idempotency_key_required,
+                      "Send an Idempotency-Key header: a retry with the same key counts once.");
+  }
+  std::string_view key_text(key.data(), key.size());
+  if (!valid_idempotency_key(key_text)) {
+    co_return problem(req, errc::bad_request, "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+  if (auto bad = not_json(req)) co_return std::move(*bad);
+  auto report = parse_stock(ctx, req);
+  if (!report) {
+    co_return problem(req, errc::bad_body,
+                      "The body must be one of {\"consumed\": n}, {\"released\": n} or {\"remaining\": n}, with n a whole number.");
+  }
+  std::string id = r.config().id;
+  std::string key_copy(key_text);
+  auto decision = decide_stock(r, key_copy, *report, ctx.clock.steady_ms());
+  if (const auto* why = std::get_if<site_refusal>(&decision)) co_return refused(req, *why);
+  if (const auto* receipt = std::get_if<stock_receipt>(&decision)) co_return stock_response(req, *receipt);
+  event e = std::get<stock_reported>(std::move(decision));
+  auto [ec, outcome] = co_await commit(ctx, std::move(e));
+  if (ec) co_return unavailable(req);
+  const room* now = ctx.rooms.find(id);
+  if (!now) co_return unknown_room(req, id);
+  auto answer = stock_answer(*now, key_copy, *report);
+  if (const auto* why = std::get_if<site_refusal>(&answer)) co_return refused(req, *why);
+  co_return stock_response(req, std::get<stock_receipt>(answer));
+}
+
+task<response> report_done(context& ctx, const request& req, const room& r) {
+  if (auto denied = site_check(ctx, req)) co_return std::move(*denied);
+  if (auto bad = not_json(req)) co_return std::move(*bad);
+  auto bad_body = [&req] {
+    return problem(req, errc::bad_body, "The body must be {\"passes\": [\"<jti>\", ...]}, each jti as the pass carries it.");
+  };
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  simdjson::ondemand::array list;
+  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object) ||
+      object.find_field_unordered("passes").get_array().get(list)) {
+    co_return bad_body();
+  }
+  std::vector<id16> passes;
+  for (auto item : list) {
+    std::string_view text;
+    if (item.get_string().get(text) || passes.size() == max_passes_per_report) co_return bad_body();
+    auto id = from_hex_fixed<16>(text);
+    if (!id) co_return bad_body();
+    passes.push_back(*id);
+  }
+  std::string id = r.config().id;
+  auto done = decide_done(r, passes, ctx.clock.steady_ms());
+  std::size_t freed = done ? done->places.size() : 0;
+  if (done) {
+    event e = std::move(*done);
+    auto [ec, outcome] = co_await commit(ctx, std::move(e));
+    if (ec) co_return unavailable(req);
+  }
+  const room* now = ctx.rooms.find(id);
+  if (!now) co_return unknown_room(req, id);
+  co_return json_response(req, bhttp::status::ok,
+                          json_object()
+                              .num("done", std::uint64_t{freed})
+                              .num("active", now->active(ctx.clock.steady_ms()))
+                              .done());
+}
+
+response report_signals(context& ctx, const request& req, const room& r) {
+  if (auto denied = site_check(ctx, req)) return std::move(*denied);
+  if (auto bad = not_json(req)) return std::move(*bad);
+  auto bad_body = [&req] {
+    return problem(req, errc::bad_body,
+                   "The body must be {\"p95_ms\": x, \"error_rate\": y}: either field, x ≥ 0 and y from 0 to 1.");
+  };
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object)) return bad_body();
+  site_signal signal;
+  for (auto field : object) {
+    std::string_view key;
+    double value = 0;
+    if (field.unescaped_key().get(key) || field.value().get_double().get(value)) return bad_body();
+    if (key == "p95_ms" && value >= 0 && value <= 3'600'000) signal.p95_ms = value;
+    else if (key == "error_rate" && value >= 0 && value <= 1) signal.error_rate = value;
+    else return bad_body();
+  }
+  if (!signal.p95_ms && !signal.error_rate) return bad_body();
+  signal.at_ms = ctx.clock.steady_ms();
+  ctx.rates.report(r.config().id, signal);
+  return json_response(req, bhttp::status::accepted, json_object().str("status", "accepted").done());
+}
+
+}  // namespace foyer::http::handlers
