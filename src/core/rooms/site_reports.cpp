@@ -1,5 +1,7 @@
 #include "core/rooms/site_reports.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace foyer {
@@ -43,6 +45,9 @@ std::optional<passes_done> decide_done(const room& r, const std::vector<id16>& p
     if (place && r.pass_live_until(*place, now_ms)) done.places.push_back(*place);
   }
   if (done.places.empty()) return std::nullopt;
+  // A pass named twice is one pass done.
+  std::sort(done.places.begin(), done.places.end());
+  done.places.erase(std::unique(done.places.begin(), done.places.end()), done.places.end());
   return done;
 }
 
