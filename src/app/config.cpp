@@ -99,7 +99,7 @@ room_config read_room(const toml::table& table, std::size_t index) {
   };
   room_config r;
   for (const auto& [key, node] : table) {
-    if (const auto* inner = node.as_table()) {
+    if (const auto* inner = node.as_table(); inner && is_room_table(key.str())) {
       // [rooms.adaptive]: each key as "adaptive.key".
       if (inner->empty()) fail({std::string(key.str()), "must not be empty"});
       for (const auto& [name, value] : *inner) {

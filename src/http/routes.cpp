@@ -47,17 +47,9 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   auto& c = ctx_;
   auto& r = router_;
 
-  // Visitors. The status poll comes first: it is most of the traffic. Only an admitted
-  // visitor's first poll waits, for the claim of their pass to be durable.
+  // Visitors. The status poll comes first: it is most of the traffic.
   r.add({verb::get}, "/api/v1/rooms/{room}/status",
-        [this, &c](request& req, const peer&, route_params p) -> task<response> {
-          room* rm = c.rooms.find(p["room"]);
-          if (!rm) co_return unknown_room(req, p["room"]);
-          auto answer = visitor_.status(req, *rm);
-          if (auto* res = std::get_if<response>(&answer)) co_return std::move(*res);
-          const auto claim = std::get<pass_claimed>(std::move(answer));
-          co_return co_await visitor_.claim_then_status(req, claim);
-        });
+        in_room(c, [this](request& req, const peer&, room& rm) { return visitor_.status(req, rm); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/challenge",
         in_room(c, [this](request& req, const peer& who, room& rm) { return visitor_.challenge(req, rm, who); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/join",

@@ -289,3 +289,34 @@ test('the console creates, edits and deletes rooms, with the server\'s messages 
   assert.deepEqual((await admin('GET', '/api/v1/admin/rooms')).json.rooms, []);
   assert.deepEqual(problems, []);
 });
+
+test('the console shows the rate and why, the passes live and the stock, and follows them', async (t) => {
+  const SITE = 'console-site-token-0123456789';
+  const foyer = new Foyer({
+    server: { admin_token: ADMIN_TOKEN, site_token: SITE },
+    rooms: [{ id: 'shop', name: 'Shop', rate_per_minute: 6000, target_url: '/welcome', max_active: 1, stock: 50 }],
+  });
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  const tickets = [];
+  for (let i = 0; i < 3; i++) tickets.push((await foyer.join('shop')).json.ticket);
+  await eventually(async () => (await foyer.status(tickets[0], 'shop')).json.state === 'admitted');
+
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const page = await watchedPage(await browser.newContext(), []);
+  await page.goto(`${foyer.url}/admin`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByLabel('Admin token').press('Enter');
+  const shop = page.locator('article[data-room="shop"]');
+  await shop.locator('[data-stat="active"]', { hasText: '1' }).waitFor();
+  assert.equal(await shop.locator('[data-stat="rate_per_minute"]').textContent(), '6,000');
+  assert.equal(await shop.locator('[data-text="rate_reason"]').textContent(), 'held: max_active passes are live');
+  assert.equal(await shop.locator('[data-stat="stock_remaining"]').textContent(), '50');
+
+  const sold = await foyer.request('POST', '/api/v1/rooms/shop/stock', {
+    body: { consumed: 8 }, headers: { authorization: `Bearer ${SITE}`, 'idempotency-key': 'sale-1' },
+  });
+  assert.equal(sold.status, 200, sold.text);
+  await shop.locator('[data-stat="stock_remaining"]', { hasText: '42' }).waitFor({ timeout: 15_000 });
+});

@@ -335,10 +335,13 @@ function render({ rooms, at }) {
     const badge = node.querySelector('.badge');
     badge.textContent = s.states[room.state] ?? room.state;
     badge.className = `badge ${room.state}`;
-    const stats = { ...room, stock_left: room.stock == null ? null : Math.max(0, room.stock - room.served) };
     for (const dd of node.querySelectorAll('[data-stat]')) {
-      const value = stats[dd.dataset.stat];
+      const value = room[dd.dataset.stat];
       dd.textContent = value == null ? '—' : formatNumber(value);
+    }
+    for (const dd of node.querySelectorAll('[data-text]')) {
+      const value = room[dd.dataset.text];
+      dd.textContent = s.rateReasons[value] ?? value ?? '—';
     }
     node.querySelector('.needs-beacon').hidden = !(room.needs_beacon && room.state === 'drawing');
     for (const { control, form } of card.forms) {

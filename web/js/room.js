@@ -17,7 +17,7 @@ const MAX_PROOF_ATTEMPTS = 5;
 const ANNOUNCE_INTERVAL_MS = 30_000;
 // The solver's hash count is an estimate: the bar stops short of full until the last puzzle is solved.
 const WORK_ESTIMATE_CAP = 0.95;
-const SECTIONS = ['work', 'countdown', 'figures', 'queue', 'odds', 'receipt-note', 'action', 'continue'];
+const SECTIONS = ['work', 'countdown', 'figures', 'queue', 'odds', 'alternatives', 'receipt-note', 'action', 'continue'];
 
 const apiPath = (room, action) => `/api/v1/rooms/${encodeURIComponent(room)}${action ? `/${action}` : ''}`;
 
@@ -79,8 +79,26 @@ async function failed(res) {
   await choice(s.tryAgain);
 }
 
-function ended(code) {
-  if (code === 'sold_out') screen(s.soldOutTitle, s.soldOutLead);
+/** The rooms a sold-out room offers instead, those still taking visitors, as links. */
+function showAlternatives(alternatives = []) {
+  const list = $('alternatives-list');
+  list.replaceChildren();
+  for (const room of alternatives) {
+    const state = s.alternativeState[room.state];
+    if (!state) continue;
+    const link = document.createElement('a');
+    link.href = room.url;
+    link.textContent = room.name;
+    const item = document.createElement('li');
+    item.append(link, ` (${state})`);
+    list.append(item);
+  }
+  return list.children.length > 0 ? ['alternatives'] : [];
+}
+
+function ended(code, alternatives) {
+  if (code === 'sold_out') screen(s.soldOutTitle, s.soldOutLead, showAlternatives(alternatives));
+  else if (code === 'expired') screen(s.turnEndedTitle, s.turnEndedLead);
   else screen(s.closedTitle, s.closedLead);
   return null;
 }
@@ -172,7 +190,9 @@ function renderQueue(st, entry) {
   setText('eta-time', s.around(formatTime(now + st.eta_seconds * 1000, now)));
   $('queue-bar').value = progressFraction(entry.firstPosition, st.position);
   if (st.stock_left != null) {
-    setText('odds', formatOdds(st.stock_left, st.position));
+    // Honest odds: of those ahead, only the share who claim their turn buy.
+    const buyersAhead = Math.round(st.position * (st.claim_ratio ?? 1));
+    setText('odds', formatOdds(st.stock_left, buyersAhead));
     sections.push('odds');
   }
   const where = s.announceWaiting(formatNumber(st.position), st.position, duration);
@@ -205,7 +225,7 @@ function render(st, entry) {
       break;
     }
     default:
-      ended(st.state);
+      ended(st.state, st.alternatives);
   }
 }
 
@@ -228,7 +248,7 @@ async function watch(room, entry) {
     if (JSON.stringify(entry) !== before) saveEntry(room, entry);
     render(st, entry);
     if (st.state === 'admitted') return 'admitted';
-    if (st.state === 'sold_out' || st.state === 'closed') return 'ended';
+    if (['sold_out', 'closed', 'expired'].includes(st.state)) return 'ended';
     await sleep(pollDelay(st.poll_after_ms, Math.random()));
   }
 }
@@ -249,7 +269,7 @@ async function main() {
   for (;;) {
     let entry = loadEntry(room);
     if (!entry.ticket) {
-      if (info.json?.state === 'sold_out' || info.json?.state === 'closed') return ended(info.json.state);
+      if (info.json?.state === 'sold_out' || info.json?.state === 'closed') return ended(info.json.state, info.json.alternatives);
       entry = await join(room, entry);
       if (!entry) return;
     }

@@ -186,6 +186,8 @@ std::string_view to_string(room_owner owner) { return owner == room_owner::file 
 
 std::span<const std::string_view> room_setting_names() { return setting_names; }
 
+bool is_room_table(std::string_view key) { return key == "adaptive"; }
+
 std::optional<field_problem> set_room_setting(room_config& c, std::string_view key, const room_value& value) {
   bool removed = std::holds_alternative<unset_value>(value);
   if (key == "rate_per_minute") return set_integer(key, value, c.rate_per_minute, 1, max_rate_per_minute);

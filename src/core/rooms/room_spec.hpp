@@ -72,6 +72,9 @@ using room_value =
 // are set as "table.key" (adaptive.min_rate_per_minute); the table is one setting.
 std::span<const std::string_view> room_setting_names();
 
+// Whether the setting is a table, whose keys are set as "table.key".
+bool is_room_table(std::string_view key);
+
 // Sets one setting from a declaration: an unknown name, a value of the wrong kind or out
 // of range is a problem naming `key`.
 std::optional<field_problem> set_room_setting(room_config& config, std::string_view key, const room_value& value);

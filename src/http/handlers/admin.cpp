@@ -112,7 +112,7 @@ std::optional<response> read_settings(context& ctx, const request& req, room_con
     auto invalid = [&req](const field_problem& p) {
       return problem(req, errc::invalid_room, p.message, {{"field", json_quote(p.field)}});
     };
-    if (kind == simdjson::ondemand::json_type::object) {
+    if (kind == simdjson::ondemand::json_type::object && is_room_table(key)) {
       // A table of settings, as in the file: {"adaptive": {"min_rate_per_minute": 60}}.
       std::string table(key);
       simdjson::ondemand::object inner;

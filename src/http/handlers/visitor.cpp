@@ -237,7 +237,17 @@ void visitor::set_ticket_cookie(response& res, std::string_view room_id, std::st
   res.set(bhttp::field::set_cookie, cookie);
 }
 
-std::variant<response, pass_claimed> visitor::status(const request& req, const room& r) {
+std::int64_t visitor::claim_pass(const room& r, std::uint64_t place, const id16& visitor, std::int64_t now_ms) {
+  auto key = std::pair(r.config().id, place);
+  if (auto it = claims_in_flight_.find(key); it != claims_in_flight_.end()) return it->second;
+  auto expires = now_ms + std::int64_t{r.config().pass_ttl_seconds} * 1000;
+  claims_in_flight_.emplace(key, expires);
+  ctx_.rooms.submit(pass_claimed{r.config().id, place, pass::pass_id(r.config().id, visitor), now_ms},
+                    [this, key](std::error_code, const join_outcome&) { claims_in_flight_.erase(key); });
+  return expires;
+}
+
+response visitor::status(const request& req, const room& r) {
   response failure;
   auto t = presented_ticket(req, r.config().id, &failure);
   if (!t) return failure;
@@ -255,13 +265,11 @@ std::variant<response, pass_claimed> visitor::status(const request& req, const r
   std::optional<std::int64_t> pass_until;
   if (st.state == "admitted") {
     pass_until = r.pass_live_until(*t->place, now);
-    if (!pass_until) {
-      if (!r.pass_claimed_once(*t->place) && !r.lapsed(*t->place, now)) {
-        return pass_claimed{r.config().id, *t->place, pass::pass_id(r.config().id, t->visitor), now};
-      }
-      // Their pass ended, or they never came for it within the claim window.
-      st.state = "expired";
+    if (!pass_until && !r.pass_claimed_once(*t->place) && !r.lapsed(*t->place, now)) {
+      pass_until = claim_pass(r, *t->place, t->visitor, now);
     }
+    // Their pass ended, or they never came for it within the claim window.
+    if (!pass_until) st.state = "expired";
   }
   json_object body;
   body.str("state", st.state)
@@ -278,7 +286,9 @@ std::variant<response, pass_claimed> visitor::status(const request& req, const r
     const auto& c = r.config();
     // The wall clock is read only here: a pass's times leave the process.
     auto now_s = seconds(ctx_.clock.now_ms());
-    auto expires_s = now_s + (*pass_until - now) / 1000;
+    // The claim's expiry on the rooms' clock, which runs with the wall clock: the same
+    // for every poll, so every poll gets the same pass.
+    auto expires_s = seconds(*pass_until);
     body.str("pass", passes_.pass_for(ctx_.keys.pass_signer(), c.id, t->visitor, expires_s, now_s))
         .num("pass_expires_at", expires_s)
         .str("target_url", c.target_url);
@@ -294,19 +304,6 @@ std::variant<response, pass_claimed> visitor::status(const request& req, const r
     set_ticket_cookie(res, r.config().id, *reissued);
   }
   return res;
-}
-
-task<response> visitor::claim_then_status(const request& req, const pass_claimed& claim) {
-  event e = claim;
-  auto [ec, outcome] = co_await commit(ctx_, std::move(e));
-  if (ec) co_return unavailable(req);
-  const room* now = ctx_.rooms.find(claim.room);
-  if (!now) co_return unknown_room(req, claim.room);
-  auto answer = status(req, *now);
-  // The log took the claim, or refused it because the claim window had closed: either
-  // way the answer is now known without another claim.
-  if (auto* res = std::get_if<response>(&answer)) co_return std::move(*res);
-  co_return problem(req, errc::internal_error, "The pass's claim was not recorded.");
 }
 
 }  // namespace foyer::http::handlers

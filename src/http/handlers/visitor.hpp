@@ -3,11 +3,12 @@
 //   POST .../challenge  a proof-of-work challenge priced for the client's network
 //   POST .../join       a place (and in the lobby a receipt), or the visitor's entry back
 //   GET  .../status     the place, the position and, once admitted, the pass (its first
-//                       answer claims the pass, durably, before it is sent)
+//                       answer claims the pass: written to the log, not waited for)
 // Tickets travel as "Authorization: Bearer" or the foyer_ticket cookie.
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -31,10 +32,7 @@ class visitor {
 
   response challenge(const request& req, const room& r, const peer& who);
   task<response> join(const request& req, const room& r, const peer& who);
-  // The answer to a poll, or first the claim of the visitor's pass to make durable.
-  std::variant<response, pass_claimed> status(const request& req, const room& r);
-  // Makes the claim durable, then answers the poll as status does.
-  task<response> claim_then_status(const request& req, const pass_claimed& claim);
+  response status(const request& req, const room& r);
 
  private:
   response existing_entry(const request& req, const ticket& t, const room& r);
@@ -45,6 +43,10 @@ class visitor {
   ip_address client_address(const request& req, const peer& who) const;
   void set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const;
   double jitter();
+  // Claims the pass of the visitor at `place`; returns when it expires. The claim is
+  // written to the log and not waited for: a poll never waits for the storage, and a
+  // crash forgets at most the claims in flight.
+  std::int64_t claim_pass(const room& r, std::uint64_t place, const id16& visitor, std::int64_t now_ms);
 
   // Lobby receipts are signed once per batch of joins made durable together.
   task<receipt::receipt> sign_receipt(receipt::receipt_fields fields);
@@ -57,6 +59,9 @@ class visitor {
     std::function<void(receipt::receipt)> done;
   };
   std::vector<pending_receipt> pending_receipts_;
+  // Claims being written, by room and place: their expiry, so a poll meanwhile gets the
+  // same pass and writes no second claim.
+  std::map<std::pair<std::string, std::uint64_t>, std::int64_t> claims_in_flight_;
   std::uint64_t jitter_state_;
 };
 
