@@ -21,6 +21,7 @@
 #include "core/gate/join_price.hpp"
 #include "core/gate/network.hpp"
 #include "core/gate/ticket.hpp"
+#include "core/ops/outbox.hpp"
 #include "core/passes/pass.hpp"
 #include "core/rooms/journal.hpp"
 #include "http/server.hpp"
@@ -40,6 +41,9 @@ struct api_settings {
   std::vector<cidr> trusted_proxies;
 };
 
+// The event sinks' counters, for /metrics.
+using sink_report = std::function<std::vector<sink_stats>()>;
+
 struct context {
   journal& rooms;
   event_store& store;
@@ -49,6 +53,7 @@ struct context {
   join_price& price;
   api_settings settings;
   join_desk desk;
+  sink_report sinks;
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.
   simdjson::ondemand::parser json_parser{};
   std::string json_scratch{};
