@@ -60,11 +60,13 @@ webhook_sink::webhook_sink(net::io_context& ioc, const clock& clock, const sink_
 void webhook_sink::stop() {
   sink::stop();
   resolver_.cancel();
-  close();
+  // Closing the socket ends whatever waits on it; the attempt then drops the stream
+  // itself, once nothing is pending on it.
+  if (plain_) plain_->close();
+  if (tls_) beast::get_lowest_layer(*tls_).close();
 }
 
 void webhook_sink::close() {
-  // Dropping the stream closes its socket and ends whatever waits on it.
   plain_.reset();
   tls_.reset();
   buffer_.clear();

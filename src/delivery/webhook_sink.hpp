@@ -44,6 +44,7 @@ class webhook_sink final : public sink {
   net::awaitable<sent> send(const envelope& e);
   net::awaitable<boost::system::error_code> connect();
   bool connected() const { return plain_ || tls_; }
+  // Drops the connection; only between operations on it.
   void close();
 
   net::io_context& ioc_;

@@ -3,9 +3,11 @@
 // test, on loopback; the signature is checked with node:crypto, independently of Foyer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -69,6 +71,41 @@ async function receiver(port = 0, status = () => 200) {
     received,
     close: () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); }),
   };
+}
+
+// An HTTPS receiver with a fresh self-signed certificate for `san` (e.g. "IP:127.0.0.1");
+// `cert` is its path, for a Foyer that is to trust it.
+async function httpsReceiver(dir, san) {
+  const key = path.join(dir, 'key.pem');
+  const cert = path.join(dir, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-days', '1', '-subj', '/CN=foyer-test', '-addext', `subjectAltName=${san}`, '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  const received = [];
+  const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      received.push({ headers: req.headers, body, json: JSON.parse(body) });
+      res.writeHead(204).end();
+    });
+  });
+  const handshakes = [];
+  server.on('tlsClientError', (e) => handshakes.push(e.message));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: server.address().port, cert, received, handshakes,
+    close: () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); }),
+  };
+}
+
+// Starts `f` trusting only the CA file `ca` (OpenSSL reads SSL_CERT_FILE for its default paths).
+async function startTrusting(f, ca) {
+  process.env.SSL_CERT_FILE = ca;
+  try {
+    await f.start();
+  } finally {
+    delete process.env.SSL_CERT_FILE;
+  }
 }
 
 // A port nothing listens on (connections are refused) until something does.
@@ -245,6 +282,36 @@ test('a full buffer drops the oldest and counts it; the newest are delivered onc
       await hook.close();
     }
   });
+});
+
+test('https: a certificate that verifies for the host is delivered to; another host, or an unknown CA, is refused', async () => {
+  const dirs = [0, 1].map(() => mkdtempSync(path.join(tmpdir(), 'foyer-tls-')));
+  const good = await httpsReceiver(dirs[0], 'IP:127.0.0.1');
+  const otherHost = await httpsReceiver(dirs[1], 'DNS:elsewhere.example');
+  const url = (r) => `https://127.0.0.1:${r.port}/hook`;
+  const servers = [
+    new Foyer(config([webhook(0, { url: url(good) })])),
+    new Foyer(config([webhook(0, { url: url(otherHost) })])),
+    new Foyer(config([webhook(0, { url: url(good) })])),
+  ];
+  try {
+    await startTrusting(servers[0], good.cert);
+    await startTrusting(servers[1], otherHost.cert);
+    await startTrusting(servers[2], otherHost.cert);  // not the CA of `good`'s certificate
+    await until('delivery over TLS', () => good.received.some((r) => r.json.type === 'dev.foyer.room.configured'));
+    assert.ok(verifySignature(good.received[0].headers, good.received[0].body));
+    for (const f of servers.slice(1)) await until('refused handshakes', async () => (await sinkMetrics(f)).failed >= 2);
+    assert.equal(otherHost.received.length, 0);
+    for (const f of servers.slice(1)) assert.equal((await sinkMetrics(f)).delivered, 0);
+    assert.match(servers[1].output, /sink 'hook': https:\/\/127\.0\.0\.1:\d+\/hook: cannot connect: .*certificate verify failed/);
+    assert.match(servers[2].output, /cannot connect: .*certificate verify failed/);
+    assert.equal(good.received.filter((r) => r.headers['webhook-id'] === undefined).length, 0);
+  } finally {
+    for (const f of servers) await f.cleanup();
+    await good.close();
+    await otherHost.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
 });
 
 test('the file sink appends NDJSON, and survives a rotation by rename and SIGHUP', async () => {
