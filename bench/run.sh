@@ -261,14 +261,17 @@ while True:
   local sink_pid=$foyer_pid sink_port=$foyer_port
   machine
   echo "durable joins, proofs solved ahead; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
-  local round
+  # Which server goes first alternates too, so that neither always meets the machine as
+  # the other left it.
+  local -A pid=([plain]=$plain_pid [sink]=$sink_pid) port=([plain]=$plain_port [sink]=$sink_port)
+  local -A label=([plain]="foyer without a sink" [sink]="foyer with a webhook sink to a receiver that never answers")
+  local round which
   for round in $(seq 1 "$rounds"); do
-    echo "round $round of $rounds: foyer without a sink:"
-    load "$work/plain$round.out" "$plain_pid" --scenario joins --target "127.0.0.1:$plain_port" --room bench \
-      -c "$connections" --solved-ahead $((duration * 20000)) -d "$duration"
-    echo "round $round of $rounds: foyer with a webhook sink to a receiver that never answers:"
-    load "$work/sink$round.out" "$sink_pid" --scenario joins --target "127.0.0.1:$sink_port" --room bench \
-      -c "$connections" --solved-ahead $((duration * 20000)) -d "$duration"
+    for which in $( ((round % 2)) && echo plain sink || echo sink plain); do
+      echo "round $round of $rounds: ${label[$which]}:"
+      load "$work/$which$round.out" "${pid[$which]}" --scenario joins --target "127.0.0.1:${port[$which]}" --room bench \
+        -c "$connections" --solved-ahead $((duration * 20000)) -d "$duration"
+    done
   done
   local metrics
   metrics=$(curl -s "http://127.0.0.1:$sink_port/metrics" | grep '^foyer_sink_' | tr '\n' ' ')

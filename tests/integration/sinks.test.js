@@ -235,7 +235,7 @@ test('a receiver that accepts and never answers costs the joins and polls nothin
   const hang = net.createServer((s) => sockets.push(s));
   await new Promise((resolve) => hang.listen(0, '127.0.0.1', resolve));
   try {
-    await withFoyer(config([webhook(hang.address().port, { timeout_ms: 300 })]), async (f) => {
+    await withFoyer(config([webhook(hang.address().port, { timeout_ms: 2000 })]), async (f) => {
       // Joins at speed, 8 at a time, each timed, while the sink waits on the receiver.
       const latencies = [];
       const started = Date.now();
@@ -252,10 +252,12 @@ test('a receiver that accepts and never answers costs the joins and polls nothin
       const elapsed = Date.now() - started;
       latencies.sort((a, b) => a - b);
       assert.ok(sockets.length >= 1, 'the sink connected to the hanging receiver');
-      // A join waits for its durable write only: a few ms, never the sink's 300 ms timeout.
-      assert.ok(latencies[Math.floor(latencies.length * 0.99)] < 250, `p99 ${latencies.at(-1)} ms`);
+      // A join waits for its durable write only: a few ms, never the sink's 2 s timeout
+      // (the bound leaves room for a busy machine).
+      const p99 = latencies[Math.floor(latencies.length * 0.99)];
+      assert.ok(p99 < 1000, `p99 ${p99} ms`);
       assert.ok(elapsed < 20000, `400 joins took ${elapsed} ms`);
-      const m = await until('a timed-out attempt', async () => { const s = await sinkMetrics(f); return s.failed >= 1 && s; });
+      const m = await until('a timed-out attempt', async () => { const s = await sinkMetrics(f); return s.failed >= 1 && s; }, 15000);
       assert.equal(m.delivered, 0);
     });
   } finally {
