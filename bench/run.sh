@@ -279,13 +279,16 @@ while True:
   python3 - "$(median $(for r in $(seq 1 "$rounds"); do result "$work/plain$r.out" .join.per_s; done))" \
     "$(median $(for r in $(seq 1 "$rounds"); do result "$work/sink$r.out" .join.per_s; done))" \
     "$(median $(for r in $(seq 1 "$rounds"); do result "$work/plain$r.out" .join.p99_us; done))" \
-    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/sink$r.out" .join.p99_us; done))" <<'EOF2'
+    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/sink$r.out" .join.p99_us; done))" \
+    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/plain$r.out"; done))" \
+    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/sink$r.out"; done))" <<'EOF2'
 import sys
-plain, sink, p99_plain, p99_sink = map(float, sys.argv[1:])
+plain, sink, p99_plain, p99_sink, cpu_plain, cpu_sink = map(float, sys.argv[1:])
 print("summary (medians of the alternating rounds)")
 print("  joins/s without a sink %.0f, with a hanging webhook %.0f: ratio %.3f (target >= 0.95: %s)" %
       (plain, sink, sink / plain, "met" if sink / plain >= 0.95 else "MISSED"))
-print("  joins p99 %.2f ms without, %.2f ms with" % (p99_plain / 1000, p99_sink / 1000))
+print("  joins p99 %.2f ms without, %.2f ms with; server CPU per join %.1f us without, %.1f us with" %
+      (p99_plain / 1000, p99_sink / 1000, cpu_plain, cpu_sink))
 EOF2
   echo "  the sink after the runs: $metrics"
 }

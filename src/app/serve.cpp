@@ -94,7 +94,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   journal rooms(store);
   rooms.recover(store.recover(), c.rooms);
   clock.not_before(rooms.latest_ms());
-  // Follows the log from here on: recovery's replay is history the sinks were sent before.
+  // Follows the log from here on: recovery's replay is not sent again (the audit export has it).
   delivery::event_sinks sinks(ioc, clock, c.event_source.empty() ? "/foyer/" + net::ip::host_name() : c.event_source,
                               c.sinks);
   sinks.follow(rooms);
