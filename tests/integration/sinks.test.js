@@ -354,7 +354,7 @@ test('the file sink appends NDJSON, and survives a rotation by rename and SIGHUP
   }
 });
 
-test('bad [[sinks]] stop the start with a message naming the field', async () => {
+test('bad [[sinks]] stop the start with a message naming the field; plain http:// to private addresses starts', async () => {
   const cases = [
     [{ type: 'webhook', url: 'http://203.0.113.7/hook', secret: SECRET }, /config: sinks\[0\]\.url: http:\/\/ only to a loopback or private address/],
     [{ type: 'webhook', url: 'http://hooks.example.com/', secret: SECRET }, /config: sinks\[0\]\.url: http:\/\/ only/],
@@ -376,6 +376,14 @@ test('bad [[sinks]] stop the start with a message naming the field', async () =>
     } finally {
       await f.cleanup();
     }
+  }
+  // Plain http:// to this machine or a private network is accepted.
+  const private_ = new Foyer(config(['http://localhost:9/h', 'http://10.1.2.3:9/h', 'http://192.168.0.1/h', 'http://[fd00::1]:9/h']
+    .map((url, i) => ({ type: 'webhook', name: `p${i}`, url, secret: SECRET }))));
+  try {
+    await private_.start();
+  } finally {
+    await private_.cleanup();
   }
   const twice = new Foyer(config([{ type: 'file', path: '/tmp/a', name: 'x' }, { type: 'file', path: '/tmp/b', name: 'x' }]));
   try {
