@@ -133,6 +133,7 @@ net::awaitable<webhook_sink::sent> webhook_sink::send(const envelope& e) {
 net::awaitable<boost::system::error_code> webhook_sink::connect() {
   beast::error_code ec;
   auto endpoints = co_await resolver_.async_resolve(url_.host, url_.port, redirect_error(use_awaitable, ec));
+  if (!ec && stopped()) ec = net::error::operation_aborted;  // a stop raced the answer
   if (ec) co_return ec;
   if (!url_.tls) {
     plain_ = std::make_unique<beast::tcp_stream>(ioc_);

@@ -125,6 +125,7 @@ std::optional<byte_vector> base64url_decode(std::string_view text) {
 }
 
 std::string base64_encode(byte_view bytes) {
+  if (bytes.empty()) return {};  // libsodium takes no null pointer, which an empty span may hold
   std::string out(sodium_base64_encoded_len(bytes.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
   sodium_bin2base64(out.data(), out.size(), bytes.data(), bytes.size(), sodium_base64_VARIANT_ORIGINAL);
   out.pop_back();  // the terminating NUL libsodium writes
@@ -132,6 +133,7 @@ std::string base64_encode(byte_view bytes) {
 }
 
 std::optional<byte_vector> base64_decode(std::string_view text) {
+  if (text.empty()) return byte_vector{};  // as above
   byte_vector out(text.size() * 3 / 4);
   std::size_t length = 0;
   const char* end = nullptr;
