@@ -6,11 +6,14 @@
 #   bench/run.sh coldplay    13,000,000 durable joins into one room, RSS sampled all along,
 #                            then kill -9 and the time until the restarted server answers
 #   bench/run.sh ticker      10 minutes at 1,200/min under poll load, kill -9 in the middle
+#   bench/run.sh sinks       durable joins without a sink and with a webhook sink whose
+#                            receiver accepts and never answers, alternating; prints the ratio
 #
 # Environment: DURATION (s per compare run, 10), ROUNDS (compare: nginx, polls and joins
 # with proofs solved ahead alternate this many times, 3), CONNECTIONS (256), THREADS (load
 # generator threads, 1), BASE_BITS (proof of work, 4), JOINS (coldplay, 13000000),
-# MINUTES (ticker, 10), KILL_AT (ticker, s, 300), DOWN (ticker downtime, s, 5),
+# MINUTES (ticker, 10), KILL_AT (ticker, s, 300), DOWN (ticker downtime, s, 5), ROUNDS also
+# for sinks,
 # FOYER_BIN / FOYER_LOAD (default build-bench/, a Release build), KEEP_WORK=1 keeps the
 # temp dir. Needs nginx (Debian's nginx-light), curl, jq, python3.
 set -euo pipefail
@@ -233,10 +236,68 @@ print("samples where served went back: %d" % back)
 EOF
 }
 
+sinks() {
+  # A receiver that accepts every connection and never answers: the sink's requests
+  # time out and back off, again and again, while the joins are measured.
+  local hang_port
+  hang_port=$(free_port)
+  python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(128)
+held = []
+while True:
+    held.append(s.accept()[0])
+' "$hang_port" &
+  started_pids+=($!)
+  write_config "$work/plain.toml" "$(free_port)" "$(room_toml bench 60)"
+  write_config "$work/sink.toml" "$(free_port)" "$(room_toml bench 60)" \
+    "$(printf '[[sinks]]\ntype = "webhook"\nname = "hanging"\nurl = "http://127.0.0.1:%s/hook"\nsecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"\n' "$hang_port")"
+  start_foyer "$work/plain.toml" "$work/plain-data" "$work/plain.log"
+  local plain_pid=$foyer_pid plain_port=$foyer_port
+  start_foyer "$work/sink.toml" "$work/sink-data" "$work/sink.log"
+  local sink_pid=$foyer_pid sink_port=$foyer_port
+  machine
+  echo "durable joins, proofs solved ahead; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
+  # Which server goes first alternates too, so that neither always meets the machine as
+  # the other left it.
+  local -A pid=([plain]=$plain_pid [sink]=$sink_pid) port=([plain]=$plain_port [sink]=$sink_port)
+  local -A label=([plain]="foyer without a sink" [sink]="foyer with a webhook sink to a receiver that never answers")
+  local round which
+  for round in $(seq 1 "$rounds"); do
+    for which in $( ((round % 2)) && echo plain sink || echo sink plain); do
+      echo "round $round of $rounds: ${label[$which]}:"
+      load "$work/$which$round.out" "${pid[$which]}" --scenario joins --target "127.0.0.1:${port[$which]}" --room bench \
+        -c "$connections" --solved-ahead $((duration * 20000)) -d "$duration"
+    done
+  done
+  local metrics
+  metrics=$(curl -s "http://127.0.0.1:$sink_port/metrics" | grep '^foyer_sink_' | tr '\n' ' ')
+  median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
+  python3 - "$(median $(for r in $(seq 1 "$rounds"); do result "$work/plain$r.out" .join.per_s; done))" \
+    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/sink$r.out" .join.per_s; done))" \
+    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/plain$r.out" .join.p99_us; done))" \
+    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/sink$r.out" .join.p99_us; done))" \
+    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/plain$r.out"; done))" \
+    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/sink$r.out"; done))" <<'EOF2'
+import sys
+plain, sink, p99_plain, p99_sink, cpu_plain, cpu_sink = map(float, sys.argv[1:])
+print("summary (medians of the alternating rounds)")
+print("  joins/s without a sink %.0f, with a hanging webhook %.0f: ratio %.3f (target >= 0.95: %s)" %
+      (plain, sink, sink / plain, "met" if sink / plain >= 0.95 else "MISSED"))
+print("  joins p99 %.2f ms without, %.2f ms with; server CPU per join %.1f us without, %.1f us with" %
+      (p99_plain / 1000, p99_sink / 1000, cpu_plain, cpu_sink))
+EOF2
+  echo "  the sink after the runs: $metrics"
+}
+
 case "$mode" in
   compare) compare ;;
   memory) memory ;;
   coldplay) coldplay ;;
   ticker) ticker ;;
-  *) echo "usage: $0 [compare|memory|coldplay|ticker]" >&2; exit 2 ;;
+  sinks) sinks ;;
+  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks]" >&2; exit 2 ;;
 esac

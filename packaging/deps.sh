@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates curl
   libboost-dev libboost-system-dev librocksdb-dev libsodium-dev libssl-dev
   libsimdjson-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev libgoogle-perftools-dev
-  nginx-light chromium python3
+  nginx-light chromium python3 openssl
 )
 # Node: keep a newer Node already on the machine, else take Debian's.
 command -v node >/dev/null || packages+=(nodejs)

@@ -8,7 +8,9 @@
 #include <fmt/core.h>
 #include <toml++/toml.h>
 
+#include "core/base/url.hpp"
 #include "core/gate/network.hpp"
+#include "core/ops/webhook_signature.hpp"
 
 namespace foyer::app {
 namespace {
@@ -121,6 +123,7 @@ void read_server(const toml::table& table, config& c) {
   t.string("data_dir", data_dir);
   c.data_dir = data_dir;
   t.string("issuer", c.api.issuer);
+  t.string("event_source", c.event_source);
   t.string("admin_token", c.api.admin_token);
   if (!c.api.admin_token.empty() && c.api.admin_token.size() < 16) {
     t.fail("admin_token", "must be at least 16 characters (or empty to turn the admin API off)");
@@ -201,6 +204,87 @@ void read_proof_of_work(const toml::table& table, config& c) {
   }
 }
 
+// Plain http:// would carry the events and their signatures in the clear: only to this
+// machine or a private network.
+bool loopback_or_private(const std::string& host) {
+  if (host == "localhost") return true;
+  auto address = parse_ip(host);
+  if (!address) return false;
+  for (const char* range : {"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7"}) {
+    if (parse_cidr(range).contains(*address)) return true;
+  }
+  return false;
+}
+
+// An event type pattern: a type, a prefix ending in ".*", or "*" (type_matches).
+bool valid_pattern(std::string_view pattern) {
+  if (pattern == "*") return true;
+  if (pattern.ends_with(".*")) pattern.remove_suffix(2);
+  return !pattern.empty() && pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789._") == std::string_view::npos &&
+         !pattern.starts_with('.') && !pattern.ends_with('.');
+}
+
+delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
+  table_reader t(table, fmt::format("sinks[{}]", index));
+  delivery::sink_config s;
+  std::string type;
+  t.string("type", type);
+  if (type == "webhook") {
+    s.type = delivery::sink_type::webhook;
+  } else if (type == "file") {
+    s.type = delivery::sink_type::file;
+  } else {
+    t.fail("type", "must be \"webhook\" or \"file\"");
+  }
+  s.name = fmt::format("{}{}", type, index);
+  t.string("name", s.name);
+  // The name is a metrics label value: kept to characters that need no escaping.
+  if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+                            std::string::npos) {
+    t.fail("name", "must be letters, digits, '_', '.' or '-'");
+  }
+  if (const auto* events = t.take("events")) {
+    const auto* list = events->as_array();
+    if (!list) t.fail("events", "must be an array of event type patterns, e.g. [\"dev.foyer.room.*\"]");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      auto pattern = (*list)[i].value<std::string>();
+      if (!pattern || !valid_pattern(*pattern)) {
+        t.fail(fmt::format("events[{}]", i), "must be an event type, a prefix ending in \".*\", or \"*\"");
+      }
+      s.events.push_back(*pattern);
+    }
+  }
+  t.integer("buffer", s.buffer, 1, 10'000'000);
+  std::int64_t max_backoff = s.max_backoff.count();
+  t.integer("max_backoff_ms", max_backoff, 100, 3'600'000);
+  s.max_backoff = std::chrono::milliseconds(max_backoff);
+  if (s.type == delivery::sink_type::webhook) {
+    std::string url;
+    t.string("url", url);
+    auto parsed = parse_url(url);
+    if (!parsed) t.fail("url", "must be an http:// or https:// URL, e.g. \"https://hooks.example.com/foyer\"");
+    if (!parsed->tls && !loopback_or_private(parsed->host)) {
+      t.fail("url", fmt::format("http:// only to a loopback or private address (got '{}'); use https://", parsed->host));
+    }
+    s.url = *parsed;
+    std::string secret;
+    t.string("secret", secret);
+    auto key = webhook_key(secret);
+    if (!key) t.fail("secret", "must be \"whsec_\" and the base64 of a key of 24 to 64 bytes");
+    s.key = std::move(*key);
+    std::int64_t timeout = s.timeout.count();
+    t.integer("timeout_ms", timeout, 100, 600'000);
+    s.timeout = std::chrono::milliseconds(timeout);
+  } else {
+    std::string path;
+    t.string("path", path);
+    if (path.empty()) t.fail("path", "must name the file to append to");
+    s.path = path;
+  }
+  t.refuse_unknown();
+  return s;
+}
+
 }  // namespace
 
 void check_listen(const std::string& listen) {
@@ -256,6 +340,20 @@ config load_config(const std::filesystem::path& path) {
         throw config_error(fmt::format("config: rooms[{}].id: '{}' is used by another room", i, room.id));
       }
       c.rooms.push_back(std::move(room));
+    }
+  }
+  if (const auto* sinks = top.take("sinks")) {
+    const auto* list = sinks->as_array();
+    if (!list) top.fail("sinks", "must be [[sinks]] tables");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const auto* table = list->get(i)->as_table();
+      if (!table) top.fail(fmt::format("sinks[{}]", i), "must be a table");
+      auto sink = read_sink(*table, i);
+      if (!names.insert(sink.name).second) {
+        throw config_error(fmt::format("config: sinks[{}].name: '{}' is used by another sink", i, sink.name));
+      }
+      c.sinks.push_back(std::move(sink));
     }
   }
   top.refuse_unknown();

@@ -10,6 +10,7 @@
 
 #include "core/gate/pow.hpp"
 #include "core/rooms/room.hpp"
+#include "delivery/sink.hpp"
 #include "http/handlers/context.hpp"
 #include "http/server.hpp"
 
@@ -28,6 +29,9 @@ struct config {
   pow::config proof_of_work;                       // Defaults: see core/pow.hpp
   std::vector<network_rule> network_rules;         // Default: none
   std::vector<room_config> rooms;                  // Default: one demo room
+  std::vector<delivery::sink_config> sinks;        // Default: none, no event leaves
+  // The CloudEvents `source` of every event sent. Default: empty, "/foyer/<host name>".
+  std::string event_source;
 };
 
 // A setting that is missing its mark: the message names the key and the problem.

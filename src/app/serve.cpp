@@ -2,6 +2,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/host_name.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <fmt/core.h>
@@ -12,6 +13,7 @@
 #include "core/rooms/journal.hpp"
 #include "core/rooms/reconcile.hpp"
 #include "core/gate/ticket.hpp"
+#include "delivery/event_sinks.hpp"
 #include "http/routes.hpp"
 #include "http/server.hpp"
 #include "store/rocks_store.hpp"
@@ -92,6 +94,10 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   journal rooms(store);
   rooms.recover(store.recover(), c.rooms);
   clock.not_before(rooms.latest_ms());
+  // Follows the log from here on: recovery's replay is not sent again (the audit export has it).
+  delivery::event_sinks sinks(ioc, clock, c.event_source.empty() ? "/foyer/" + net::ip::host_name() : c.event_source,
+                              c.sinks);
+  sinks.follow(rooms);
   store.start();
 
   bool start_failed = false;
@@ -101,17 +107,19 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
                    static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
   rate_controller rates;
-  http::routes api(rooms, store, tickets, keys, clock, price, rates, c.api);
+  http::routes api(rooms, store, tickets, keys, clock, price, rates, c.api, [&sinks] { return sinks.stats(); });
   ticker admissions(ioc, rooms, rates, clock);
   auto work = net::make_work_guard(ioc);
 
-  // SIGHUP reloads the file's [[rooms]]: the difference is applied, or the whole file
-  // refused and the running rooms kept. Other settings take effect at the next start.
-  // Awaited once the start's rooms are durable; one that came earlier waits in `reloads`.
+  // SIGHUP reopens the file sinks' files (after logrotate) and reloads the file's
+  // [[rooms]]: the difference is applied, or the whole file refused and the running rooms
+  // kept. Other settings take effect at the next start. Awaited once the start's rooms
+  // are durable; one that came earlier waits in `reloads`.
   std::function<void()> await_reload = [&] {
     reloads.async_wait([&](const boost::system::error_code& ec, int) {
       if (ec) return;
       await_reload();
+      sinks.reopen();
       if (!config_file) {
         fmt::print(stderr, "foyer: reload: no --config file was given; the built-in rooms stay\n");
         return;
@@ -159,6 +167,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     fmt::print("foyer: stopping: finishing requests in flight\n");
     admissions.stop();
     reloads.cancel();
+    sinks.stop();
     if (!server) {
       work.reset();
       return;

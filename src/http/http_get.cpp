@@ -12,7 +12,6 @@
 #include <boost/beast/http/write.hpp>
 #include <fmt/core.h>
 
-#include <charconv>
 #include <stdexcept>
 
 namespace foyer::http {
@@ -22,44 +21,12 @@ namespace bhttp = beast::http;
 using net::redirect_error;
 using net::use_awaitable;
 
-bool valid_port(std::string_view digits) {
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
-  return !digits.empty() && ec == std::errc() && end == digits.data() + digits.size() && port >= 1 && port <= 65535;
-}
-
 }  // namespace
 
 std::optional<http_url> parse_http_url(std::string_view url) {
-  constexpr std::string_view scheme = "http://";
-  if (!url.starts_with(scheme)) return std::nullopt;
-  url.remove_prefix(scheme.size());
-  auto path_at = url.find_first_of("/?");
-  http_url out;
-  out.authority = std::string(url.substr(0, path_at));
-  out.target = path_at == std::string_view::npos ? "/" : std::string(url.substr(path_at));
-  if (out.target.front() == '?') out.target.insert(0, "/");
-  std::string_view authority = out.authority;
-  if (authority.find('@') != std::string_view::npos) return std::nullopt;
-  std::string_view host = authority;
-  std::string_view port = "80";
-  if (authority.starts_with('[')) {
-    auto close = authority.find(']');
-    if (close == std::string_view::npos) return std::nullopt;
-    host = authority.substr(1, close - 1);
-    auto rest = authority.substr(close + 1);
-    if (!rest.empty()) {
-      if (rest.front() != ':') return std::nullopt;
-      port = rest.substr(1);
-    }
-  } else if (auto colon = authority.rfind(':'); colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-  }
-  if (host.empty() || !valid_port(port)) return std::nullopt;
-  out.host = std::string(host);
-  out.port = std::string(port);
-  return out;
+  auto parsed = parse_url(url);
+  if (!parsed || parsed->tls) return std::nullopt;
+  return parsed;
 }
 
 net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseconds timeout, std::size_t body_limit) {

@@ -9,19 +9,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/base/url.hpp"
 #include "http/server.hpp"
 
 namespace foyer::http {
 
-struct http_url {
-  std::string host;       // a name or an address, without IPv6 brackets
-  std::string port;       // "80" when the URL names none
-  std::string authority;  // as written in the URL, for the Host header
-  std::string target;     // path and query, "/" at least
-};
+using foyer::http_url;
 
-// "http://host[:port][/path][?query]" (an IPv6 host in brackets); nullopt for anything else,
-// https:// included.
+// An http:// URL (parse_url); nullopt for anything else, https:// included.
 std::optional<http_url> parse_http_url(std::string_view url);
 
 // The body of a 200 answer. Throws std::runtime_error naming the problem: unresolvable,

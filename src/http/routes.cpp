@@ -40,8 +40,10 @@ route_handler in_room(context& ctx, F f) {
 }  // namespace
 
 routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
-               const clock& clock, join_price& price, rate_controller& rates, api_settings settings)
-    : ctx_{rooms, store, tickets, keys, clock, price, rates, settings, join_desk(price, settings.account_hint_secret)},
+               const clock& clock, join_price& price, rate_controller& rates, api_settings settings,
+               sink_report sinks)
+    : ctx_{rooms, store, tickets, keys, clock, price, rates, settings, join_desk(price, settings.account_hint_secret),
+           std::move(sinks)},
       visitor_(ctx_),
       pages_(rooms) {
   auto& c = ctx_;

@@ -15,7 +15,8 @@ namespace foyer::http {
 class routes {
  public:
   routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
-         const clock& clock, join_price& price, rate_controller& rates, api_settings settings);
+         const clock& clock, join_price& price, rate_controller& rates, api_settings settings,
+         sink_report sinks);
   // The table's handlers hold `this`.
   routes(const routes&) = delete;
   routes& operator=(const routes&) = delete;

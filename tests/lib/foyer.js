@@ -55,7 +55,7 @@ function toml(value) {
   return String(value);
 }
 
-// config: { server: {...}, proof_of_work: {...}, rooms: [{...}] }. Defaults: work off
+// config: { server: {...}, proof_of_work: {...}, rooms: [{...}], sinks: [{...}] }. Defaults: work off
 // (no base work, no pressure),
 // one FIFO room "demo" at 600/min.
 export function configText(config = {}) {
@@ -72,6 +72,10 @@ export function configText(config = {}) {
       // opens_at is a TOML date-time, not a string.
       text += k === 'opens_at' ? `${k} = ${v}\n` : `${k} = ${toml(v)}\n`;
     }
+  }
+  for (const sink of config.sinks ?? []) {
+    text += '[[sinks]]\n';
+    for (const [k, v] of Object.entries(sink)) text += `${k} = ${toml(v)}\n`;
   }
   return text;
 }

@@ -124,6 +124,28 @@ std::optional<byte_vector> base64url_decode(std::string_view text) {
   return out;
 }
 
+std::string base64_encode(byte_view bytes) {
+  if (bytes.empty()) return {};  // libsodium takes no null pointer, which an empty span may hold
+  std::string out(sodium_base64_encoded_len(bytes.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
+  sodium_bin2base64(out.data(), out.size(), bytes.data(), bytes.size(), sodium_base64_VARIANT_ORIGINAL);
+  out.pop_back();  // the terminating NUL libsodium writes
+  return out;
+}
+
+std::optional<byte_vector> base64_decode(std::string_view text) {
+  if (text.empty()) return byte_vector{};  // as above
+  byte_vector out(text.size() * 3 / 4);
+  std::size_t length = 0;
+  const char* end = nullptr;
+  if (sodium_base642bin(out.data(), out.size(), text.data(), text.size(), nullptr, &length, &end,
+                        sodium_base64_VARIANT_ORIGINAL) != 0 ||
+      end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  out.resize(length);
+  return out;
+}
+
 // A load or store and a byte swap: the proof of work reads a dozen of these per join.
 void put_be64(std::uint8_t* out, std::uint64_t value) {
   if constexpr (std::endian::native == std::endian::little) value = __builtin_bswap64(value);

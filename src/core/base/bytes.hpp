@@ -1,5 +1,5 @@
 #pragma once
-// Byte helpers shared by the domain code: hex, base64url, big-endian integers, randomness.
+// Byte helpers shared by the domain code: hex, base64url, base64, big-endian integers, randomness.
 
 #include <array>
 #include <cstdint>
@@ -40,6 +40,10 @@ std::string base64url_encode(byte_view bytes);
 std::optional<byte_vector> base64url_decode(std::string_view text);
 // Into a buffer of exactly text.size() * 3 / 4 bytes; false on any other size or bad text.
 bool base64url_decode_into(std::string_view text, std::span<std::uint8_t> out);
+
+// RFC 4648 §4 with padding, as Standard Webhooks writes keys and signatures (libsodium).
+std::string base64_encode(byte_view bytes);
+std::optional<byte_vector> base64_decode(std::string_view text);
 
 void put_be64(std::uint8_t* out, std::uint64_t value);
 std::uint64_t get_be64(const std::uint8_t* in);

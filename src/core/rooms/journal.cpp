@@ -144,7 +144,10 @@ void journal::submit(std::vector<event> events, applied_handler done) {
                     return;
                   }
                   join_outcome outcome;
-                  for (const auto& e : written) outcome = apply(e);
+                  for (std::size_t i = 0; i < written.size(); ++i) {
+                    outcome = apply(written[i]);
+                    if (observer_) observer_(seq + i, written[i]);
+                  }
                   applied_seq_ = seq + written.size() - 1;
                   since_snapshot_ += written.size();
                   if (since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) snapshot();

@@ -27,6 +27,7 @@ struct journal_options {
 class journal {
  public:
   using applied_handler = std::function<void(std::error_code ec, const join_outcome& outcome)>;
+  using applied_observer = std::function<void(std::uint64_t seq, const event& e)>;
 
   journal(event_store& store, journal_options options = {});
 
@@ -54,6 +55,10 @@ class journal {
   // each is checked against the settings it replaces.
   bool configuring(std::string_view id) const { return configuring_.contains(id); }
   std::uint64_t applied_seq() const { return applied_seq_; }
+  // `observer` sees each event submitted from now on, with its seq, in log order, right
+  // after it is applied (recover() replays without it): what leaves the process (event
+  // sinks) follows the log without ever holding up a submit.
+  void on_applied(applied_observer observer) { observer_ = std::move(observer); }
   // The latest room clock in the log: a restart's clock never runs behind it.
   std::int64_t latest_ms() const;
 
@@ -85,6 +90,7 @@ class journal {
   // covers events whose side records are not durable.
   std::uint64_t side_failures_ = 0;
   bool snapshot_in_flight_ = false;
+  applied_observer observer_;
 };
 
 }  // namespace foyer

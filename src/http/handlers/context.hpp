@@ -21,6 +21,7 @@
 #include "core/gate/join_price.hpp"
 #include "core/gate/network.hpp"
 #include "core/gate/ticket.hpp"
+#include "core/ops/outbox.hpp"
 #include "core/passes/pass.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/rooms/rate_control.hpp"
@@ -44,6 +45,9 @@ struct api_settings {
   std::vector<cidr> trusted_proxies;
 };
 
+// The event sinks' counters, for /metrics.
+using sink_report = std::function<std::vector<sink_stats>()>;
+
 struct context {
   journal& rooms;
   event_store& store;
@@ -54,6 +58,7 @@ struct context {
   rate_controller& rates;
   api_settings settings;
   join_desk desk;
+  sink_report sinks;
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.
   simdjson::ondemand::parser json_parser{};
   std::string json_scratch{};

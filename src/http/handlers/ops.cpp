@@ -24,6 +24,14 @@ response metrics(const context& ctx, const request& req) {
   for (const auto& [reason, count] : ctx.desk.proof_rejections()) {
     out += fmt::format("foyer_proof_rejections_total{{reason=\"{}\"}} {}\n", reason, count);
   }
+  out += "# TYPE foyer_sink_queued gauge\n# TYPE foyer_sink_delivered_total counter\n"
+         "# TYPE foyer_sink_dropped_total counter\n# TYPE foyer_sink_failed_total counter\n";
+  for (const auto& s : ctx.sinks()) {
+    out += fmt::format(
+        "foyer_sink_queued{{sink=\"{0}\"}} {1}\nfoyer_sink_delivered_total{{sink=\"{0}\"}} {2}\n"
+        "foyer_sink_dropped_total{{sink=\"{0}\"}} {3}\nfoyer_sink_failed_total{{sink=\"{0}\"}} {4}\n",
+        s.name, s.queued, s.delivered_total, s.dropped_total, s.failed_total);
+  }
   return private_text(req, "text/plain; version=0.0.4", std::move(out));
 }
 

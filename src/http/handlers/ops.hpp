@@ -1,7 +1,7 @@
 #pragma once
 // For the machines around Foyer:
 //   GET /.well-known/jwks.json   the keys passes are signed with, for offline checks
-//   GET /metrics                 Prometheus text: room gauges, why proofs were refused
+//   GET /metrics                 Prometheus text: room gauges, why proofs were refused, sinks
 //   GET /healthz                 {"status":"ok"}
 
 #include "http/handlers/context.hpp"

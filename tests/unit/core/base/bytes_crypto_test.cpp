@@ -107,3 +107,16 @@ TEST_CASE("constant-time comparison") {
   CHECK_FALSE(equal_constant_time(as_bytes("abc"), as_bytes("abd")));
   CHECK_FALSE(equal_constant_time(as_bytes("abc"), as_bytes("ab")));
 }
+
+TEST_CASE("base64 with padding: RFC 4648 test vectors, and only its own alphabet") {
+  for (auto [plain, encoded] : {std::pair<std::string_view, std::string_view>{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="},
+                                {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}}) {
+    CHECK(base64_encode(as_bytes(plain)) == encoded);
+    auto decoded = base64_decode(encoded);
+    REQUIRE(decoded);
+    CHECK(as_chars(*decoded) == plain);
+  }
+  CHECK_FALSE(base64_decode("Zm9v!"));
+  CHECK_FALSE(base64_decode("Zm-_"));  // base64url's letters
+  CHECK_FALSE(base64_decode("Zg"));    // padding missing
+}

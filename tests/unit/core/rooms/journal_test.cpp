@@ -194,3 +194,38 @@ TEST_CASE_METHOD(journal_fixture, "one account, one entry, from the log's own in
   CHECK(commit(second).second.refused);
   CHECK_FALSE(rooms->find("a")->account_entry(id16{43}));
 }
+
+TEST_CASE_METHOD(journal_fixture, "the observer sees each applied event with its seq, live only, never a failed write") {
+  start({test_room("a", 60)});
+  join("a");
+  std::vector<std::pair<std::uint64_t, std::string>> seen;
+  auto watch = [&] {
+    rooms->on_applied([&](std::uint64_t seq, const event& e) {
+      CHECK(rooms->applied_seq() < seq);  // called as each is applied, before the batch is counted
+      seen.emplace_back(seq, room_of(e));
+    });
+  };
+  watch();
+  auto before = rooms->applied_seq();
+  join("a");
+  REQUIRE_FALSE(commit({state_changed{"a", room_state::paused, clock.steady_ms()},
+                        state_changed{"a", room_state::open, clock.steady_ms()}})
+                    .first);
+  store.fail_next_writes(1);
+  CHECK(commit(state_changed{"a", room_state::paused, clock.steady_ms()}).first);
+  // Every event written and applied is seen, the frontiers written with the changes too.
+  CHECK(seen.size() >= 4);
+  CHECK(seen.size() == rooms->applied_seq() - before);
+  for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i].first == before + 1 + i);
+  CHECK(seen.back().first == rooms->applied_seq());
+
+  seen.clear();
+  drain();
+  rooms = std::make_unique<journal>(store, journal_options{1000});
+  watch();
+  rooms->recover(store.recover());
+  CHECK(seen.empty());  // recovery replays without it
+  join("a");
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].first == rooms->applied_seq());
+}

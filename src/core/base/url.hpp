@@ -1,0 +1,22 @@
+#pragma once
+// http:// and https:// URLs split into what a client needs to connect and ask.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace foyer {
+
+struct http_url {
+  bool tls = false;       // https://
+  std::string host;       // a name or an address, without IPv6 brackets
+  std::string port;       // "80" (or "443" for https) when the URL names none
+  std::string authority;  // as written in the URL, for the Host header
+  std::string target;     // path and query, "/" at least
+};
+
+// "http[s]://host[:port][/path][?query]" (an IPv6 host in brackets); nullopt for anything
+// else, user info included.
+std::optional<http_url> parse_url(std::string_view url);
+
+}  // namespace foyer

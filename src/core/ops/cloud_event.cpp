@@ -1,0 +1,140 @@
+#include "core/ops/cloud_event.hpp"
+
+#include <type_traits>
+
+#include <fmt/core.h>
+
+#include "core/base/json.hpp"
+#include "core/base/time_text.hpp"
+#include "core/fairness/lottery.hpp"
+
+namespace foyer {
+namespace {
+
+struct kind {
+  std::string_view type;
+  std::int64_t at_ms;
+  std::string data;  // a JSON object
+};
+
+// The table: one entry per kind of event, its type, its time and its data. Joins are
+// not here: they are counted (cloud_events::count).
+kind describe(const room_created& e) {
+  return {"dev.foyer.room.created", e.at_ms,
+          json_object().str("commitment", to_hex(lottery::commitment(e.seed))).done()};
+}
+kind describe(const room_configured& e) {
+  return {"dev.foyer.room.configured", e.at_ms,
+          json_object().str("source", to_string(e.source)).raw("config", to_json(e.config)).done()};
+}
+kind describe(const state_changed& e) {
+  return {"dev.foyer.room.state_changed", e.at_ms, json_object().str("state", to_string(e.state)).done()};
+}
+kind describe(const visitors_admitted& e) {
+  return {"dev.foyer.room.visitors_admitted", e.tick_ms, json_object().num("served", e.served).done()};
+}
+kind describe(const lobby_closed& e) { return {"dev.foyer.room.lobby_closed", e.at_ms, "{}"}; }
+kind describe(const beacon_supplied& e) {
+  return {"dev.foyer.room.beacon_supplied", e.at_ms,
+          json_object().str("beacon", to_hex(as_bytes(e.value))).done()};
+}
+kind describe(const room_removed& e) { return {"dev.foyer.room.removed", e.at_ms, "{}"}; }
+kind describe(const passes_done& e) {
+  return {"dev.foyer.room.passes_done", e.at_ms, json_object().num("count", std::uint64_t{e.places.size()}).done()};
+}
+kind describe(const stock_reported& e) {
+  return {"dev.foyer.room.stock_reported", e.at_ms,
+          json_object().num(to_string(e.kind), e.amount).str("idempotency_key", e.key).done()};
+}
+kind describe(const rate_changed& e) {
+  return {"dev.foyer.room.rate_changed", e.at_ms,
+          json_object()
+              .num("rate_per_minute", e.rate_per_minute)
+              .num("base_rate_per_minute", e.base_rate_per_minute)
+              .str("reason", to_string(e.reason))
+              .done()};
+}
+
+std::int64_t second_of(std::int64_t ms) { return ms >= 0 ? ms / 1000 : (ms - 999) / 1000; }
+
+}  // namespace
+
+cloud_events::cloud_events(std::string source, std::function<void(envelope)> emit)
+    : source_(std::move(source)), emit_(std::move(emit)) {}
+
+void cloud_events::on_applied(std::uint64_t seq, const event& e) {
+  std::visit(
+      [&](const auto& v) {
+        using kind_of = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<kind_of, visitor_joined>) {
+          count(seq, v);
+        } else if constexpr (std::is_same_v<kind_of, pass_claimed>) {
+          // One per visitor: the room's figures count them (foyer_room_active_passes).
+        } else {
+          // The room's joins so far leave first: a sink sees the room's events in order.
+          if (auto it = joins_.find(v.room); it != joins_.end()) {
+            send_joins(it->first, it->second);
+            joins_.erase(it);
+          }
+          auto k = describe(v);
+          send(std::to_string(seq), v.room, k.type, k.at_ms, std::move(k.data));
+        }
+      },
+      e);
+}
+
+void cloud_events::count(std::uint64_t seq, const visitor_joined& j) {
+  auto second = second_of(j.at_ms);
+  auto it = joins_.find(j.room);
+  if (it == joins_.end()) {
+    joins_.emplace(j.room, join_count{seq, second, 1});
+    return;
+  }
+  if (it->second.second == second) {
+    ++it->second.count;
+    return;
+  }
+  send_joins(it->first, it->second);
+  it->second = {seq, second, 1};
+}
+
+void cloud_events::flush(std::int64_t now_ms) {
+  auto now_second = second_of(now_ms);
+  for (auto it = joins_.begin(); it != joins_.end();) {
+    if (it->second.second >= now_second) {
+      ++it;
+      continue;
+    }
+    send_joins(it->first, it->second);
+    it = joins_.erase(it);
+  }
+}
+
+void cloud_events::send_joins(const std::string& room, const join_count& c) {
+  send(fmt::format("{}-joins-{}-{}", room, c.second, c.first_seq), room, "dev.foyer.room.joins", c.second * 1000,
+       json_object().num("count", c.count).num("seconds", std::uint64_t{1}).done());
+}
+
+void cloud_events::send(std::string id, std::string_view room, std::string_view type, std::int64_t at_ms,
+                        std::string data) {
+  auto json = json_object()
+                  .str("specversion", "1.0")
+                  .str("id", id)
+                  .str("source", source_)
+                  .str("type", type)
+                  .str("subject", room)
+                  .str("time", format_rfc3339_ms(at_ms))
+                  .str("datacontenttype", "application/json")
+                  .raw("data", data)
+                  .done();
+  emit_(envelope{std::move(id), std::string(type), std::move(json)});
+}
+
+bool type_matches(std::string_view pattern, std::string_view type) {
+  if (pattern == "*" || pattern == type) return true;
+  if (!pattern.ends_with(".*")) return false;
+  pattern.remove_suffix(1);  // keeps the dot: "dev.foyer.room." matches below it only
+  return type.starts_with(pattern) && type.size() > pattern.size();
+}
+
+}  // namespace foyer

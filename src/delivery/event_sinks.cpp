@@ -1,0 +1,73 @@
+#include "delivery/event_sinks.hpp"
+
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include "delivery/file_sink.hpp"
+#include "delivery/webhook_sink.hpp"
+
+namespace foyer::delivery {
+namespace {
+
+// How late a second's join count may leave after the second is over.
+constexpr std::chrono::milliseconds flush_period{250};
+
+}  // namespace
+
+event_sinks::event_sinks(net::io_context& ioc, const clock& clock, std::string source,
+                         const std::vector<sink_config>& configs)
+    : clock_(clock), events_(std::move(source), [this](envelope e) { emit(e); }), flush_timer_(ioc) {
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const auto& c = configs[i];
+    if (c.type == sink_type::webhook) {
+      sinks_.push_back(std::make_unique<webhook_sink>(ioc, clock, c));
+      continue;
+    }
+    try {
+      sinks_.push_back(std::make_unique<file_sink>(ioc, c));
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(fmt::format("config: sinks[{}].path: {}", i, e.what()));
+    }
+  }
+}
+
+void event_sinks::follow(journal& rooms) {
+  if (sinks_.empty()) return;
+  rooms.on_applied([this](std::uint64_t seq, const event& e) { events_.on_applied(seq, e); });
+  schedule_flush();
+}
+
+void event_sinks::emit(const envelope& e) {
+  for (auto& s : sinks_) {
+    if (s->wants(e.type)) s->push(e);
+  }
+}
+
+void event_sinks::schedule_flush() {
+  flush_timer_.expires_after(flush_period);
+  flush_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || stopped_) return;
+    events_.flush(clock_.now_ms());
+    schedule_flush();
+  });
+}
+
+void event_sinks::reopen() {
+  for (auto& s : sinks_) s->reopen();
+}
+
+void event_sinks::stop() {
+  stopped_ = true;
+  flush_timer_.cancel();
+  for (auto& s : sinks_) s->stop();
+}
+
+std::vector<sink_stats> event_sinks::stats() const {
+  std::vector<sink_stats> out;
+  out.reserve(sinks_.size());
+  for (const auto& s : sinks_) out.push_back(s->stats());
+  return out;
+}
+
+}  // namespace foyer::delivery

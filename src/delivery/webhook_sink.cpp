@@ -1,0 +1,160 @@
+#include "delivery/webhook_sink.hpp"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <fmt/core.h>
+
+#include "core/ops/webhook_signature.hpp"
+
+namespace foyer::delivery {
+namespace {
+
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+namespace ssl = net::ssl;
+using net::redirect_error;
+using net::use_awaitable;
+
+// A receiver's answer is read only for its status: a larger body is its fault.
+constexpr std::size_t answer_limit = 64 * 1024;
+
+using request = bhttp::request<bhttp::string_body>;
+using answer_parser = bhttp::response_parser<bhttp::string_body>;
+
+// Sends the request and reads the answer, all within `timeout`.
+template <class Stream>
+net::awaitable<beast::error_code> exchange(Stream& stream, beast::flat_buffer& buffer, request& req,
+                                           answer_parser& parser, std::chrono::milliseconds timeout) {
+  beast::error_code ec;
+  beast::get_lowest_layer(stream).expires_after(timeout);
+  co_await bhttp::async_write(stream, req, redirect_error(use_awaitable, ec));
+  if (ec) co_return ec;
+  co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+  co_return ec;
+}
+
+}  // namespace
+
+webhook_sink::webhook_sink(net::io_context& ioc, const clock& clock, const sink_config& c)
+    : sink(ioc, c),
+      ioc_(ioc),
+      clock_(clock),
+      url_(c.url),
+      key_(c.key),
+      timeout_(c.timeout),
+      tls_context_(ssl::context::tls_client),
+      resolver_(ioc) {
+  tls_context_.set_default_verify_paths();
+  tls_context_.set_verify_mode(ssl::verify_peer);
+}
+
+void webhook_sink::stop() {
+  sink::stop();
+  resolver_.cancel();
+  // Closing the socket ends whatever waits on it; the attempt then drops the stream
+  // itself, once nothing is pending on it.
+  if (plain_) plain_->close();
+  if (tls_) beast::get_lowest_layer(*tls_).close();
+}
+
+void webhook_sink::close() {
+  plain_.reset();
+  tls_.reset();
+  buffer_.clear();
+}
+
+void webhook_sink::attempt(std::vector<envelope> entries, std::function<void(std::string problem)> done) {
+  net::co_spawn(ioc_, deliver(std::move(entries.front())),
+                [done = std::move(done)](std::exception_ptr failure, std::string problem) {
+                  done(failure ? "delivery failed unexpectedly" : std::move(problem));
+                });
+}
+
+net::awaitable<std::string> webhook_sink::deliver(envelope e) {
+  auto first = co_await send(e);
+  // A kept-alive connection the receiver has closed meanwhile fails at once: one more
+  // try on a new connection, before it counts as a failure.
+  if (!first.stale || stopped()) co_return std::move(first.problem);
+  auto second = co_await send(e);
+  co_return std::move(second.problem);
+}
+
+net::awaitable<webhook_sink::sent> webhook_sink::send(const envelope& e) {
+  bool reused = connected();
+  auto where = fmt::format("{}://{}{}", url_.tls ? "https" : "http", url_.authority, url_.target);
+  if (!connected()) {
+    auto ec = co_await connect();
+    if (ec) {
+      close();
+      co_return sent{fmt::format("{}: cannot connect: {}", where, ec.message())};
+    }
+  }
+  auto timestamp = clock_.now_ms() / 1000;
+  request req{bhttp::verb::post, url_.target, 11};
+  req.set(bhttp::field::host, url_.authority);
+  req.set(bhttp::field::user_agent, "foyer");
+  req.set(bhttp::field::content_type, "application/cloudevents+json");
+  req.set("webhook-id", e.id);
+  req.set("webhook-timestamp", std::to_string(timestamp));
+  req.set("webhook-signature", webhook_signature(key_, e.id, timestamp, e.json));
+  req.keep_alive(true);
+  req.body() = e.json;
+  req.prepare_payload();
+
+  answer_parser parser;
+  parser.body_limit(answer_limit);
+  beast::error_code ec;
+  if (tls_) {
+    ec = co_await exchange(*tls_, buffer_, req, parser, timeout_);
+  } else {
+    ec = co_await exchange(*plain_, buffer_, req, parser, timeout_);
+  }
+  if (ec) {
+    close();
+    bool closed = ec == bhttp::error::end_of_stream || ec == net::error::eof || ec == net::error::connection_reset ||
+                  ec == net::error::broken_pipe;
+    co_return sent{fmt::format("{}: no answer: {}", where, ec.message()), reused && closed};
+  }
+  const auto& answer = parser.get();
+  if (!answer.keep_alive()) close();
+  if (answer.result_int() / 100 != 2) co_return sent{fmt::format("{}: answered {}", where, answer.result_int())};
+  co_return sent{};
+}
+
+net::awaitable<boost::system::error_code> webhook_sink::connect() {
+  beast::error_code ec;
+  auto endpoints = co_await resolver_.async_resolve(url_.host, url_.port, redirect_error(use_awaitable, ec));
+  if (!ec && stopped()) ec = net::error::operation_aborted;  // a stop raced the answer
+  if (ec) co_return ec;
+  if (!url_.tls) {
+    plain_ = std::make_unique<beast::tcp_stream>(ioc_);
+    plain_->expires_after(timeout_);
+    co_await plain_->async_connect(endpoints, redirect_error(use_awaitable, ec));
+    co_return ec;
+  }
+  tls_ = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ioc_, tls_context_);
+  // SNI names the host (never an address: RFC 6066 forbids it), and the certificate must
+  // be for that host or address.
+  boost::system::error_code not_address;
+  net::ip::make_address(url_.host, not_address);
+  if (not_address && !SSL_set_tlsext_host_name(tls_->native_handle(), url_.host.c_str())) {
+    co_return boost::system::error_code(static_cast<int>(::ERR_get_error()), net::error::get_ssl_category());
+  }
+  tls_->set_verify_callback(ssl::host_name_verification(url_.host));
+  beast::get_lowest_layer(*tls_).expires_after(timeout_);
+  co_await beast::get_lowest_layer(*tls_).async_connect(endpoints, redirect_error(use_awaitable, ec));
+  if (ec) co_return ec;
+  co_await tls_->async_handshake(ssl::stream_base::client, redirect_error(use_awaitable, ec));
+  co_return ec;
+}
+
+}  // namespace foyer::delivery
