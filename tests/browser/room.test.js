@@ -138,3 +138,38 @@ test('the page rides out a network drop and a server restart, keeping its place'
   // Failed fetches while the server was down are expected console noise.
   assert.deepEqual(problems.filter((p) => !/ERR_CONNECTION_REFUSED|ERR_INTERNET_DISCONNECTED/.test(p)), []);
 });
+
+test('when the site reports the last item sold, the waiting page says sold out and offers the other queues', async (t) => {
+  const SITE = 'room-page-site-token-0123456';
+  const foyer = new Foyer({
+    server: { site_token: SITE },
+    rooms: [
+      // Slow enough that nobody ahead is admitted while the page watches; its polls come every 10–15 s.
+      { id: 'train', name: 'Morning train', rate_per_minute: 3, target_url: '/welcome', stock: 3, alternatives: ['bus', 'ferry'] },
+      { id: 'bus', name: 'Morning bus', rate_per_minute: 60, target_url: '/welcome' },
+      { id: 'ferry', name: 'Morning ferry', rate_per_minute: 60, target_url: '/welcome' },
+    ],
+  });
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  for (let i = 0; i < 5; i++) await joinByApi(foyer, 'train');
+
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const problems = [];
+  const page = await watchedPage(await browser.newContext(), problems);
+  await page.goto(`${foyer.url}/r/train`);
+  await page.locator('#figures').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#odds').textContent(), /^About 3 items left for 5 people ahead of you/);
+
+  const sold = await foyer.request('POST', '/api/v1/rooms/train/stock', {
+    body: { remaining: 0 }, headers: { authorization: `Bearer ${SITE}`, 'idempotency-key': 'closing' },
+  });
+  assert.deepEqual(sold.json, { remaining: 0, state: 'sold_out' });
+  await page.locator('#title', { hasText: 'Sold out' }).waitFor({ timeout: 30_000 });
+  const links = page.locator('#alternatives-list a');
+  assert.deepEqual(await links.allTextContents(), ['Morning bus', 'Morning ferry']);
+  assert.equal(await links.first().getAttribute('href'), '/r/bus');
+  assert.deepEqual(problems, []);
+  await screenshot(page, 'sold-out-alternatives');
+});

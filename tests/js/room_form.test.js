@@ -19,10 +19,16 @@ const config = {
   stock: 500,
   logo_url: '',
   accent_colour: '#1a5fb4',
+  max_active: null,
+  claim_window_seconds: 600,
+  no_show_max_multiplier: 1.5,
+  adaptive: null,
+  alternatives: ['concert-2', 'concert-3'],
 };
 
 test('the form has one field per room setting, each in a group, with its words in strings.js', () => {
-  assert.deepEqual(ROOM_FIELDS.map((f) => f.key).sort(), Object.keys(config).sort());
+  // The adaptive table is set in the file or through the API.
+  assert.deepEqual(ROOM_FIELDS.map((f) => f.key).sort(), Object.keys(config).filter((k) => k !== 'adaptive').sort());
   for (const field of ROOM_FIELDS) {
     assert.ok(ROOM_GROUPS.includes(field.group), field.key);
     assert.ok(s.roomFields[field.key].label && s.roomFields[field.key].hint, field.key);
@@ -38,6 +44,9 @@ test('a config shows as text, null and absent settings as empty inputs', () => {
   assert.equal(texts.rate_per_minute, '120');
   assert.equal(texts.opens_at, '');
   assert.equal(texts.stock, '500');
+  assert.equal(texts.max_active, '');
+  assert.equal(texts.no_show_max_multiplier, '1.5');
+  assert.equal(texts.alternatives, 'concert-2, concert-3');
   assert.deepEqual(formTexts(), Object.fromEntries(ROOM_FIELDS.map((f) => [f.key, ''])));
 });
 
@@ -53,6 +62,10 @@ test('texts are typed for the server, which alone judges them', () => {
   assert.equal(typedValue(roomField('opens_at'), ''), null);
   assert.equal(typedValue(roomField('name'), '  Drop  '), 'Drop');
   assert.equal(typedValue(roomField('beacon_rule'), ''), '');
+  assert.equal(typedValue(roomField('no_show_max_multiplier'), ' 1.25 '), 1.25);
+  assert.equal(typedValue(roomField('no_show_max_multiplier'), 'x2'), 'x2');
+  assert.deepEqual(typedValue(roomField('alternatives'), ' a ,b '), ['a', 'b']);
+  assert.deepEqual(typedValue(roomField('alternatives'), ' '), []);
 });
 
 test('creating sends every setting given and leaves the empty ones to their defaults', () => {

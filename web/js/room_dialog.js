@@ -25,7 +25,7 @@ function fieldRow(field) {
   const id = inputId(field.key);
   const text = s.roomFields[field.key];
   const row = document.createElement('div');
-  row.className = `field ${field.kind === 'number' ? 'short' : 'long'}`;
+  row.className = `field ${field.kind === 'number' || field.kind === 'fraction' ? 'short' : 'long'}`;
   const label = document.createElement('label');
   label.htmlFor = id;
   label.textContent = text.label;
@@ -40,6 +40,7 @@ function fieldRow(field) {
   input.name = field.key;
   input.type = field.kind === 'number' ? 'number' : 'text';
   if (field.kind === 'number') input.inputMode = 'numeric';
+  if (field.kind === 'fraction') input.inputMode = 'decimal';
   input.required = Boolean(field.required);
   input.autocomplete = 'off';
   input.spellcheck = false;

@@ -5,8 +5,10 @@
 
 /**
  * The settings, in the form's order. kind: 'text' (a string; empty is a value), 'number'
- * (a whole number), 'datetime' (RFC 3339 text). required: no default. nullable: empty
- * removes the setting (null). fixed: given at creation, never changed.
+ * (a whole number), 'fraction' (a number), 'list' (room ids, separated by commas),
+ * 'datetime' (RFC 3339 text). required: no default. nullable: empty removes the setting
+ * (null). fixed: given at creation, never changed. The adaptive table is set in the file
+ * or through the API.
  */
 export const ROOM_FIELDS = [
   { key: 'id', kind: 'text', group: 'room', required: true, fixed: true },
@@ -15,6 +17,10 @@ export const ROOM_FIELDS = [
   { key: 'rate_per_minute', kind: 'number', group: 'admission' },
   { key: 'pass_ttl_seconds', kind: 'number', group: 'admission' },
   { key: 'stock', kind: 'number', group: 'admission', nullable: true },
+  { key: 'max_active', kind: 'number', group: 'admission', nullable: true },
+  { key: 'claim_window_seconds', kind: 'number', group: 'admission' },
+  { key: 'no_show_max_multiplier', kind: 'fraction', group: 'admission' },
+  { key: 'alternatives', kind: 'list', group: 'admission' },
   { key: 'opens_at', kind: 'datetime', group: 'lottery', nullable: true },
   { key: 'lobby_window_seconds', kind: 'number', group: 'lottery' },
   { key: 'beacon_rule', kind: 'text', group: 'lottery' },
@@ -31,7 +37,8 @@ export const roomField = (key) => byKey.get(key);
 
 /** What each input shows for a room's config: its value as text, '' for null or absent. */
 export function formTexts(config = {}) {
-  return Object.fromEntries(ROOM_FIELDS.map(({ key }) => [key, config[key] == null ? '' : String(config[key])]));
+  const text = (value) => (value == null ? '' : Array.isArray(value) ? value.join(', ') : String(value));
+  return Object.fromEntries(ROOM_FIELDS.map(({ key }) => [key, text(config[key])]));
 }
 
 /**
@@ -42,8 +49,10 @@ export function formTexts(config = {}) {
 export function typedValue(field, text) {
   const trimmed = text.trim();
   if (field.kind === 'text') return trimmed;
+  if (field.kind === 'list') return trimmed === '' ? [] : trimmed.split(',').map((item) => item.trim());
   if (trimmed === '') return null;
   if (field.kind === 'number' && /^-?\d+$/.test(trimmed)) return Number(trimmed);
+  if (field.kind === 'fraction' && /^-?\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
   return trimmed;
 }
 

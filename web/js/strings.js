@@ -243,7 +243,20 @@ export const strings = {
     },
     rate_per_minute: { label: 'Rate per minute', hint: 'Visitors admitted per minute. Empty: 60.' },
     pass_ttl_seconds: { label: 'Pass lifetime in seconds', hint: 'How long an admitted visitor’s pass is valid. Empty: 900.' },
-    stock: { label: 'Stock', hint: 'Items on sale, for honest odds on the waiting page. Empty: no odds shown.' },
+    stock: {
+      label: 'Stock',
+      hint: 'Items on sale at the start; the site’s reports keep it, and at 0 the room is sold out. Empty: no stock.',
+    },
+    max_active: { label: 'Most passes live', hint: 'The queue holds while this many passes are live. Empty: no cap.' },
+    claim_window_seconds: {
+      label: 'Claim window in seconds',
+      hint: 'An admitted visitor who has not come for their pass by then is a no-show. Empty: 600.',
+    },
+    no_show_max_multiplier: {
+      label: 'No-show multiplier',
+      hint: 'Admit up to this many times the rate to make up for no-shows. Empty: 1, off.',
+    },
+    alternatives: { label: 'Alternatives', hint: 'Room ids offered when this room sells out, separated by commas.' },
     opens_at: {
       label: 'Opens at',
       hint: 'Date and time with an offset (RFC 3339). Everyone who joins before then, plus the lobby window, gets a ' +
