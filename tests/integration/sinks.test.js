@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { Foyer, withFoyer } from '../lib/foyer.js';
+import { Foyer, until, withFoyer } from '../lib/foyer.js';
 
 const TOKEN = 'sinks-test-admin-token';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -21,16 +21,6 @@ const demo = { id: 'demo', name: 'Demo', rate_per_minute: 600, target_url: '/wel
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Polls `check` every 20 ms until it returns something truthy; fails after `ms`.
-async function until(what, check, ms = 10000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 function webhook(port, extra = {}) {
   return { type: 'webhook', name: 'hook', url: `http://127.0.0.1:${port}/hook`, secret: SECRET, max_backoff_ms: 200, ...extra };

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Foyer } from '../lib/foyer.js';
+import { Foyer, until } from '../lib/foyer.js';
 
 const SITE = 'site-token-for-the-tests-0123';
 const site = (f, path, body, headers = {}) =>
@@ -29,15 +29,6 @@ async function withSite(rooms, fn) {
   }
 }
 
-async function until(what, check, ms = 10000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 test('ten retries of one stock report count once, also after kill -9', () =>
   withSite([{ id: 'shop', rate_per_minute: 60, target_url: '/welcome', stock: 10 }], async (f) => {

@@ -176,6 +176,17 @@ export class Foyer {
   status(ticket, room = 'demo') { return this.request('GET', `/api/v1/rooms/${room}/status`, { ticket }); }
 }
 
+/** Polls `check` every 20 ms until it returns something truthy, and returns that; fails after `ms`. */
+export async function until(what, check, ms = 10000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Runs fn(foyer) against a started server with this config, and cleans up after it. */
 export async function withFoyer(config, fn) {
   const foyer = new Foyer(config);
