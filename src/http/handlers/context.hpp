@@ -1,6 +1,7 @@
 #pragma once
 // What the handlers share: the rooms and their log, the store's side records, tickets,
-// keys, the clock, the join's price, the settings and the JSON reader. One per server,
+// keys, the clock, the join's price, the settings, the degradation ladder and the JSON
+// reader. One per server,
 // used on the event loop only, by one request at a time between suspensions.
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "core/gate/join_price.hpp"
 #include "core/gate/network.hpp"
 #include "core/gate/ticket.hpp"
+#include "core/ops/overload.hpp"
 #include "core/passes/pass.hpp"
 #include "core/rooms/journal.hpp"
 #include "http/server.hpp"
@@ -49,6 +51,7 @@ struct context {
   join_price& price;
   api_settings settings;
   join_desk desk;
+  ops::overload_ladder& overload;
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.
   simdjson::ondemand::parser json_parser{};
   std::string json_scratch{};
