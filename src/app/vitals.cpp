@@ -68,7 +68,7 @@ void vitals::read() {
     auto msg = fmt::format("overload: level {} ({}), was {}: loop lag {} ms, commit latency {} ms",
                            static_cast<int>(level), ops::to_string(level), static_cast<int>(before), worst_lag_ms_,
                            commit_ms);
-    (level > before ? log::warn : log::info)(msg, {{"level", static_cast<int>(level)},
+    (level > before ? log::warn : log::info)(msg, {{"overload_level", static_cast<int>(level)},
                                                    {"loop_lag_ms", worst_lag_ms_},
                                                    {"commit_ms", commit_ms}});
   }
