@@ -38,7 +38,7 @@ net::ip::tcp::endpoint parse_endpoint(const std::string& listen) {
 // Derives independent keys from the one server secret.
 digest subkey(const digest& secret, std::string_view label) { return hmac_sha256(secret, {as_bytes(label)}); }
 
-// Makes the rooms what `declared` says, or refuses it whole, printing why; `done(true)`
+// Makes the rooms what `declared` says, or refuses it whole, logging why; `done(true)`
 // once the change is durable (or there is none).
 void reconcile_rooms(journal& rooms, const clock& clock, const std::vector<room_config>& declared,
                      std::string_view when, std::function<void(bool)> done) {

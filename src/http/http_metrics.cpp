@@ -1,7 +1,6 @@
 #include "http/http_metrics.hpp"
 
 #include <algorithm>
-#include <string_view>
 
 namespace foyer::http {
 namespace {
