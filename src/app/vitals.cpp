@@ -76,7 +76,8 @@ void vitals::read() {
   worst_lag_ms_ = 0;
   worst_commit_ms_ = 0;
 
-  if (probe_since_ms_ || (last_write_ms_ && now - *last_write_ms_ < probe_after_ms)) return;
+  const auto& last_write = ladder_.last_write_ms();
+  if (probe_since_ms_ || (last_write && now - *last_write < probe_after_ms)) return;
   probe_since_ms_ = now;
   std::vector<side_record> probe{{std::string(probe_key), std::to_string(now)}};
   store_->append({}, std::move(probe), [this](std::error_code, std::uint64_t) { probe_since_ms_.reset(); });
@@ -87,9 +88,7 @@ void vitals::committed(const store::commit_report& report) {
   commit_seconds_.observe(took);
   batch_events_.observe(static_cast<double>(report.events));
   worst_commit_ms_ = std::max(worst_commit_ms_, ms(report.took));
-  if (!report.ok) return;
-  last_write_ms_ = clock_.steady_ms();
-  ladder_.write_succeeded(*last_write_ms_);
+  if (report.ok) ladder_.write_succeeded(clock_.steady_ms());
 }
 
 void vitals::collect(ops::metrics_writer& w) const {

@@ -62,7 +62,6 @@ class vitals {
   double lag_seconds_ = 0;
   std::int64_t next_reading_ms_ = 0;
   std::optional<std::int64_t> probe_since_ms_;  // a probe is pending since then
-  std::optional<std::int64_t> last_write_ms_;
 };
 
 }  // namespace foyer::app

@@ -60,6 +60,7 @@ class overload_ladder {
 
   // A synced write succeeded at `now_ms`.
   void write_succeeded(std::int64_t now_ms) { last_write_ms_ = now_ms; }
+  const std::optional<std::int64_t>& last_write_ms() const { return last_write_ms_; }
   // Why the server is not ready (a code, e.g. "storage_stalled"), or empty when it is.
   std::string_view not_ready(std::int64_t now_ms) const;
 
