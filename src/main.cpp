@@ -1,11 +1,11 @@
 // foyer: argv -> config -> app.
 
 #include <CLI/CLI.hpp>
-#include <fmt/core.h>
 
 #include "app/config.hpp"
 #include "app/guard.hpp"
 #include "app/keyring.hpp"
+#include "app/log.hpp"
 #include "app/lottery_cli.hpp"
 #include "app/serve.hpp"
 
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
       return foyer::app::serve(config, config_file.empty() ? std::nullopt
                                                            : std::optional<std::filesystem::path>(config_file));
     } catch (const std::exception& e) {
-      fmt::print(stderr, "foyer: {}\n", e.what());
+      foyer::app::log::error(e.what());
       return 1;
     }
   }

@@ -285,6 +285,19 @@ delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
   return s;
 }
 
+void read_overload(const toml::table& table, config& c) {
+  table_reader t(table, "overload");
+  auto& o = c.overload;
+  t.integer("loop_lag_ms", o.loop_lag_ms, 10, 60'000);
+  t.integer("commit_ms", o.commit_ms, 10, 600'000);
+  t.integer("rise_after_ms", o.rise_after_ms, 0, 600'000);
+  t.integer("fall_after_ms", o.fall_after_ms, 0, 3'600'000);
+  t.integer("poll_stretch", o.poll_stretch, 1, 10);
+  t.integer("far_seconds", o.far_seconds, 0, 86'400);
+  t.integer("ready_write_ms", o.ready_write_ms, 2'000, 600'000);
+  t.refuse_unknown();
+}
+
 }  // namespace
 
 void check_listen(const std::string& listen) {
@@ -326,6 +339,10 @@ config load_config(const std::filesystem::path& path) {
   if (const auto* pow_table = top.take("proof_of_work")) {
     if (!pow_table->is_table()) top.fail("proof_of_work", "must be a table");
     read_proof_of_work(*pow_table->as_table(), c);
+  }
+  if (const auto* overload = top.take("overload")) {
+    if (!overload->is_table()) top.fail("overload", "must be a table");
+    read_overload(*overload->as_table(), c);
   }
   if (const auto* rooms = top.take("rooms")) {
     const auto* list = rooms->as_array();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/gate/pow.hpp"
+#include "core/ops/overload.hpp"
 #include "core/rooms/room.hpp"
 #include "delivery/sink.hpp"
 #include "http/handlers/context.hpp"
@@ -28,6 +29,7 @@ struct config {
   http::api_settings api;                          // Defaults: see http/handlers/context.hpp
   pow::config proof_of_work;                       // Defaults: see core/pow.hpp
   std::vector<network_rule> network_rules;         // Default: none
+  ops::overload_settings overload;                 // Defaults: see core/ops/overload.hpp
   std::vector<room_config> rooms;                  // Default: one demo room
   std::vector<delivery::sink_config> sinks;        // Default: none, no event leaves
   // The CloudEvents `source` of every event sent. Default: empty, "/foyer/<host name>".

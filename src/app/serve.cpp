@@ -9,7 +9,9 @@
 
 #include "app/data_dir.hpp"
 #include "app/keyring.hpp"
+#include "app/log.hpp"
 #include "app/ticker.hpp"
+#include "app/vitals.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/rooms/reconcile.hpp"
 #include "core/gate/ticket.hpp"
@@ -38,25 +40,19 @@ net::ip::tcp::endpoint parse_endpoint(const std::string& listen) {
 // Derives independent keys from the one server secret.
 digest subkey(const digest& secret, std::string_view label) { return hmac_sha256(secret, {as_bytes(label)}); }
 
-// A line about the rooms for whoever watches the log; stdout to a pipe is buffered.
-void say(std::string_view when, std::string_view line) {
-  fmt::print("foyer: {}: {}\n", when, line);
-  std::fflush(stdout);
-}
-
-// Makes the rooms what `declared` says, or refuses it whole, printing why; `done(true)`
+// Makes the rooms what `declared` says, or refuses it whole, logging why; `done(true)`
 // once the change is durable (or there is none).
 void reconcile_rooms(journal& rooms, const clock& clock, const std::vector<room_config>& declared,
                      std::string_view when, std::function<void(bool)> done) {
   auto planned = plan_reconcile(rooms, declared, clock.steady_ms());
   if (const auto* refused = std::get_if<field_problem>(&planned)) {
-    fmt::print(stderr, "foyer: {}: config: {}: {}\n", when, refused->field, refused->message);
+    log::error(fmt::format("{}: config: {}: {}", when, refused->field, refused->message), {{"field", refused->field}});
     done(false);
     return;
   }
   const auto& plan = std::get<reconcile_plan>(planned);
   if (plan.empty()) {
-    say(when, "the rooms are as the file declares them");
+    log::info(fmt::format("{}: the rooms are as the file declares them", when));
     done(true);
     return;
   }
@@ -64,11 +60,11 @@ void reconcile_rooms(journal& rooms, const clock& clock, const std::vector<room_
   rooms.submit(std::move(events), [lines = describe(plan), when = std::string(when), done = std::move(done)](
                                       std::error_code ec, const join_outcome&) {
     if (ec) {
-      fmt::print(stderr, "foyer: {}: the rooms' changes could not be made durable: {}\n", when, ec.message());
+      log::error(fmt::format("{}: the rooms' changes could not be made durable: {}", when, ec.message()));
       done(false);
       return;
     }
-    for (const auto& line : lines) say(when, line);
+    for (const auto& line : lines) log::info(fmt::format("{}: {}", when, line));
     done(true);
   });
 }
@@ -90,7 +86,13 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   auto keys = load_or_create_keyring(c.data_dir, clock.now_ms() / 1000);
   ticket_codec tickets(subkey(secret, "foyer/ticket-key/v1"));
 
-  store::rocks_store store(c.data_dir / "log", [&ioc](std::function<void()> f) { net::post(ioc, std::move(f)); });
+  ops::metrics_registry metrics;
+  ops::overload_ladder overload(c.overload);
+  vitals health(ioc, clock, overload, metrics);
+  store::options store_options;
+  store_options.on_commit = [&health](const store::commit_report& r) { health.committed(r); };
+  store::rocks_store store(c.data_dir / "log", [&ioc](std::function<void()> f) { net::post(ioc, std::move(f)); },
+                           std::move(store_options));
   journal rooms(store);
   rooms.recover(store.recover(), c.rooms);
   clock.not_before(rooms.latest_ms());
@@ -99,6 +101,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
                               c.sinks);
   sinks.follow(rooms);
   store.start();
+  health.start(store);
 
   bool start_failed = false;
   std::unique_ptr<http::server> server;
@@ -107,7 +110,8 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
                    static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
   rate_controller rates;
-  http::routes api(rooms, store, tickets, keys, clock, price, rates, c.api, [&sinks] { return sinks.stats(); });
+  http::routes api(rooms, store, tickets, keys, clock, price, rates, c.api, overload, metrics);
+  metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
   ticker admissions(ioc, rooms, rates, clock);
   auto work = net::make_work_guard(ioc);
 
@@ -121,13 +125,13 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
       await_reload();
       sinks.reopen();
       if (!config_file) {
-        fmt::print(stderr, "foyer: reload: no --config file was given; the built-in rooms stay\n");
+        log::warn("reload: no --config file was given; the built-in rooms stay");
         return;
       }
       try {
         reconcile_rooms(rooms, clock, load_config(*config_file).rooms, "reload", [](bool) {});
       } catch (const config_error& e) {
-        fmt::print(stderr, "foyer: reload: {}; the running rooms are kept\n", e.what());
+        log::error(fmt::format("reload: {}; the running rooms are kept", e.what()));
       }
     });
   };
@@ -136,14 +140,14 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     server = std::make_unique<http::server>(ioc, endpoint, c.limits,
                                             [&api](http::request& req, const http::peer& who) {
                                               return api.handle(req, who);
-                                            });
+                                            },
+                                            [](std::string_view line) { log::error(line); });
     server->start();
     auto bound = server->local_endpoint();
-    fmt::print("foyer: serving {} room(s) on http://{} (data dir {})\n", rooms.rooms().size(),
-               bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
-                                       : fmt::format("{}:{}", bound.address().to_string(), bound.port()),
-               c.data_dir.string());
-    std::fflush(stdout);
+    auto at = bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
+                                      : fmt::format("{}:{}", bound.address().to_string(), bound.port());
+    log::info(fmt::format("serving {} room(s) on http://{} (data dir {})", rooms.rooms().size(), at, c.data_dir.string()),
+              {{"rooms", rooms.rooms().size()}, {"listen", at}, {"data_dir", c.data_dir.string()}});
   };
   // After a restart the first step is durable before anyone is answered: a lobby whose
   // close passed while the server was down is closed, not joined. (An open room's
@@ -164,8 +168,9 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (ec) return;
-    fmt::print("foyer: stopping: finishing requests in flight\n");
+    log::info("stopping: finishing requests in flight");
     admissions.stop();
+    health.stop();
     reloads.cancel();
     sinks.stop();
     if (!server) {
@@ -179,7 +184,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // Every write queued so far is finished before the process exits.
   store.stop();
   if (start_failed) return 1;
-  fmt::print("foyer: stopped\n");
+  log::info("stopped");
   return 0;
 }
 

@@ -35,6 +35,7 @@ void ticker::step(std::function<void()> done) {
     if (--*waiting == 0 && done) done();
   };
   std::int64_t now = clock_.steady_ms();
+  failures_.flush(now);
   for (const auto& [id, r] : rooms_.rooms()) {
     // A change of settings in flight writes the frontier at its moment, at the old rate.
     if (in_flight_.contains(id) || rooms_.configuring(id)) continue;
@@ -47,7 +48,10 @@ void ticker::step(std::function<void()> done) {
     rooms_.submit(std::move(*due), [this, id = id, finished](std::error_code ec, const join_outcome&) {
       in_flight_.erase(id);
       // Not durable, not applied: the next step recomputes from the last durable tick.
-      if (ec) fmt::print(stderr, "foyer: room '{}': admission step not durable: {}\n", id, ec.message());
+      if (ec) {
+        failures_.error(id, clock_.steady_ms(), fmt::format("room '{}': admission step not durable: {}", id, ec.message()),
+                        {{"room", id}, {"error", ec.message()}});
+      }
       finished();
     });
   }

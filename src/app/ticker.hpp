@@ -15,6 +15,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <foyer/clock.hpp>
 
+#include "app/log.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/rooms/rate_control.hpp"
 
@@ -41,6 +42,8 @@ class ticker {
   rate_controller& rates_;
   const clock& clock_;
   std::set<std::string, std::less<>> in_flight_;
+  // A failing step fails again at every tick, 50 times a second per room.
+  log::repeated_errors failures_{10'000};
   bool stopped_ = false;
 };
 

@@ -58,6 +58,8 @@ std::string_view to_string(errc e) {
     case errc::request_timeout: return "request_timeout";
     case errc::too_many_connections: return "too_many_connections";
     case errc::storage_unavailable: return "storage_unavailable";
+    case errc::overloaded: return "overloaded";
+    case errc::not_ready: return "not_ready";
     case errc::internal_error: return "internal_error";
   }
   return "unknown";

@@ -59,6 +59,9 @@ enum class errc {
   request_timeout,
   too_many_connections,
   storage_unavailable,
+  // The degradation ladder and readiness (core/ops/overload.hpp).
+  overloaded,  // shed at a level of the ladder
+  not_ready,   // /readyz: the reason is in the body
   internal_error,
 };
 

@@ -70,4 +70,17 @@ std::vector<sink_stats> event_sinks::stats() const {
   return out;
 }
 
+void event_sinks::collect(ops::metrics_writer& w) const {
+  if (sinks_.empty()) return;
+  auto all = stats();
+  w.family("foyer_sink_queued", "gauge", "Events waiting in the sink's buffer.");
+  for (const auto& s : all) w.sample("foyer_sink_queued", {{"sink", s.name}}, std::uint64_t{s.queued});
+  w.family("foyer_sink_delivered_total", "counter", "Events the receiver accepted.");
+  for (const auto& s : all) w.sample("foyer_sink_delivered_total", {{"sink", s.name}}, s.delivered_total);
+  w.family("foyer_sink_dropped_total", "counter", "Events dropped, oldest first, because the buffer was full.");
+  for (const auto& s : all) w.sample("foyer_sink_dropped_total", {{"sink", s.name}}, s.dropped_total);
+  w.family("foyer_sink_failed_total", "counter", "Delivery attempts that failed.");
+  for (const auto& s : all) w.sample("foyer_sink_failed_total", {{"sink", s.name}}, s.failed_total);
+}
+
 }  // namespace foyer::delivery

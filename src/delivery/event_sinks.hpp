@@ -14,6 +14,7 @@
 #include <foyer/clock.hpp>
 
 #include "core/ops/cloud_event.hpp"
+#include "core/ops/metrics.hpp"
 #include "core/ops/outbox.hpp"
 #include "core/rooms/journal.hpp"
 #include "delivery/sink.hpp"
@@ -33,6 +34,8 @@ class event_sinks {
   void stop();
   // Each sink's counters, in the order of the [[sinks]] tables.
   std::vector<sink_stats> stats() const;
+  // The same as Prometheus metrics: foyer_sink_queued{sink} and its counters.
+  void collect(ops::metrics_writer& w) const;
 
  private:
   void emit(const envelope& e);

@@ -52,6 +52,10 @@ problem_type type_of(errc e) {
     case errc::request_timeout: return {408, "Request timeout"};
     case errc::too_many_connections: return {503, "Too many connections", 5};
     case errc::storage_unavailable: return {503, "Storage unavailable", 2};
+    // A visitor turned away by the ladder loses nothing by waiting: half a minute spreads
+    // the crowd's returns well past a short overload.
+    case errc::overloaded: return {503, "Overloaded", 30};
+    case errc::not_ready: return {503, "Not ready", 5};
     case errc::internal_error: return {500, "Internal error"};
   }
   return {500, "Internal error"};

@@ -45,6 +45,7 @@ void router::add(std::initializer_list<verb> methods, std::string_view pattern, 
     throw std::invalid_argument(fmt::format("route '{}': too many segments or no methods", pattern));
   }
   route r;
+  r.pattern = pattern;
   r.handler = std::move(handler);
   for (auto m : methods) r.methods |= bit(m);
   if (r.methods & bit(verb::get)) r.methods |= bit(verb::head);
@@ -72,7 +73,8 @@ router::match_result router::match(verb method, std::string_view path) const { r
 router::match_result router::match(verb method, const path_segments& path) const {
   match_result out;
   if (!path.fits) return out;
-  for (const auto& r : routes_) {
+  for (std::size_t index = 0; index < routes_.size(); ++index) {
+    const auto& r = routes_[index];
     if (r.segments.size() != path.size) continue;
     route_params params;
     bool same = true;
@@ -85,6 +87,7 @@ router::match_result router::match(verb method, const path_segments& path) const
       }
     }
     if (!same) continue;
+    if (out.route == unmatched) out.route = index;
     out.allowed |= r.methods;
     if (r.methods & bit(method)) {
       out.handler = &r.handler;
@@ -95,9 +98,11 @@ router::match_result router::match(verb method, const path_segments& path) const
   return out;
 }
 
-task<response> router::handle(request& req, const peer& who) const {
+task<response> router::handle(request& req, const peer& who, std::size_t* route) const {
   std::string_view target = req.target();
   auto path = split(target.substr(0, target.find('?')));
+  auto m = match(req.method(), path);
+  if (route) *route = m.route;
   for (const auto& g : guards_) {
     if (g.segments.size() > path.size) continue;
     bool below = true;
@@ -105,13 +110,18 @@ task<response> router::handle(request& req, const peer& who) const {
     if (!below) continue;
     if (auto refused = g.c(req)) return ready(std::move(*refused));
   }
-  auto m = match(req.method(), path);
   if (m.handler) return (*m.handler)(req, who, m.params);
   if (!m.allowed) return ready(problem(req, errc::not_found, "No such path."));
   auto allowed = allow(m.allowed);
   auto res = problem(req, errc::method_not_allowed, fmt::format("Use {} for this path.", allowed));
   res.set(beast::http::field::allow, allowed);
   return ready(std::move(res));
+}
+
+std::vector<std::string> router::patterns() const {
+  std::vector<std::string> out;
+  for (const auto& r : routes_) out.push_back(r.pattern);
+  return out;
 }
 
 std::string router::allow(method_set methods) {

@@ -62,15 +62,23 @@ class router {
   using check = std::function<std::optional<response>(const request&)>;
   void guard(std::string_view prefix, check c);
 
+  // The route of a path no route has.
+  static constexpr std::size_t unmatched = static_cast<std::size_t>(-1);
+
   struct match_result {
     const route_handler* handler = nullptr;  // set when a route has the path and the method
     route_params params;
     method_set allowed = 0;  // methods of the routes that have the path
+    std::size_t route = unmatched;  // the first route that has the path, by the order of add()
   };
   match_result match(verb method, std::string_view path) const;
 
-  // The answer: the guard's refusal, the route's handler's, 404 or 405.
-  task<response> handle(request& req, const peer& who) const;
+  // The answer: the guard's refusal, the route's handler's, 404 or 405. Sets `*route` to
+  // the route that has the path (match_result::route), for the metrics.
+  task<response> handle(request& req, const peer& who, std::size_t* route = nullptr) const;
+
+  // The patterns of the routes, by the order of add().
+  std::vector<std::string> patterns() const;
 
   // "GET, HEAD, POST": the value of Allow.
   static std::string allow(method_set methods);
@@ -81,6 +89,7 @@ class router {
     bool capture = false;
   };
   struct route {
+    std::string pattern;
     method_set methods = 0;
     std::vector<segment> segments;
     route_handler handler;

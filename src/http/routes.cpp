@@ -1,5 +1,6 @@
 #include "http/routes.hpp"
 
+#include <chrono>
 #include <type_traits>
 #include <utility>
 
@@ -41,9 +42,9 @@ route_handler in_room(context& ctx, F f) {
 
 routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
                const clock& clock, join_price& price, rate_controller& rates, api_settings settings,
-               sink_report sinks)
+               ops::overload_ladder& overload, ops::metrics_registry& metrics)
     : ctx_{rooms, store, tickets, keys, clock, price, rates, settings, join_desk(price, settings.account_hint_secret),
-           std::move(sinks)},
+           overload},
       visitor_(ctx_),
       pages_(rooms) {
   auto& c = ctx_;
@@ -101,11 +102,14 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::close_lobby(c, req, rm); }));
   r.add({verb::post}, "/api/v1/admin/rooms/{room}/beacon",
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::supply_beacon(c, req, rm); }));
+  r.add({verb::get}, "/api/v1/admin/ops", at_once([&c](const request& req, auto&) { return handlers::ops_status(c, req); }));
 
   // Operations.
   r.add({verb::get}, "/.well-known/jwks.json", at_once([&c](const request& req, auto&) { return handlers::jwks(c, req); }));
-  r.add({verb::get}, "/metrics", at_once([&c](const request& req, auto&) { return handlers::metrics(c, req); }));
+  r.add({verb::get}, "/metrics",
+        at_once([&metrics](const request& req, auto&) { return handlers::metrics(metrics, req); }));
   r.add({verb::get}, "/healthz", at_once([](const request& req, auto&) { return handlers::healthz(req); }));
+  r.add({verb::get}, "/readyz", at_once([&c](const request& req, auto&) { return handlers::readyz(c, req); }));
 
   // Pages, and every embedded file at its own path.
   r.add({verb::get}, "/", at_once([this](const request& req, auto&) { return pages_.front(req); }));
@@ -120,6 +124,19 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
     r.add({verb::get}, asset.path,
           at_once([this, path = asset.path](const request& req, auto&) { return pages_.file(req, path); }));
   }
+
+  http_metrics_ = http_metrics(router_.patterns());
+  metrics.add([this](ops::metrics_writer& w) { http_metrics_.collect(w); });
+  metrics.add([&c](ops::metrics_writer& w) { handlers::collect_rooms(c, w); });
+}
+
+task<response> routes::handle(request& req, const peer& who) {
+  const auto started = std::chrono::steady_clock::now();
+  std::size_t route = router::unmatched;
+  auto answer = router_.handle(req, who, &route);
+  response res = co_await std::move(answer);
+  http_metrics_.observe(route, res.result_int(), std::chrono::steady_clock::now() - started);
+  co_return res;
 }
 
 }  // namespace foyer::http

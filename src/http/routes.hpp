@@ -3,11 +3,14 @@
 // the handlers share. Every route is in routes.cpp; to add one, add a line to the table
 // there and a handler in handlers/ for its resource.
 //
-// Runs on the event loop; the references must outlive it.
+// Runs on the event loop; the references must outlive it. Adds the HTTP, room and proof
+// metrics to `metrics`.
 
+#include "core/ops/metrics.hpp"
 #include "http/handlers/context.hpp"
 #include "http/handlers/pages.hpp"
 #include "http/handlers/visitor.hpp"
+#include "http/http_metrics.hpp"
 #include "http/router.hpp"
 
 namespace foyer::http {
@@ -16,18 +19,20 @@ class routes {
  public:
   routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
          const clock& clock, join_price& price, rate_controller& rates, api_settings settings,
-         sink_report sinks);
+         ops::overload_ladder& overload, ops::metrics_registry& metrics);
   // The table's handlers hold `this`.
   routes(const routes&) = delete;
   routes& operator=(const routes&) = delete;
 
-  task<response> handle(request& req, const peer& who) const { return router_.handle(req, who); }
+  // The router's answer, counted and timed by route.
+  task<response> handle(request& req, const peer& who);
 
  private:
   context ctx_;
   handlers::visitor visitor_;
   handlers::pages pages_;
   router router_;
+  http_metrics http_metrics_;  // set once every route is added
 };
 
 }  // namespace foyer::http

@@ -22,15 +22,6 @@ using std::chrono::milliseconds;
 
 constexpr std::size_t read_chunk = 4096;
 
-void log_session_error(std::exception_ptr e) {
-  if (!e) return;
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& ex) {
-    fmt::print(stderr, "foyer: connection ended by an error: {}\n", ex.what());
-  }
-}
-
 // Deadlines are checked a few times a second: the coarse clock (a few ms) is precise
 // enough and costs less than the fine one, read three times per request.
 std::chrono::steady_clock::time_point coarse_now() {
@@ -51,17 +42,31 @@ response json_error(unsigned status, std::string_view code, std::string_view mes
   return problem(version, keep_alive, status, code, std::string_view(reason.data(), reason.size()), message);
 }
 
-server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h)
-    : ioc_(ioc), acceptor_(ioc), sweeper_(ioc), limits_(limits), handler_(std::move(h)) {
+server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h, error_log log)
+    : ioc_(ioc),
+      acceptor_(ioc),
+      sweeper_(ioc),
+      limits_(limits),
+      handler_(std::move(h)),
+      log_(log ? std::move(log) : [](std::string_view line) { fmt::print(stderr, "foyer: {}\n", line); }) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(net::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
   acceptor_.listen(net::socket_base::max_listen_connections);
 }
 
+void server::report_end(std::exception_ptr e) const {
+  if (!e) return;
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    log_(fmt::format("connection ended by an error: {}", ex.what()));
+  }
+}
+
 void server::start() {
-  net::co_spawn(ioc_, accept_loop(), log_session_error);
-  net::co_spawn(ioc_, sweep_loop(), log_session_error);
+  net::co_spawn(ioc_, accept_loop(), [this](std::exception_ptr e) { report_end(e); });
+  net::co_spawn(ioc_, sweep_loop(), [this](std::exception_ptr e) { report_end(e); });
 }
 
 void server::stop(std::function<void()> on_drained) {
@@ -85,7 +90,7 @@ task<void> server::accept_loop() {
     if (ec) {
       if (stopping_) co_return;
       // Out of file descriptors and the like: keep serving the connections we have.
-      fmt::print(stderr, "foyer: accept failed: {}\n", ec.message());
+      log_(fmt::format("accept failed: {}", ec.message()));
       continue;
     }
     admit(std::move(socket));
@@ -105,7 +110,7 @@ void server::admit(tcp_socket socket) {
     // Counted from now, not from when the session first runs: a drained backlog
     // must not overshoot the limit.
     auto self = sessions_.insert(sessions_.end(), session_state{});
-    net::co_spawn(ioc_, session(std::move(socket), self), log_session_error);
+    net::co_spawn(ioc_, session(std::move(socket), self), [this](std::exception_ptr e) { report_end(e); });
     return;
   }
   auto res = problem(11, /*keep_alive=*/false, errc::too_many_connections,
@@ -230,8 +235,8 @@ task<void> server::session(tcp_socket socket, session_ref self) {
       } catch (const std::exception& e) {
         // A fault of this answer, not of the connection: the client hears so, and the
         // next request on the connection is served.
-        fmt::print(stderr, "foyer: {} {} failed: {}\n", std::string_view(req.method_string()),
-                   std::string_view(req.target()).substr(0, req.target().find('?')), e.what());
+        log_(fmt::format("{} {} failed: {}", std::string_view(req.method_string()),
+                         std::string_view(req.target()).substr(0, req.target().find('?')), e.what()));
         res = problem(req, errc::internal_error, "The server failed to answer this request.");
       }
       // A HEAD answer names the length of the body a GET would get, and sends none.

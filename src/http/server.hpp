@@ -57,9 +57,13 @@ struct server_limits {
 response json_error(unsigned status, std::string_view code, std::string_view message,
                     unsigned version = 11, bool keep_alive = false);
 
+// Where the server reports a failed accept, connection or answer, one line each.
+using error_log = std::function<void(std::string_view)>;
+
 class server {
  public:
-  server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h);
+  // Without `log`, errors go to stderr as plain text.
+  server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h, error_log log = {});
   server(const server&) = delete;
   server& operator=(const server&) = delete;
 
@@ -82,6 +86,8 @@ class server {
   };
   using session_ref = std::list<session_state>::iterator;
 
+  // One of the server's coroutines ended: by an exception, which is logged, or normally.
+  void report_end(std::exception_ptr e) const;
   task<void> accept_loop();
   // Starts a session, or refuses the connection when at the limit.
   void admit(tcp_socket socket);
@@ -97,6 +103,7 @@ class server {
   net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor> sweeper_;
   server_limits limits_;
   handler handler_;
+  error_log log_;
   std::list<session_state> sessions_;
   bool stopping_ = false;
   std::function<void()> on_drained_;

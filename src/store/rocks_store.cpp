@@ -524,7 +524,14 @@ struct rocks_store::impl {
     }
 
     std::error_code ec = to_error_code(built);
-    if (!ec && batch.Count() > 0) ec = write(batch);
+    if (!ec && batch.Count() > 0) {
+      const auto started = std::chrono::steady_clock::now();
+      ec = write(batch);
+      if (opts_.on_commit) {
+        commit_report report{std::chrono::steady_clock::now() - started, events, !ec};
+        post_([report, on_commit = opts_.on_commit] { on_commit(report); });
+      }
+    }
     if (!ec) {
       // A failed batch consumes no seqs: nothing of it is durable, the next one reuses them.
       next_seq_ = seq;

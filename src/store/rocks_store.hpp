@@ -50,6 +50,13 @@ struct fault_injection {
   std::atomic<bool> disk_full{false};
 };
 
+// One synced write, as the storage thread saw it.
+struct commit_report {
+  std::chrono::steady_clock::duration took{};  // the write and its sync
+  std::size_t events = 0;                        // events it carried (a snapshot or side records alone: 0)
+  bool ok = false;
+};
+
 struct options {
   // Most events in one synced write; bounds the latency a group commit adds.
   // Default: 8192.
@@ -70,6 +77,9 @@ struct options {
   std::uint64_t reserve_bytes = std::uint64_t{64} << 20;
   // Test hook: simulated device faults. Default: none.
   std::shared_ptr<fault_injection> faults;
+  // Told of every synced write through `post`, before the write's completions, so on the
+  // loop's thread. Default: none.
+  std::function<void(const commit_report&)> on_commit;
 };
 
 struct store_stats {

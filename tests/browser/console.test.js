@@ -64,6 +64,9 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   assert.equal(await card('concert').locator('[data-stat="rate_per_minute"]').textContent(), '120');
   assert.equal(await card('drop').locator('form[data-control="beacon"]').isVisible(), false);
 
+  // The live line: rates once two samples are in, and the degradation level.
+  await page.locator('#ops', { hasText: /^Joins \d+\.\d\/s · admissions \d+\.\d\/s · load: normal \(level 0\)$/ }).waitFor();
+
   await page.waitForTimeout(WATCH_MS / 2);
   // A reload keeps the token and the samples.
   const before = await page.evaluate(() => JSON.parse(sessionStorage.getItem('foyer:admin-samples')).length);

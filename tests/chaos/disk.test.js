@@ -40,6 +40,12 @@ test('a full disk: joins fail cleanly with 503, nothing acknowledged is lost, jo
       // Polls need no storage: everyone already in the queue keeps their place.
       await assertAckedHold(f, acked);
       await watch.sample(f);
+      // The admission step fails at every tick (50 a second) while the disk is full: it
+      // is logged once, then once per 10 s with a count.
+      await sleep(1000);
+      const failures = f.output.match(/^\{.*"msg":"room 'demo': admission step not durable: .*\}$/gm) ?? [];
+      assert.equal(failures.length, 1, `one line for a second of failing steps:\n${f.output}`);
+      assert.equal(JSON.parse(failures[0]).room, 'demo');
 
       rmSync(filler);
       let resumed = null;
@@ -126,6 +132,78 @@ test('a storage that stalls: polls are answered at once, admission keeps the rat
       await f.start();
       await watch.sample(f);
       await assertAckedHold(f, acked);
+    });
+  } finally {
+    device.unmount();
+  }
+});
+
+test('a frozen storage climbs the ladder and /readyz turns 503; polls, passes, the frontier and the admin API answer; all comes back after the thaw', { skip: rootOnly, timeout: 90000 }, async () => {
+  const rate = 600;
+  const adminToken = 'chaos-admin-token-0123456789';
+  const admin = { authorization: `Bearer ${adminToken}` };
+  const watch = new FrontierWatch(rate, Date.now());
+  const config = {
+    ...chaosConfig({ rate, server: { admin_token: adminToken } }),
+    // A write pending 200 ms is hot; 1 s hot climbs, 2 s calm descends; ready needs a write within 2 s.
+    overload: { commit_ms: 200, rise_after_ms: 1000, fall_after_ms: 2000, ready_write_ms: 2000 },
+  };
+  const level = async (f) => Number(/^foyer_overload_level (\d+)$/m.exec((await f.request('GET', '/metrics')).text)[1]);
+  const until = async (what, check, ms) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const value = await check();
+      if (value) return value;
+      assert.ok(Date.now() < deadline, `${what} within ${ms} ms`);
+      await sleep(100);
+    }
+  };
+  const device = mountLoopExt4(64);
+  try {
+    await withFoyer(config, { dataDir: path.join(device.dir, 'data') }, async (f) => {
+      const acked = [];
+      await crowd(f, { concurrency: 4, until: () => acked.length >= 200, acked });
+      await until('ready', async () => (await f.request('GET', '/readyz')).status === 200, 5000);
+      await watch.sample(f);
+
+      device.freeze();
+      // A process blocked on a frozen device cannot even be killed: always thaw first.
+      try {
+        const notReady = await until('/readyz 503', async () => {
+          const r = await f.request('GET', '/readyz');
+          return r.status === 503 && r;
+        }, 10000);
+        assert.equal(notReady.json.error, 'not_ready');
+        assert.equal(notReady.json.reason, 'storage_stalled');
+        assert.equal(notReady.headers.get('content-type'), 'application/problem+json');
+        await until('the ladder at its top', async () => (await level(f)) === 3, 15000);
+
+        // Joins are refused at once, not queued behind the stalled storage.
+        const started = Date.now();
+        const join = await f.join();
+        assert.equal(join.status, 503);
+        assert.equal(join.json.error, 'overloaded');
+        assert.equal(join.headers.get('retry-after'), '30');
+        assert.ok(Date.now() - started < 500, 'refused without waiting for the storage');
+        // Admitted visitors keep their passes; the frontier, the metrics and the admin API answer.
+        await assertAckedHold(f, acked.slice(0, 5));
+        await watch.sample(f);
+        const ops = await f.request('GET', '/api/v1/admin/ops', { headers: admin });
+        assert.equal(ops.status, 200);
+        assert.equal(ops.json.overload_level, 3);
+        assert.match(f.output, /"msg":"overload: level 3 \(refuse_joins\), was 2: loop lag \d+ ms, commit latency \d+ ms"/);
+      } finally {
+        device.thaw();
+      }
+
+      await until('/readyz 200 after the thaw', async () => (await f.request('GET', '/readyz')).status === 200, 20000);
+      await until('the ladder back at 0', async () => (await level(f)) === 0, 20000);
+      const again = await tryJoin(f);
+      assert.equal(again.status, 201, 'joins are taken again');
+      acked.push({ ticket: again.json.ticket, place: again.json.place });
+      await watch.sample(f);
+      await assertAckedHold(f, acked);
+      assertNoPlaceTwice(acked);
     });
   } finally {
     device.unmount();

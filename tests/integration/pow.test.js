@@ -33,7 +33,7 @@ test('a solved challenge joins once; replays, reuse after a restart and wrong ro
     assert.equal(afterRestart.status, 403);
     assert.deepEqual(afterRestart.json, replay.json, 'every refusal looks the same');
     const metrics = (await f.request('GET', '/metrics')).text;
-    assert.match(metrics, /foyer_proof_rejections_total\{reason="issued_before_start"\} 1/);
+    assert.match(metrics, /foyer_proofs_refused_total\{reason="issued_before_start"\} 1/);
     assert.equal((await f.join('demo', solveSync((await challenge(f)).challenge))).status, 201);
     assert.equal((await f.join('demo', {})).json.error, 'bad_join_body');
   } finally {
@@ -61,7 +61,7 @@ test('behind a trusted proxy, clients are priced and bound by the address it for
     // A challenge is bound to the client's network, not the proxy's.
     const c = await challengeAs(behind, '198.51.100.9');
     assert.equal((await joinAs(behind, '192.0.2.1', solveSync(c.challenge))).json.error, 'proof_rejected');
-    assert.match((await behind.request('GET', '/metrics')).text, /foyer_proof_rejections_total\{reason="wrong_network"\} 1/);
+    assert.match((await behind.request('GET', '/metrics')).text, /foyer_proofs_refused_total\{reason="wrong_network"\} 1/);
     // What a client writes into the header itself is passed over: the proxy's entry counts.
     const spoofed = await challengeAs(behind, '192.0.2.1, 198.51.100.9');
     assert.equal((await joinAs(behind, '198.51.100.77', solveSync(spoofed.challenge))).status, 201);

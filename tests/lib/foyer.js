@@ -55,7 +55,7 @@ function toml(value) {
   return String(value);
 }
 
-// config: { server: {...}, proof_of_work: {...}, rooms: [{...}], sinks: [{...}] }. Defaults: work off
+// config: { server: {...}, proof_of_work: {...}, overload: {...}, rooms: [{...}], sinks: [{...}] }. Defaults: work off
 // (no base work, no pressure),
 // one FIFO room "demo" at 600/min.
 export function configText(config = {}) {
@@ -66,6 +66,10 @@ export function configText(config = {}) {
   for (const [k, v] of Object.entries(server)) text += `${k} = ${toml(v)}\n`;
   text += '[proof_of_work]\n';
   for (const [k, v] of Object.entries(pow)) text += `${k} = ${toml(v)}\n`;
+  if (config.overload) {
+    text += '[overload]\n';
+    for (const [k, v] of Object.entries(config.overload)) text += `${k} = ${toml(v)}\n`;
+  }
   for (const room of rooms) {
     text += '[[rooms]]\n';
     for (const [k, v] of Object.entries(room)) {

@@ -11,6 +11,7 @@ import { areaPath, linePath, niceMax } from './chart.js';
 import { $, applyStrings, setText, show } from './page.js';
 import { createBody, patchBody, problemOf, roomField, typedValue } from './room_form.js';
 import { openRoomDialog, setFieldError } from './room_dialog.js';
+import { resetOps, updateOps } from './ops_panel.js';
 
 const TOKEN_KEY = 'foyer:admin-token';
 const SAMPLES_KEY = 'foyer:admin-samples';
@@ -368,6 +369,7 @@ async function refresh() {
     samples = addSample(samples, res.json.at, res.json.rooms);
     saveSamples();
     render(res.json);
+    await updateOps(token);
   }
   timer = setTimeout(refresh, SAMPLE_INTERVAL_MS);
 }
@@ -377,6 +379,7 @@ function signOut(message = '') {
   clearTimeout(timer);
   token = null;
   samples = [];
+  resetOps();
   sessionStorage.removeItem(TOKEN_KEY);
   sessionStorage.removeItem(SAMPLES_KEY);
   for (const dialog of document.querySelectorAll('dialog[open]')) dialog.close();

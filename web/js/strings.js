@@ -176,6 +176,11 @@ export const strings = {
   chartLatest: (value) => `now ${value}`,
   axisScale: (top) => `scale 0–${top}`,
   axisEnd: 'now',
+  opsLine: (rates, level) => {
+    const load = ['normal', 'polls slowed', 'far polls shed', 'new visitors refused'][level] ?? `level ${level}`;
+    const flow = rates ? `Joins ${rates.joins.toFixed(1)}/s · admissions ${rates.admissions.toFixed(1)}/s` : 'Measuring joins and admissions…';
+    return `${flow} · load: ${load} (level ${level})`;
+  },
   consoleOffline: (when) => `Cannot reach the server. Trying again ${when}.`,
   noAnswer: 'No answer from the server. Check the room before trying again.',
   needsBeacon: 'The draw waits for the beacon value.',

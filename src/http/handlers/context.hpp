@@ -1,6 +1,7 @@
 #pragma once
 // What the handlers share: the rooms and their log, the store's side records, tickets,
-// keys, the clock, the join's price, the settings and the JSON reader. One per server,
+// keys, the clock, the join's price, the settings, the degradation ladder and the JSON
+// reader. One per server,
 // used on the event loop only, by one request at a time between suspensions.
 
 #include <cstdint>
@@ -21,7 +22,7 @@
 #include "core/gate/join_price.hpp"
 #include "core/gate/network.hpp"
 #include "core/gate/ticket.hpp"
-#include "core/ops/outbox.hpp"
+#include "core/ops/overload.hpp"
 #include "core/passes/pass.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/rooms/rate_control.hpp"
@@ -45,8 +46,6 @@ struct api_settings {
   std::vector<cidr> trusted_proxies;
 };
 
-// The event sinks' counters, for /metrics.
-using sink_report = std::function<std::vector<sink_stats>()>;
 
 struct context {
   journal& rooms;
@@ -58,7 +57,7 @@ struct context {
   rate_controller& rates;
   api_settings settings;
   join_desk desk;
-  sink_report sinks;
+  ops::overload_ladder& overload;
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.
   simdjson::ondemand::parser json_parser{};
   std::string json_scratch{};

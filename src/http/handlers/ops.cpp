@@ -1,7 +1,9 @@
 #include "http/handlers/ops.hpp"
 
 #include <boost/beast/http/field.hpp>
-#include <fmt/format.h>
+
+#include "core/base/json.hpp"
+#include "http/problem.hpp"
 
 namespace foyer::http::handlers {
 
@@ -13,28 +15,60 @@ response jwks(const context& ctx, const request& req) {
   return res;
 }
 
-response metrics(const context& ctx, const request& req) {
-  std::string out =
-      "# TYPE foyer_room_joined gauge\n# TYPE foyer_room_served gauge\n# TYPE foyer_proof_rejections_total counter\n";
-  auto now = ctx.clock.steady_ms();
-  for (const auto& [id, r] : ctx.rooms.rooms()) {
-    out += fmt::format("foyer_room_joined{{room=\"{}\"}} {}\nfoyer_room_served{{room=\"{}\"}} {}\n", id, r.joined(), id,
-                       r.served(now));
-  }
+response metrics(const ops::metrics_registry& registry, const request& req) {
+  return private_text(req, "text/plain; version=0.0.4", registry.scrape());
+}
+
+void collect_rooms(const context& ctx, ops::metrics_writer& w) {
+  // Read from the rooms at each scrape: a room created or removed at runtime appears or
+  // goes with it.
+  const auto now = ctx.clock.steady_ms();
+  const auto& rooms = ctx.rooms.rooms();
+  w.family("foyer_room_joined_total", "counter", "Visitors who joined the room.");
+  for (const auto& [id, r] : rooms) w.sample("foyer_room_joined_total", {{"room", id}}, r.joined());
+  w.family("foyer_room_served", "gauge", "The room's frontier: places admitted so far.");
+  for (const auto& [id, r] : rooms) w.sample("foyer_room_served", {{"room", id}}, r.served(now));
+  w.family("foyer_room_waiting", "gauge", "Visitors joined and not admitted yet.");
+  for (const auto& [id, r] : rooms) w.sample("foyer_room_waiting", {{"room", id}}, r.joined() - r.served(now));
+  w.family("foyer_room_rate_per_minute", "gauge", "Visitors the room admits per minute now.");
+  for (const auto& [id, r] : rooms) w.sample("foyer_room_rate_per_minute", {{"room", id}}, std::uint64_t{r.rate()});
+  w.family("foyer_room_active_passes", "gauge", "Passes claimed and live: not expired, not reported done.");
+  for (const auto& [id, r] : rooms) w.sample("foyer_room_active_passes", {{"room", id}}, r.active(now));
+  w.family("foyer_room_no_shows_total", "counter", "Admitted visitors who never claimed their pass in time.");
+  for (const auto& [id, r] : rooms) w.sample("foyer_room_no_shows_total", {{"room", id}}, r.no_shows());
+  w.family("foyer_proofs_refused_total", "counter", "Joins whose proof of work was refused, by reason.");
   for (const auto& [reason, count] : ctx.desk.proof_rejections()) {
-    out += fmt::format("foyer_proof_rejections_total{{reason=\"{}\"}} {}\n", reason, count);
+    w.sample("foyer_proofs_refused_total", {{"reason", reason}}, count);
   }
-  out += "# TYPE foyer_sink_queued gauge\n# TYPE foyer_sink_delivered_total counter\n"
-         "# TYPE foyer_sink_dropped_total counter\n# TYPE foyer_sink_failed_total counter\n";
-  for (const auto& s : ctx.sinks()) {
-    out += fmt::format(
-        "foyer_sink_queued{{sink=\"{0}\"}} {1}\nfoyer_sink_delivered_total{{sink=\"{0}\"}} {2}\n"
-        "foyer_sink_dropped_total{{sink=\"{0}\"}} {3}\nfoyer_sink_failed_total{{sink=\"{0}\"}} {4}\n",
-        s.name, s.queued, s.delivered_total, s.dropped_total, s.failed_total);
-  }
-  return private_text(req, "text/plain; version=0.0.4", std::move(out));
 }
 
 response healthz(const request& req) { return json_response(req, bhttp::status::ok, R"({"status":"ok"})"); }
+
+response readyz(const context& ctx, const request& req) {
+  auto reason = ctx.overload.not_ready(ctx.clock.steady_ms());
+  if (reason.empty()) return json_response(req, bhttp::status::ok, R"({"status":"ready"})");
+  auto detail = reason == "shedding" ? "Overloaded: new visitors are refused."
+                                     : "The storage has not completed a write lately.";
+  auto reason_json = json_quote(reason);
+  return problem(req, errc::not_ready, detail, {{"reason", reason_json}});
+}
+
+response ops_status(const context& ctx, const request& req) {
+  const auto now = ctx.clock.steady_ms();
+  std::uint64_t joined = 0, served = 0;
+  for (const auto& [id, r] : ctx.rooms.rooms()) {
+    joined += r.joined();
+    served += r.served(now);
+  }
+  const auto level = ctx.overload.level();
+  return json_response(req, bhttp::status::ok,
+                       json_object()
+                           .num("joined", joined)
+                           .num("served", served)
+                           .num("overload_level", std::uint64_t{static_cast<std::uint8_t>(level)})
+                           .str("overload", ops::to_string(level))
+                           .num("at", ctx.clock.now_ms())
+                           .done());
+}
 
 }  // namespace foyer::http::handlers

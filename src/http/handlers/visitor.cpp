@@ -24,6 +24,7 @@ namespace bhttp = beast::http;
 constexpr std::string_view rooms_path = "/api/v1/rooms";
 constexpr std::string_view ticket_cookie = "foyer_ticket";
 constexpr std::string_view ticket_cookie_max_age = "604800";  // seconds: a week
+constexpr std::string_view overloaded_detail = "Many visitors at once: no new visitors for now; try again later.";
 
 // The 410 of a room that takes no new visitors: its state is the code.
 response no_joins(const request& req, const room& r, std::string_view detail) {
@@ -149,6 +150,7 @@ ip_address visitor::client_address(const request& req, const peer& who) const {
 }
 
 response visitor::challenge(const request& req, const room& r, const peer& who) {
+  if (ctx_.overload.refuses_join()) return problem(req, errc::overloaded, overloaded_detail);
   auto address = client_address(req, who);
   if (!r.accepts_joins()) return no_joins(req, r, "This room takes no new visitors.");
   auto network = network_of(address);
@@ -165,6 +167,7 @@ response visitor::challenge(const request& req, const room& r, const peer& who) 
 }
 
 task<response> visitor::join(const request& req, const room& r, const peer& who) {
+  if (ctx_.overload.refuses_join()) co_return problem(req, errc::overloaded, overloaded_detail);
   join_request jr;
   jr.room_id = r.config().id;
   // A visitor who already holds a ticket for this room gets it back, whatever the body.
@@ -262,6 +265,9 @@ response visitor::status(const request& req, const room& r) {
   }
   auto now = ctx_.clock.steady_ms();
   auto st = status_of(r, t->place, now, jitter());
+  if (ctx_.overload.sheds_poll(st.eta_seconds, st.poll_after_ms)) {
+    return problem(req, errc::overloaded, "Many visitors at once: your place is kept; ask again later.");
+  }
   std::optional<std::int64_t> pass_until;
   if (st.state == "admitted") {
     pass_until = r.pass_live_until(*t->place, now);

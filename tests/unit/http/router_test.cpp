@@ -141,3 +141,11 @@ TEST_CASE("a pattern with more captures than a route holds is refused") {
   CHECK_THROWS_AS(r.add({}, "/a", named("x")), std::invalid_argument);
   CHECK_NOTHROW(r.add({verb::get}, "/{a}/{b}/{c}/{d}", named("x")));
 }
+
+TEST_CASE_METHOD(router_fixture, "a request is named by the pattern of the route that has its path, for the metrics") {
+  CHECK(r.patterns().at(r.match(verb::get, "/api/v1/rooms/demo/status").route) == "/api/v1/rooms/{room}/status");
+  // 405: the path's first route; 404: none.
+  CHECK(r.patterns().at(r.match(verb::delete_, "/api/v1/rooms/shop").route) == "/api/v1/rooms/{room}");
+  CHECK(r.match(verb::get, "/api/v1/nope").route == router::unmatched);
+  CHECK(r.patterns().size() == 7);
+}
