@@ -34,11 +34,6 @@ export function dashboardMetrics() {
   return names;
 }
 
-// Metrics the dashboard shows that another part of Foyer brings: the sinks (only while a
-// sink is configured) and admission by live passes. Their panels stay empty until then.
-export const expectedLater = new Set(['foyer_sink_queued', 'foyer_sink_delivered_total', 'foyer_sink_dropped_total',
-  'foyer_room_active_passes']);
-
 /** Family name -> type, from the # TYPE lines of a scrape. */
 export function familiesOf(scrape) {
   return new Map([...scrape.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]));
