@@ -59,6 +59,14 @@ enum class errc {
   request_timeout,
   too_many_connections,
   storage_unavailable,
+  // Holds on a room's seats.
+  no_inventory,      // the room has no seats to hold
+  inventory_frozen,  // the seat ledger's invariant failed: holds are refused
+  pass_required,     // a visitor's call without a valid pass of this room
+  live_hold_exists,  // one live hold per visitor
+  unknown_hold,
+  hold_not_held,     // the hold is no longer held (confirmed, released, expired)
+  hold_extended_already,
   internal_error,
 };
 

@@ -99,7 +99,7 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
   CHECK(merged.name == "New");
   CHECK(merged.stock == 10u);
   CHECK(merged.rate_per_minute == 500);
-  CHECK(room_setting_names().size() == 16);
+  CHECK(room_setting_names().size() == 17);
 
   after.opens_at_ms = 1'796'099'400'000;
   writer w;
@@ -111,5 +111,5 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
         R"({"id":"tatkal-1","name":"New","rate_per_minute":60,"pass_ttl_seconds":900,"target_url":"/checkout",)"
         R"("opens_at":"2026-12-01T04:30:00.000Z","lobby_window_seconds":0,"beacon_rule":"","stock":10,)"
         R"("logo_url":"","accent_colour":"","max_active":null,"claim_window_seconds":600,"no_show_max_multiplier":1,)"
-        R"("adaptive":null,"alternatives":[]})");
+        R"("adaptive":null,"alternatives":[],"inventory":null})");
 }
