@@ -142,7 +142,8 @@ struct encoder {
     w.str(e.room);
     w.raw(e.hold);
     w.raw(e.visitor);
-    w.u64(e.place);
+    w.u8(e.place.has_value());
+    w.u64(e.place.value_or(0));
     w.u32(e.seats);
     w.str(e.key);
     w.i64(e.at_ms);
@@ -231,7 +232,9 @@ std::optional<event> read_event(reader& r) {
       e.room = r.str();
       e.hold = r.raw<16>();
       e.visitor = r.raw<16>();
-      e.place = r.u64();
+      bool placed = r.u8() != 0;
+      auto place = r.u64();
+      if (placed) e.place = place;
       e.seats = r.u32();
       e.key = r.str();
       e.at_ms = r.i64();

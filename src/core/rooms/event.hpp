@@ -138,7 +138,9 @@ struct hold_placed {
   std::string room;
   id16 hold{};
   id16 visitor{};
-  std::uint64_t place = 0;  // the visitor's place: their pass's slot ends, their seats count as held
+  // The visitor's place, if their pass's claim is known: its slot ends, their seats
+  // count as held from here.
+  std::optional<std::uint64_t> place;
   std::uint32_t seats = 0;
   std::string key;
   std::int64_t at_ms = 0;

@@ -21,7 +21,7 @@ struct hold_request {
   // The visitor asking with their pass; none for the site. A visitor may place a hold
   // and release or read their own.
   std::optional<id16> visitor;
-  std::uint64_t place = 0;  // placement: the visitor's place
+  std::optional<std::uint64_t> place;  // placement: the visitor's place, if their claim is known
   std::uint32_t seats = 0;  // placement: how many seats
 };
 

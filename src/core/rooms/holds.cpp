@@ -106,18 +106,18 @@ void seat_ledger::end(const id16& hold_id, hold& h, hold_state state, std::int64
   ended_.emplace_back(at_ms, hold_id);
 }
 
-std::optional<std::uint64_t> seat_ledger::apply(const hold_placed& e) {
-  if (!settings_ || frozen_ || receipt(e.key) || holds_.contains(e.hold)) return std::nullopt;
-  if (e.seats == 0 || e.seats > settings_->max_seats_per_hold) return std::nullopt;
+bool seat_ledger::apply(const hold_placed& e) {
+  if (!settings_ || frozen_ || receipt(e.key) || holds_.contains(e.hold)) return false;
+  if (e.seats == 0 || e.seats > settings_->max_seats_per_hold) return false;
   prune(e.at_ms);
   auto earlier = live_hold_of(e.visitor);
   std::uint64_t freed = 0;
   if (earlier) {
-    if (settings_->second == second_hold::refuse) return std::nullopt;
+    if (settings_->second == second_hold::refuse) return false;
     freed = holds_.at(*earlier).seats;
   }
   // All or nothing: the earlier hold goes only if the new one can take its place.
-  if (available_ + freed < e.seats) return std::nullopt;
+  if (available_ + freed < e.seats) return false;
   if (earlier) end(*earlier, holds_.at(*earlier), hold_state::released, e.at_ms);
   hold h{e.visitor, e.seats, hold_state::held, e.at_ms + std::int64_t{settings_->hold_seconds} * 1000};
   held_ += e.seats;
@@ -127,7 +127,7 @@ std::optional<std::uint64_t> seat_ledger::apply(const hold_placed& e) {
   live_by_expiry_.emplace(h.expires_ms, e.hold);
   record(e.key, {hold_action::place, e.hold, e.visitor, e.seats, hold_state::held, h.expires_ms, refund_reason::none, e.at_ms});
   check();
-  return e.place;
+  return true;
 }
 
 void seat_ledger::apply(const hold_extended& e) {

@@ -60,9 +60,8 @@ class seat_ledger {
   // available with it; a total below what is held and confirmed freezes the ledger.
   void retotal(const std::optional<inventory_settings>& settings);
 
-  // Each returns the place whose pass slot the hold takes over, for a placement that
-  // took effect.
-  std::optional<std::uint64_t> apply(const hold_placed& e);
+  // Whether the placement took effect.
+  bool apply(const hold_placed& e);
   void apply(const hold_extended& e);
   void apply(const hold_confirmed& e);
   void apply(const hold_released& e);

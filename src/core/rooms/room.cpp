@@ -187,7 +187,7 @@ void room::follow_supply(std::int64_t at_ms) {
 }
 
 void room::apply(const hold_placed& e) {
-  if (auto place = seats_.apply(e); place && *place < joined_) claims_.finish(*place);
+  if (seats_.apply(e) && e.place) claims_.finish(*e.place);
   follow_supply(e.at_ms);
 }
 
@@ -295,8 +295,13 @@ void room::apply(const state_changed& e) {
   resume_admission(e.state, e.at_ms);
 }
 
+std::optional<holds_expired> room::expired_holds(std::int64_t now_ms) const {
+  auto expired = seats_.due(now_ms);
+  if (expired.empty()) return std::nullopt;
+  return holds_expired{config_.id, std::move(expired), now_ms};
+}
+
 std::optional<event> room::due(std::int64_t now_ms) const {
-  if (auto expired = seats_.due(now_ms); !expired.empty()) return holds_expired{config_.id, std::move(expired), now_ms};
   if (state_ == room_state::lobby) {
     // A lobby without a close time (a log from before settings were history, whose file
     // lost opens_at) closes only when the operator closes it.

@@ -73,9 +73,11 @@ class room {
   void apply(const hold_released& e);
   void apply(const holds_expired& e);
 
-  // What the ticker should make durable at `now`, if anything: holds whose time passed
-  // first, so that no lost timer strands seats.
+  // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
+  // The holds whose time passed by `now`, for the ticker to expire at every step, the
+  // first after a restart included: no lost timer strands seats.
+  std::optional<holds_expired> expired_holds(std::int64_t now_ms) const;
   // The frontier at `now` as a durable step, for the ticker and for a change that
   // stops admission. Not clamped to the joined: applying it does, counting the joins
   // logged before it that were not yet durable when it was decided.
