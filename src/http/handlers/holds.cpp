@@ -7,6 +7,7 @@
 #include "core/base/time_text.hpp"
 #include "core/passes/pass_issuer.hpp"
 #include "core/rooms/hold_desk.hpp"
+#include "core/rooms/site_reports.hpp"
 #include "http/handlers/site.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
@@ -30,7 +31,7 @@ std::optional<id16> pass_holder(context& ctx, const request& req, const room& r)
   auto checked = verifier.verify(*token, seconds(ctx.clock.now_ms()));
   if (!checked.ok) return std::nullopt;
   auto visitor = from_hex_fixed<16>(checked.subject);
-  if (!visitor || checked.jti != to_hex(pass_id(r.config().id, *visitor))) return std::nullopt;
+  if (!visitor || checked.jti != to_hex(pass::pass_id(r.config().id, *visitor))) return std::nullopt;
   return visitor;
 }
 
@@ -45,11 +46,6 @@ response pass_required(const request& req) {
   return problem(req, errc::pass_required, "Send your pass of this room, while it is valid, as 'Authorization: Bearer <pass>'.");
 }
 
-std::string wall_time(context& ctx, std::int64_t steady_ms) {
-  // The rooms' clock runs with the wall clock: the same offset turns one into the other.
-  return format_rfc3339_ms(ctx.clock.now_ms() + (steady_ms - ctx.clock.steady_ms()));
-}
-
 response refused(const request& req, const hold_refusal& why) {
   // Seats, not the room, are sold out here: a conflict the visitor may retry, not a 410.
   if (why.code == errc::sold_out) {
@@ -58,12 +54,14 @@ response refused(const request& req, const hold_refusal& why) {
   return problem(req, why.code, why.detail);
 }
 
-response hold_response(context& ctx, const request& req, bhttp::status status, const id16& id, hold_state state,
+// Times on the rooms' clock, which runs with the wall clock (foyer/clock.hpp): the same
+// text for every answer about one hold.
+response hold_response(const request& req, bhttp::status status, const id16& id, hold_state state,
                        std::uint32_t seats, std::int64_t expires_ms, refund_reason reason) {
   json_object body;
   body.str("hold_id", to_hex(id)).str("state", to_string(state));
   switch (state) {
-    case hold_state::held: body.num("seats", std::uint64_t{seats}).str("expires_at", wall_time(ctx, expires_ms)); break;
+    case hold_state::held: body.num("seats", std::uint64_t{seats}).str("expires_at", format_rfc3339_ms(expires_ms)); break;
     case hold_state::confirmed: body.str("confirmation_id", to_hex(confirmation_id(id))); break;
     case hold_state::refund_required: body.str("reason", to_string(reason)); break;
     case hold_state::released:
@@ -72,9 +70,9 @@ response hold_response(context& ctx, const request& req, bhttp::status status, c
   return json_response(req, status, body.done());
 }
 
-response receipt_response(context& ctx, const request& req, const hold_receipt& receipt) {
+response receipt_response(const request& req, const hold_receipt& receipt) {
   auto status = receipt.action == hold_action::place ? bhttp::status::created : bhttp::status::ok;
-  return hold_response(ctx, req, status, receipt.hold, receipt.state, receipt.seats, receipt.expires_ms, receipt.reason);
+  return hold_response(req, status, receipt.hold, receipt.state, receipt.seats, receipt.expires_ms, receipt.reason);
 }
 
 std::variant<std::string, response> idempotency_key(const request& req) {
@@ -102,7 +100,7 @@ task<response> carry(context& ctx, const request& req, std::string room_id, std:
     decision = decide_hold(*r, key, request, ctx.clock.steady_ms());
   }
   if (const auto* why = std::get_if<hold_refusal>(&decision)) co_return refused(req, *why);
-  if (const auto* receipt = std::get_if<hold_receipt>(&decision)) co_return receipt_response(ctx, req, *receipt);
+  if (const auto* receipt = std::get_if<hold_receipt>(&decision)) co_return receipt_response(req, *receipt);
   co_return problem(req, errc::internal_error, "The request was written but not answered; retry with the same key.");
 }
 
@@ -126,7 +124,7 @@ task<response> place_hold(context& ctx, const request& req, const room& r) {
   if (auto* bad = std::get_if<response>(&key)) co_return std::move(*bad);
   auto seats = parse_seats(ctx, req);
   if (!seats) co_return problem(req, errc::bad_body, "The body must be {\"seats\": n}, n a whole number.");
-  hold_request request{hold_action::place, random_array<16>(), visitor, r.place_of_pass(pass_id(r.config().id, *visitor)),
+  hold_request request{hold_action::place, random_array<16>(), visitor, r.place_of_pass(pass::pass_id(r.config().id, *visitor)),
                        *seats};
   std::string id = r.config().id;
   co_return co_await carry(ctx, req, std::move(id), std::get<std::string>(std::move(key)), request);
@@ -160,7 +158,7 @@ response get_hold(context& ctx, const request& req, const room& r, std::string_v
   auto found = hold_for(r, *id, who->visitor);
   if (const auto* why = std::get_if<hold_refusal>(&found)) return refused(req, *why);
   const hold& h = *std::get<const hold*>(found);
-  return hold_response(ctx, req, bhttp::status::ok, *id, h.state, h.seats, h.expires_ms, h.reason);
+  return hold_response(req, bhttp::status::ok, *id, h.state, h.seats, h.expires_ms, h.reason);
 }
 
 response inventory(const request& req, const room& r) {

@@ -15,11 +15,14 @@ response jwks(const context& ctx, const request& req) {
 
 response metrics(const context& ctx, const request& req) {
   std::string out =
-      "# TYPE foyer_room_joined gauge\n# TYPE foyer_room_served gauge\n# TYPE foyer_proof_rejections_total counter\n";
+      "# TYPE foyer_room_joined gauge\n# TYPE foyer_room_served gauge\n# TYPE foyer_room_seats_frozen gauge\n"
+      "# TYPE foyer_proof_rejections_total counter\n";
   auto now = ctx.clock.steady_ms();
   for (const auto& [id, r] : ctx.rooms.rooms()) {
     out += fmt::format("foyer_room_joined{{room=\"{}\"}} {}\nfoyer_room_served{{room=\"{}\"}} {}\n", id, r.joined(), id,
                        r.served(now));
+    // 1 while the room's seat ledger is frozen by a failed invariant: alert on it.
+    if (r.seats().enabled()) out += fmt::format("foyer_room_seats_frozen{{room=\"{}\"}} {}\n", id, int{r.seats().frozen()});
   }
   for (const auto& [reason, count] : ctx.desk.proof_rejections()) {
     out += fmt::format("foyer_proof_rejections_total{{reason=\"{}\"}} {}\n", reason, count);
