@@ -38,6 +38,9 @@ void ticker::step(std::function<void()> done) {
   for (const auto& [id, r] : rooms_.rooms()) {
     // A change of settings in flight writes the frontier at its moment, at the old rate.
     if (in_flight_.contains(id) || rooms_.configuring(id)) continue;
+    if (r.seats().frozen() && frozen_said_.insert(id).second) {
+      fmt::print(stderr, "foyer: room '{}': SEAT LEDGER FROZEN: confirmed + held + available != total; every hold is refused\n", id);
+    }
     // Holds whose time passed, in the same write as the room's step: every step expires
     // them, the first after a restart before anyone is answered.
     std::vector<event> due;

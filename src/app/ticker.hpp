@@ -41,6 +41,8 @@ class ticker {
   rate_controller& rates_;
   const clock& clock_;
   std::set<std::string, std::less<>> in_flight_;
+  // Rooms whose seat ledger froze, said once each: refused holds are the operator's to look at.
+  std::set<std::string, std::less<>> frozen_said_;
   bool stopped_ = false;
 };
 

@@ -70,6 +70,8 @@ const hold_receipt* seat_ledger::receipt(std::string_view key) const {
 
 std::vector<id16> seat_ledger::due(std::int64_t now_ms) const {
   std::vector<id16> out;
+  // A frozen ledger applies nothing: nothing to write either, until an operator looks.
+  if (frozen_) return out;
   for (auto it = live_by_expiry_.begin(); it != live_by_expiry_.end() && it->first <= now_ms; ++it) {
     out.push_back(it->second);
   }

@@ -355,3 +355,26 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
   }
   CHECK(seats_confirmed == seats().confirmed());
 }
+
+TEST_CASE_METHOD(holds_fixture, "a ledger whose counts disagree with its holds after recovery is frozen and refuses") {
+  start({seat_room(5)});
+  receipt(place("k1", 1, 1, 2));
+  auto bytes = r().encode_state();
+  // The ledger's `held` count, after total and available, then every hold: corrupt it.
+  auto good = r().seats();
+  writer w;
+  good.encode(w);
+  auto ledger_at = bytes.size() - w.bytes().size();
+  auto held_at = ledger_at + 16;
+  bytes[held_at] = static_cast<char>(3);
+  reader seed(bytes);
+  seed.u8();
+  room restored(seat_room(5), room_created{"r", seed.raw<32>(), journal_fixture::start_ms});
+  REQUIRE(restored.decode_state(bytes));
+  CHECK(restored.seats().frozen());
+  CHECK(std::get<hold_refusal>(decide_hold(restored, "k2", {hold_action::place, hold_id(2), visitor(2), std::nullopt, 1},
+                                           clock.steady_ms()))
+            .code == errc::inventory_frozen);
+  clock.advance_ms(600'000);
+  CHECK_FALSE(restored.expired_holds(clock.steady_ms()));
+}
