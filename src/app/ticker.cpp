@@ -39,13 +39,22 @@ void ticker::step(std::function<void()> done) {
   for (const auto& [id, r] : rooms_.rooms()) {
     // A change of settings in flight writes the frontier at its moment, at the old rate.
     if (in_flight_.contains(id) || rooms_.configuring(id)) continue;
+    if (r.seats().frozen() && frozen_said_.insert(id).second) {
+      log::error(fmt::format("room '{}': SEAT LEDGER FROZEN: confirmed + held + available != total; every hold is refused", id),
+                 {{"room", id}});
+    }
+    // Holds whose time passed, in the same write as the room's step: every step expires
+    // them, the first after a restart before anyone is answered.
+    std::vector<event> due;
+    if (auto expired = r.expired_holds(now)) due.push_back(std::move(*expired));
     // A new rate first: it is written with the frontier at its moment, at the old rate.
-    std::optional<event> due = rates_.decide(r, now);
-    if (!due) due = r.due(now);
-    if (!due) continue;
+    std::optional<event> next = rates_.decide(r, now);
+    if (!next) next = r.due(now);
+    if (next) due.push_back(std::move(*next));
+    if (due.empty()) continue;
     in_flight_.insert(id);
     ++*waiting;
-    rooms_.submit(std::move(*due), [this, id = id, finished](std::error_code ec, const join_outcome&) {
+    rooms_.submit(std::move(due), [this, id = id, finished](std::error_code ec, const join_outcome&) {
       in_flight_.erase(id);
       // Not durable, not applied: the next step recomputes from the last durable tick.
       if (ec) {

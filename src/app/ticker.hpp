@@ -44,6 +44,8 @@ class ticker {
   std::set<std::string, std::less<>> in_flight_;
   // A failing step fails again at every tick, 50 times a second per room.
   log::repeated_errors failures_{10'000};
+  // Rooms whose seat ledger froze, said once each: refused holds are the operator's to look at.
+  std::set<std::string, std::less<>> frozen_said_;
   bool stopped_ = false;
 };
 

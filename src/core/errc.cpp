@@ -60,6 +60,13 @@ std::string_view to_string(errc e) {
     case errc::storage_unavailable: return "storage_unavailable";
     case errc::overloaded: return "overloaded";
     case errc::not_ready: return "not_ready";
+    case errc::no_inventory: return "no_inventory";
+    case errc::inventory_frozen: return "inventory_frozen";
+    case errc::pass_required: return "pass_required";
+    case errc::live_hold_exists: return "live_hold_exists";
+    case errc::unknown_hold: return "unknown_hold";
+    case errc::hold_not_held: return "hold_not_held";
+    case errc::hold_extended_already: return "hold_extended_already";
     case errc::internal_error: return "internal_error";
   }
   return "unknown";

@@ -62,6 +62,14 @@ enum class errc {
   // The degradation ladder and readiness (core/ops/overload.hpp).
   overloaded,  // shed at a level of the ladder
   not_ready,   // /readyz: the reason is in the body
+  // Holds on a room's seats.
+  no_inventory,      // the room has no seats to hold
+  inventory_frozen,  // the seat ledger's invariant failed: holds are refused
+  pass_required,     // a visitor's call without a valid pass of this room
+  live_hold_exists,  // one live hold per visitor
+  unknown_hold,
+  hold_not_held,     // the hold is no longer held (confirmed, released, expired)
+  hold_extended_already,
   internal_error,
 };
 

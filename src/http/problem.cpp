@@ -56,6 +56,13 @@ problem_type type_of(errc e) {
     // the crowd's returns well past a short overload.
     case errc::overloaded: return {503, "Overloaded", 30};
     case errc::not_ready: return {503, "Not ready", 5};
+    case errc::no_inventory: return {404, "No seats to hold"};
+    case errc::inventory_frozen: return {503, "Holds frozen"};
+    case errc::pass_required: return {401, "Pass required"};
+    case errc::live_hold_exists: return {409, "Live hold exists"};
+    case errc::unknown_hold: return {404, "Unknown hold"};
+    case errc::hold_not_held: return {409, "Hold not held"};
+    case errc::hold_extended_already: return {409, "Hold extended already"};
     case errc::internal_error: return {500, "Internal error"};
   }
   return {500, "Internal error"};

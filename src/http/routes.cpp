@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "http/handlers/admin.hpp"
+#include "http/handlers/holds.hpp"
 #include "http/handlers/ops.hpp"
 #include "http/handlers/room.hpp"
 #include "http/handlers/site.hpp"
@@ -34,6 +35,21 @@ route_handler in_room(context& ctx, F f) {
       co_return f(req, who, *r);
     } else {
       co_return co_await f(req, who, *r);
+    }
+  };
+}
+
+// A handler of the hold named by {hold} in the room named by {room}: f(req, room, hold)
+// gives the response, or a task of it.
+template <typename F>
+route_handler of_hold(context& ctx, F f) {
+  return [&ctx, f = std::move(f)](request& req, const peer&, route_params p) -> task<response> {
+    room* r = ctx.rooms.find(p["room"]);
+    if (!r) co_return unknown_room(req, p["room"]);
+    if constexpr (std::is_same_v<decltype(f(req, *r, p["hold"])), response>) {
+      co_return f(req, *r, p["hold"]);
+    } else {
+      co_return co_await f(req, *r, p["hold"]);
     }
   };
 }
@@ -76,6 +92,21 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::report_done(c, req, rm); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/signals",
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::report_signals(c, req, rm); }));
+
+  // Holds on the seats: the visitor's pass or the site's token, checked by each call.
+  r.add({verb::post}, "/api/v1/rooms/{room}/holds",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::place_hold(c, req, rm); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}/holds/{hold}",
+        of_hold(c, [&c](request& req, room& rm, std::string_view hold) { return handlers::get_hold(c, req, rm, hold); }));
+  for (auto [action, kind] : {std::pair{"payment-pending", hold_action::extend}, std::pair{"confirm", hold_action::confirm},
+                              std::pair{"release", hold_action::release}}) {
+    r.add({verb::post}, fmt::format("/api/v1/rooms/{{room}}/holds/{{hold}}/{}", action),
+          of_hold(c, [&c, kind = kind](request& req, room& rm, std::string_view hold) {
+            return handlers::act_on_hold(c, req, rm, hold, kind);
+          }));
+  }
+  r.add({verb::get}, "/api/v1/rooms/{room}/inventory",
+        in_room(c, [](request& req, const peer&, room& rm) { return handlers::inventory(req, rm); }));
 
   // Operators: the token is checked before any path below is matched.
   r.guard("/api/v1/admin", [&c](const request& req) { return handlers::admin_check(c, req); });

@@ -73,6 +73,12 @@ test('a known path asked with another method is 405 with Allow', async () => {
       ['PUT', '/api/v1/admin/rooms', 'GET, HEAD, POST', admin],
       ['PUT', '/api/v1/admin/rooms/demo', 'DELETE, GET, HEAD, PATCH', admin],
       ['GET', '/api/v1/admin/rooms/demo/pause', 'POST', admin],
+      ['GET', '/api/v1/rooms/demo/holds', 'POST'],
+      ['POST', '/api/v1/rooms/demo/holds/00', 'GET, HEAD'],
+      ['GET', '/api/v1/rooms/demo/holds/00/confirm', 'POST'],
+      ['GET', '/api/v1/rooms/demo/holds/00/payment-pending', 'POST'],
+      ['DELETE', '/api/v1/rooms/demo/holds/00/release', 'POST'],
+      ['POST', '/api/v1/rooms/demo/inventory', 'GET, HEAD'],
     ]) {
       const r = await f.request(method, path, { headers });
       expectProblem(r, 405, 'method_not_allowed');

@@ -337,7 +337,8 @@ function render({ rooms, at }) {
     badge.textContent = s.states[room.state] ?? room.state;
     badge.className = `badge ${room.state}`;
     for (const dd of node.querySelectorAll('[data-stat]')) {
-      const value = room[dd.dataset.stat];
+      // "inventory.held": a member of a member; none for a room without seats.
+      const value = dd.dataset.stat.split('.').reduce((o, k) => o?.[k], room);
       dd.textContent = value == null ? '—' : formatNumber(value);
     }
     for (const dd of node.querySelectorAll('[data-text]')) {
@@ -345,6 +346,7 @@ function render({ rooms, at }) {
       dd.textContent = s.rateReasons[value] ?? value ?? '—';
     }
     node.querySelector('.needs-beacon').hidden = !(room.needs_beacon && room.state === 'drawing');
+    node.querySelector('.seats-frozen').hidden = !room.inventory?.frozen;
     for (const { control, form } of card.forms) {
       form.hidden = !control.applies(room);
       if (control.input?.placeholder) form.querySelector('input').placeholder = control.input.placeholder(room);

@@ -162,6 +162,10 @@ export const strings = {
   colClaimed: 'Passes claimed',
   colNoShows: 'Never came',
   colStock: 'Stock left',
+  colSeatsTotal: 'Seats',
+  colSeatsAvailable: 'Seats available',
+  colSeatsHeld: 'Seats held',
+  colSeatsConfirmed: 'Seats confirmed',
   rateReasons: {
     configured: 'as configured',
     adaptive_increase: 'raised: the site is healthy',
@@ -184,6 +188,7 @@ export const strings = {
   consoleOffline: (when) => `Cannot reach the server. Trying again ${when}.`,
   noAnswer: 'No answer from the server. Check the room before trying again.',
   needsBeacon: 'The draw waits for the beacon value.',
+  seatsFrozen: 'The seat count failed its check (confirmed + held + available ≠ total): every hold is refused until you look.',
   closeLobby: 'Close the lobby now',
   closeLobbyConfirm: (name) => `Close the lobby of ${name} now and draw the places? This cannot be undone.`,
   beaconLabel: 'Beacon value (hex)',

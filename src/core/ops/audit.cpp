@@ -62,6 +62,27 @@ struct describe {
         .str("reason", to_string(e.reason))
         .done();
   }
+  std::string operator()(const hold_placed& e) const {
+    return header(seq, e.at_ms, "hold_placed")
+        .str("hold_id", to_hex(e.hold))
+        .str("visitor_id", to_hex(e.visitor))
+        .num("seats", std::uint64_t{e.seats})
+        .str("idempotency_key", e.key)
+        .done();
+  }
+  std::string operator()(const hold_extended& e) const { return hold_request(e, "hold_extended"); }
+  std::string operator()(const hold_confirmed& e) const { return hold_request(e, "hold_confirmed"); }
+  std::string operator()(const hold_released& e) const { return hold_request(e, "hold_released"); }
+  std::string operator()(const holds_expired& e) const {
+    std::vector<std::string> ids;
+    for (const auto& hold : e.holds) ids.push_back(to_hex(hold));
+    return header(seq, e.at_ms, "holds_expired").raw("hold_ids", json_string_list(ids)).done();
+  }
+
+  template <class E>
+  std::string hold_request(const E& e, std::string_view type) const {
+    return header(seq, e.at_ms, type).str("hold_id", to_hex(e.hold)).str("idempotency_key", e.key).done();
+  }
 };
 
 }  // namespace

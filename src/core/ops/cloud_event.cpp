@@ -55,6 +55,28 @@ kind describe(const rate_changed& e) {
               .done()};
 }
 
+kind describe(const hold_placed& e) {
+  return {"dev.foyer.room.hold_placed", e.at_ms,
+          json_object()
+              .str("hold_id", to_hex(e.hold))
+              .str("visitor_id", to_hex(e.visitor))
+              .num("seats", std::uint64_t{e.seats})
+              .str("idempotency_key", e.key)
+              .done()};
+}
+template <class E>
+kind describe_hold_request(const E& e, std::string_view type) {
+  return {type, e.at_ms, json_object().str("hold_id", to_hex(e.hold)).str("idempotency_key", e.key).done()};
+}
+kind describe(const hold_extended& e) { return describe_hold_request(e, "dev.foyer.room.hold_extended"); }
+kind describe(const hold_confirmed& e) { return describe_hold_request(e, "dev.foyer.room.hold_confirmed"); }
+kind describe(const hold_released& e) { return describe_hold_request(e, "dev.foyer.room.hold_released"); }
+kind describe(const holds_expired& e) {
+  std::vector<std::string> ids;
+  for (const auto& hold : e.holds) ids.push_back(to_hex(hold));
+  return {"dev.foyer.room.holds_expired", e.at_ms, json_object().raw("hold_ids", json_string_list(ids)).done()};
+}
+
 std::int64_t second_of(std::int64_t ms) { return ms >= 0 ? ms / 1000 : (ms - 999) / 1000; }
 
 }  // namespace

@@ -21,7 +21,35 @@ enum class tag : std::uint8_t {
   passes_done = 11,
   stock_reported = 12,
   rate_changed = 13,
+  // room_configured whose settings carry their room_config_format (3 on): later formats
+  // need no new tag.
+  room_configured_with_format = 14,
+  hold_placed = 15,
+  hold_extended = 16,
+  hold_confirmed = 17,
+  hold_released = 18,
+  holds_expired = 19,
 };
+
+// The events that name one hold by a request's key share a layout.
+template <class E>
+void write_hold_request(writer& w, tag t, const E& e) {
+  w.u8(static_cast<std::uint8_t>(t));
+  w.str(e.room);
+  w.raw(e.hold);
+  w.str(e.key);
+  w.i64(e.at_ms);
+}
+
+template <class E>
+E read_hold_request(reader& r) {
+  E e;
+  e.room = r.str();
+  e.hold = r.raw<16>();
+  e.key = r.str();
+  e.at_ms = r.i64();
+  return e;
+}
 
 struct encoder {
   writer& w;
@@ -65,7 +93,8 @@ struct encoder {
     w.i64(e.at_ms);
   }
   void operator()(const room_configured& e) {
-    w.u8(static_cast<std::uint8_t>(tag::room_configured_2));
+    w.u8(static_cast<std::uint8_t>(tag::room_configured_with_format));
+    w.u8(room_config_format);
     w.str(e.room);
     write_room_config(w, e.config);
     w.u8(static_cast<std::uint8_t>(e.source));
@@ -106,6 +135,27 @@ struct encoder {
     w.u32(e.base_rate_per_minute);
     w.u32(e.rate_per_minute);
     w.u8(static_cast<std::uint8_t>(e.reason));
+    w.i64(e.at_ms);
+  }
+  void operator()(const hold_placed& e) {
+    w.u8(static_cast<std::uint8_t>(tag::hold_placed));
+    w.str(e.room);
+    w.raw(e.hold);
+    w.raw(e.visitor);
+    w.u8(e.place.has_value());
+    w.u64(e.place.value_or(0));
+    w.u32(e.seats);
+    w.str(e.key);
+    w.i64(e.at_ms);
+  }
+  void operator()(const hold_extended& e) { write_hold_request(w, tag::hold_extended, e); }
+  void operator()(const hold_confirmed& e) { write_hold_request(w, tag::hold_confirmed, e); }
+  void operator()(const hold_released& e) { write_hold_request(w, tag::hold_released, e); }
+  void operator()(const holds_expired& e) {
+    w.u8(static_cast<std::uint8_t>(tag::holds_expired));
+    w.str(e.room);
+    w.u32(static_cast<std::uint32_t>(e.holds.size()));
+    for (const auto& hold : e.holds) w.raw(hold);
     w.i64(e.at_ms);
   }
 };
@@ -172,6 +222,35 @@ std::optional<event> read_event(reader& r) {
     }
     case tag::room_configured: return read_room_configured(r, 1);
     case tag::room_configured_2: return read_room_configured(r, 2);
+    case tag::room_configured_with_format: {
+      auto format = r.u8();
+      if (format < 3 || format > room_config_format) return std::nullopt;
+      return read_room_configured(r, format);
+    }
+    case tag::hold_placed: {
+      hold_placed e;
+      e.room = r.str();
+      e.hold = r.raw<16>();
+      e.visitor = r.raw<16>();
+      bool placed = r.u8() != 0;
+      auto place = r.u64();
+      if (placed) e.place = place;
+      e.seats = r.u32();
+      e.key = r.str();
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::hold_extended: return read_hold_request<hold_extended>(r);
+    case tag::hold_confirmed: return read_hold_request<hold_confirmed>(r);
+    case tag::hold_released: return read_hold_request<hold_released>(r);
+    case tag::holds_expired: {
+      holds_expired e;
+      e.room = r.str();
+      auto count = r.u32();
+      for (std::uint32_t i = 0; i < count && !r.failed(); ++i) e.holds.push_back(r.raw<16>());
+      e.at_ms = r.i64();
+      return e;
+    }
     case tag::room_removed: {
       room_removed e;
       e.room = r.str();

@@ -130,9 +130,56 @@ struct rate_changed {
   std::int64_t at_ms = 0;
 };
 
+// Holds on a room's seats (core/rooms/holds). Each is a request made durable: applying
+// it decides, from the room as the log left it, what it did (a hold placed for seats
+// taken meanwhile places nothing), so replay decides the same. `key` is the request's
+// Idempotency-Key: a retry is answered from what the first did.
+struct hold_placed {
+  std::string room;
+  id16 hold{};
+  id16 visitor{};
+  // The visitor's place, if their pass's claim is known: its slot ends, their seats
+  // count as held from here.
+  std::optional<std::uint64_t> place;
+  std::uint32_t seats = 0;
+  std::string key;
+  std::int64_t at_ms = 0;
+};
+
+// The site's payment is pending: the hold lasts extension_seconds longer, once.
+struct hold_extended {
+  std::string room;
+  id16 hold{};
+  std::string key;
+  std::int64_t at_ms = 0;
+};
+
+// The site's payment succeeded: the hold is confirmed, or, if it ended and its seats are
+// gone, the payment is to be refunded.
+struct hold_confirmed {
+  std::string room;
+  id16 hold{};
+  std::string key;
+  std::int64_t at_ms = 0;
+};
+
+struct hold_released {
+  std::string room;
+  id16 hold{};
+  std::string key;
+  std::int64_t at_ms = 0;
+};
+
+// The ticker's sweep: these holds' time passed, their seats are available again.
+struct holds_expired {
+  std::string room;
+  std::vector<id16> holds;
+  std::int64_t at_ms = 0;
+};
+
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,
                            state_changed, room_configured, room_removed, pass_claimed, passes_done, stock_reported,
-                           rate_changed>;
+                           rate_changed, hold_placed, hold_extended, hold_confirmed, hold_released, holds_expired>;
 
 std::string encode(const event& e);
 std::optional<event> decode_event(std::string_view bytes);

@@ -89,8 +89,10 @@ std::optional<visitors_admitted> journal::frontier_before(const event& e) const 
   } else if (const auto* rate = std::get_if<rate_changed>(&e)) {
     at_ms = rate->at_ms;
   } else if (const auto* stock = std::get_if<stock_reported>(&e)) {
-    // A report may sell the room out.
+    // A report may sell the room out, and so may a confirmation of the last seats held.
     at_ms = stock->at_ms;
+  } else if (const auto* confirmed = std::get_if<hold_confirmed>(&e)) {
+    at_ms = confirmed->at_ms;
   } else {
     return std::nullopt;
   }

@@ -18,10 +18,12 @@ constexpr std::int64_t checkpoint_every_ms = 1'000;
 // 1: before configuration was history (the config came from the file at each start);
 // 2: the configuration in force, who owns the room, and the accounts that joined;
 // 3: admission that follows the site: settings of room_config_format 2, the rate, the
-//    passes claimed and the stock.
+//    passes claimed and the stock;
+// 4: settings of room_config_format 3, and the seats and their holds.
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
-constexpr std::uint8_t state_format = 3;
+constexpr std::uint8_t site_state_format = 3;
+constexpr std::uint8_t state_format = 4;
 
 }  // namespace
 
@@ -36,6 +38,7 @@ room::room(room_config config, const room_created& created)
   if (state_ == room_state::open) opened_at_ms_ = created.at_ms;
   reset_rate();
   stock_.retotal(std::nullopt, config_.stock);
+  seats_.retotal(config_.inventory);
 }
 
 void room::reset_rate() {
@@ -51,6 +54,11 @@ bool room::untouched() const {
 
 std::optional<field_problem> room::refuses(const room_config& next) const {
   if (next.id != config_.id) return field_problem{"id", "cannot change: it is part of every ticket and pass"};
+  auto taken = seats_.held() + seats_.confirmed();
+  if (taken > 0 && (!next.inventory || next.inventory->total < taken)) {
+    return field_problem{next.inventory ? "inventory.total" : "inventory",
+                         fmt::format("cannot go below the {} seats held and confirmed", taken)};
+  }
   if (untouched()) return std::nullopt;
   if (next.beacon_rule != config_.beacon_rule) {
     return field_problem{"beacon_rule",
@@ -98,6 +106,10 @@ void room::apply(const room_configured& e) {
     rate_ = base_rate_;
   }
   stock_.retotal(before.stock, config_.stock);
+  if (before.inventory != config_.inventory) {
+    seats_.retotal(config_.inventory);
+    follow_supply(e.at_ms);
+  }
   if (untouched() && (first || schedule_moved)) {
     state_ = config_.opens_at_ms ? room_state::lobby : room_state::open;
     opened_at_ms_ = state_ == room_state::open ? std::optional(e.at_ms) : std::nullopt;
@@ -159,15 +171,41 @@ void room::apply(const passes_done& e) {
 void room::apply(const stock_reported& e) {
   if (stock_.receipt(e.key)) return;
   stock_.count(e);
-  auto left = stock_.remaining();
-  if (left == 0u && state_ != room_state::sold_out && state_ != room_state::closed) {
-    sold_out_by_stock_from_ = state_;
-    state_ = room_state::sold_out;
-  } else if (left > 0u && state_ == room_state::sold_out && sold_out_by_stock_from_) {
-    resume_admission(*sold_out_by_stock_from_, e.at_ms);
-    sold_out_by_stock_from_.reset();
-  }
+  follow_supply(e.at_ms);
   stock_.record(e, state_);
+}
+
+void room::follow_supply(std::int64_t at_ms) {
+  bool none_left = stock_.remaining() == 0u || seats_.sold_out();
+  if (none_left && state_ != room_state::sold_out && state_ != room_state::closed) {
+    sold_out_by_supply_from_ = state_;
+    state_ = room_state::sold_out;
+  } else if (!none_left && state_ == room_state::sold_out && sold_out_by_supply_from_) {
+    resume_admission(*sold_out_by_supply_from_, at_ms);
+    sold_out_by_supply_from_.reset();
+  }
+}
+
+void room::apply(const hold_placed& e) {
+  if (seats_.apply(e) && e.place) claims_.finish(*e.place);
+  follow_supply(e.at_ms);
+}
+
+void room::apply(const hold_extended& e) { seats_.apply(e); }
+
+void room::apply(const hold_confirmed& e) {
+  seats_.apply(e);
+  follow_supply(e.at_ms);
+}
+
+void room::apply(const hold_released& e) {
+  seats_.apply(e);
+  follow_supply(e.at_ms);
+}
+
+void room::apply(const holds_expired& e) {
+  seats_.apply(e);
+  follow_supply(e.at_ms);
 }
 
 void room::apply(const rate_changed& e) {
@@ -186,8 +224,13 @@ void room::resume_admission(room_state state, std::int64_t at_ms) {
 }
 
 std::optional<std::uint64_t> room::admission_cap(std::int64_t now_ms) const {
-  if (!config_.max_active) return std::nullopt;
-  return claims_.freed(now_ms) + *config_.max_active;
+  std::optional<std::uint64_t> cap;
+  if (config_.max_active) cap = claims_.freed(now_ms) + *config_.max_active;
+  // With seats, each admitted visitor whose slot is not free counts as one seat until
+  // they hold (a hold frees the slot: its seats count as held from then), so the queue
+  // admits for the seats available, and for seats that come back, in place order.
+  if (seats_.enabled()) cap = std::min(cap.value_or(~std::uint64_t{0}), claims_.freed(now_ms) + seats_.available());
+  return cap;
 }
 
 std::uint64_t room::unbounded_frontier(std::int64_t now_ms) const {
@@ -248,8 +291,14 @@ bool room::allows(room_state target) const {
 void room::apply(const state_changed& e) {
   if (!allows(e.state)) return;
   // The operator's word stands over the stock's: released stock no longer reopens.
-  sold_out_by_stock_from_.reset();
+  sold_out_by_supply_from_.reset();
   resume_admission(e.state, e.at_ms);
+}
+
+std::optional<holds_expired> room::expired_holds(std::int64_t now_ms) const {
+  auto expired = seats_.due(now_ms);
+  if (expired.empty()) return std::nullopt;
+  return holds_expired{config_.id, std::move(expired), now_ms};
 }
 
 std::optional<event> room::due(std::int64_t now_ms) const {
@@ -345,10 +394,11 @@ std::string room::encode_state() const {
   w.u32(base_rate_);
   w.u32(rate_);
   w.u8(static_cast<std::uint8_t>(rate_reason_));
-  w.u8(sold_out_by_stock_from_.has_value());
-  w.u8(static_cast<std::uint8_t>(sold_out_by_stock_from_.value_or(room_state::open)));
+  w.u8(sold_out_by_supply_from_.has_value());
+  w.u8(static_cast<std::uint8_t>(sold_out_by_supply_from_.value_or(room_state::open)));
   claims_.encode(w);
   stock_.encode(w);
+  seats_.encode(w);
   return w.take();
 }
 
@@ -374,11 +424,14 @@ bool room::decode_state(std::string_view bytes) {
   std::unordered_map<id16, joined_entry, id16_hash> accounts;
   claim_book claims;
   stock_ledger stock;
+  seat_ledger seats;
   std::uint32_t base_rate = 0, rate = 0;
   std::uint8_t reason = 0, stock_from = 0;
   bool sold_out_by_stock = false;
   if (format >= accounts_state_format) {
-    auto config_format = format == state_format ? room_config_format : std::uint8_t{1};
+    auto config_format = format == state_format         ? room_config_format
+                         : format == site_state_format ? std::uint8_t{2}
+                                                       : std::uint8_t{1};
     config = read_room_config(r, config_format);
     owner = r.u8();
     declared = read_room_config(r, config_format);
@@ -392,7 +445,7 @@ bool room::decode_state(std::string_view bytes) {
       accounts.emplace(account, entry);
     }
   }
-  if (format == state_format) {
+  if (format >= site_state_format) {
     base_rate = r.u32();
     rate = r.u32();
     reason = r.u8();
@@ -400,6 +453,7 @@ bool room::decode_state(std::string_view bytes) {
     stock_from = r.u8();
     if (!claims.decode(r) || !stock.decode(r)) return false;
   }
+  if (format == state_format && !seats.decode(r, config ? config->inventory : config_.inventory)) return false;
   if (!r.done() || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
       stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby || state > static_cast<std::uint8_t>(room_state::closed) ||
       served > joined || seed != seed_) {
@@ -420,17 +474,23 @@ bool room::decode_state(std::string_view bytes) {
   owner_ = static_cast<room_owner>(owner);
   configured_ = configured;
   accounts_ = std::move(accounts);
-  if (format == state_format) {
+  if (format >= site_state_format) {
     base_rate_ = std::max<std::uint32_t>(base_rate, 1);
     rate_ = std::max<std::uint32_t>(rate, 1);
     rate_reason_ = static_cast<rate_reason>(reason);
-    sold_out_by_stock_from_ = sold_out_by_stock ? std::optional(static_cast<room_state>(stock_from)) : std::nullopt;
+    sold_out_by_supply_from_ = sold_out_by_stock ? std::optional(static_cast<room_state>(stock_from)) : std::nullopt;
     claims_ = std::move(claims);
     stock_ = std::move(stock);
   } else {
     reset_rate();
     stock_ = stock_ledger{};
     stock_.retotal(std::nullopt, config_.stock);
+  }
+  if (format == state_format) {
+    seats_ = std::move(seats);
+  } else {
+    seats_ = seat_ledger{};
+    seats_.retotal(config_.inventory);
   }
   lobby_root_.reset();
   permutation_.reset();

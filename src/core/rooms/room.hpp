@@ -10,6 +10,7 @@
 
 #include "core/rooms/claims.hpp"
 #include "core/rooms/event.hpp"
+#include "core/rooms/holds.hpp"
 #include "core/rooms/room_spec.hpp"
 #include "core/rooms/stock.hpp"
 #include "core/fairness/lottery.hpp"
@@ -63,9 +64,20 @@ class room {
   // (not the operator) sold out.
   void apply(const stock_reported& e);
   void apply(const rate_changed& e);
+  // Holds on the seats: a placement takes over the visitor's pass slot (their seats
+  // count from then); no seats available and none held sells the room out, seats
+  // coming back reopen a room the seats (not the operator) sold out.
+  void apply(const hold_placed& e);
+  void apply(const hold_extended& e);
+  void apply(const hold_confirmed& e);
+  void apply(const hold_released& e);
+  void apply(const holds_expired& e);
 
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
+  // The holds whose time passed by `now`, for the ticker to expire at every step, the
+  // first after a restart included: no lost timer strands seats.
+  std::optional<holds_expired> expired_holds(std::int64_t now_ms) const;
   // The frontier at `now` as a durable step, for the ticker and for a change that
   // stops admission. Not clamped to the joined: applying it does, counting the joins
   // logged before it that were not yet durable when it was decided.
@@ -107,6 +119,7 @@ class room {
   std::optional<double> claim_ratio() const { return claims_.claim_ratio(); }
   std::optional<std::uint64_t> stock_remaining() const { return stock_.remaining(); }
   const stock_receipt* stock_receipt_of(std::string_view key) const { return stock_.receipt(key); }
+  const seat_ledger& seats() const { return seats_; }
   std::uint64_t joined() const { return joined_; }
   // The entry an account's join got, if it joined.
   const joined_entry* account_entry(const id16& account) const;
@@ -139,13 +152,15 @@ class room {
   // Nobody joined and no lobby closed: the schedule may still change at will.
   bool untouched() const;
   std::int64_t claim_window_ms() const { return std::int64_t{config_.claim_window_seconds} * 1000; }
-  // How many may be admitted at `now` under max_active, if it is set.
+  // How many may be admitted at `now` under max_active and the seats, if either is set.
   std::optional<std::uint64_t> admission_cap(std::int64_t now_ms) const;
   // The frontier at `now`, before the joined and max_active bound it.
   std::uint64_t unbounded_frontier(std::int64_t now_ms) const;
   // The start rate from the settings: the configured rate, inside the adaptive bounds.
   void reset_rate();
   void resume_admission(room_state state, std::int64_t at_ms);
+  // Sells out or reopens the room as the stock and the seats say.
+  void follow_supply(std::int64_t at_ms);
 
   room_config config_;
   room_owner owner_ = room_owner::file;
@@ -168,11 +183,13 @@ class room {
   std::unordered_map<id16, joined_entry, id16_hash> accounts_;
   claim_book claims_;
   stock_ledger stock_;
+  seat_ledger seats_;
   std::uint32_t base_rate_ = 0;
   std::uint32_t rate_ = 0;
   rate_reason rate_reason_ = rate_reason::configured;
-  // Sold out because the stock ran out, from this state: released stock returns to it.
-  std::optional<room_state> sold_out_by_stock_from_;
+  // Sold out because the stock or the seats ran out, from this state: stock or seats
+  // coming back return to it.
+  std::optional<room_state> sold_out_by_supply_from_;
   // Not state: only while a change that stops admission is in flight.
   std::uint32_t holds_ = 0;
   std::int64_t hold_ms_ = 0;

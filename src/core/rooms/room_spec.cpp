@@ -22,6 +22,9 @@ constexpr std::int64_t max_claim_window_seconds = 24 * 3600;
 constexpr double max_no_show_multiplier = 10.0;
 constexpr std::size_t max_alternatives = 8;
 constexpr std::string_view adaptive_prefix = "adaptive.";
+constexpr std::string_view inventory_prefix = "inventory.";
+constexpr std::int64_t max_hold_seconds = 3600;
+constexpr std::int64_t max_late_grace_seconds = 24 * 3600;
 
 // One setting's identity and how to compare and copy it, for diffs and merges.
 struct setting {
@@ -36,7 +39,7 @@ constexpr setting make_setting(std::string_view name) {
           [](room_config& to, const room_config& from) { to.*member = from.*member; }};
 }
 
-constexpr std::array<setting, 16> settings{
+constexpr std::array<setting, 17> settings{
     make_setting<&room_config::id>("id"),
     make_setting<&room_config::name>("name"),
     make_setting<&room_config::rate_per_minute>("rate_per_minute"),
@@ -53,6 +56,7 @@ constexpr std::array<setting, 16> settings{
     make_setting<&room_config::no_show_max_multiplier>("no_show_max_multiplier"),
     make_setting<&room_config::adaptive>("adaptive"),
     make_setting<&room_config::alternatives>("alternatives"),
+    make_setting<&room_config::inventory>("inventory"),
 };
 
 constexpr auto setting_names = [] {
@@ -149,6 +153,23 @@ std::optional<field_problem> set_adaptive(adaptive_settings& a, std::string_view
   return problem(key, "unknown setting");
 }
 
+std::optional<field_problem> set_inventory(inventory_settings& s, std::string_view key, const room_value& value) {
+  auto name = key.substr(inventory_prefix.size());
+  if (name == "total") return set_integer(key, value, s.total, 1, max_stock);
+  if (name == "hold_seconds") return set_integer(key, value, s.hold_seconds, 10, max_hold_seconds);
+  if (name == "extension_seconds") return set_integer(key, value, s.extension_seconds, 0, max_hold_seconds);
+  if (name == "late_grace_seconds") return set_integer(key, value, s.late_grace_seconds, 0, max_late_grace_seconds);
+  if (name == "max_seats_per_hold") return set_integer(key, value, s.max_seats_per_hold, 1, 1000);
+  if (name == "second_hold") {
+    const auto* text = std::get_if<std::string>(&value);
+    if (text && *text == "refuse") s.second = second_hold::refuse;
+    else if (text && *text == "release_first") s.second = second_hold::release_first;
+    else return problem(key, "must be \"refuse\" or \"release_first\"");
+    return std::nullopt;
+  }
+  return problem(key, "unknown setting");
+}
+
 std::optional<field_problem> set_alternatives(room_config& c, std::string_view key, const room_value& value) {
   if (std::holds_alternative<unset_value>(value)) {
     c.alternatives.clear();
@@ -184,9 +205,13 @@ std::optional<field_problem> set_text(std::string_view key, const room_value& va
 
 std::string_view to_string(room_owner owner) { return owner == room_owner::file ? "file" : "api"; }
 
+std::string_view to_string(second_hold policy) {
+  return policy == second_hold::refuse ? "refuse" : "release_first";
+}
+
 std::span<const std::string_view> room_setting_names() { return setting_names; }
 
-bool is_room_table(std::string_view key) { return key == "adaptive"; }
+bool is_room_table(std::string_view key) { return key == "adaptive" || key == "inventory"; }
 
 std::optional<field_problem> set_room_setting(room_config& c, std::string_view key, const room_value& value) {
   bool removed = std::holds_alternative<unset_value>(value);
@@ -212,6 +237,15 @@ std::optional<field_problem> set_room_setting(room_config& c, std::string_view k
   if (key.starts_with(adaptive_prefix)) {
     if (!c.adaptive) c.adaptive.emplace();
     return set_adaptive(*c.adaptive, key, value);
+  }
+  if (key == "inventory") {
+    if (!removed) return problem(key, "must be a table of inventory settings, or null to remove it");
+    c.inventory.reset();
+    return std::nullopt;
+  }
+  if (key.starts_with(inventory_prefix)) {
+    if (!c.inventory) c.inventory.emplace();
+    return set_inventory(*c.inventory, key, value);
   }
   if (key == "opens_at") {
     if (removed) {
@@ -275,6 +309,7 @@ std::optional<field_problem> check_room(room_config& c) {
       return problem("adaptive.max_rate_per_minute", "must not be below adaptive.min_rate_per_minute");
     }
   }
+  if (c.inventory && c.inventory->total == 0) return problem("inventory.total", "is required with inventory");
   return std::nullopt;
 }
 
@@ -332,7 +367,20 @@ std::string to_json(const room_config& c) {
   } else {
     o.null("adaptive");
   }
-  return o.raw("alternatives", json_string_list(c.alternatives)).done();
+  o.raw("alternatives", json_string_list(c.alternatives));
+  if (const auto& s = c.inventory) {
+    o.raw("inventory", json_object()
+                           .num("total", s->total)
+                           .num("hold_seconds", s->hold_seconds)
+                           .num("extension_seconds", s->extension_seconds)
+                           .num("late_grace_seconds", s->late_grace_seconds)
+                           .num("max_seats_per_hold", s->max_seats_per_hold)
+                           .str("second_hold", to_string(s->second))
+                           .done());
+  } else {
+    o.null("inventory");
+  }
+  return o.done();
 }
 
 namespace {
@@ -367,6 +415,14 @@ void write_room_config(writer& w, const room_config& c) {
   w.u32(a.signal_timeout_seconds);
   w.u32(static_cast<std::uint32_t>(c.alternatives.size()));
   for (const auto& id : c.alternatives) w.str(id);
+  w.u8(c.inventory.has_value());
+  const auto s = c.inventory.value_or(inventory_settings{});
+  w.u64(s.total);
+  w.u32(s.hold_seconds);
+  w.u32(s.extension_seconds);
+  w.u32(s.late_grace_seconds);
+  w.u32(s.max_seats_per_hold);
+  w.u8(static_cast<std::uint8_t>(s.second));
 }
 
 room_config read_room_config(reader& r, std::uint8_t format) {
@@ -402,6 +458,17 @@ room_config read_room_config(reader& r, std::uint8_t format) {
   auto count = r.u32();
   // Bounded by what the bytes can hold: a corrupt count fails the read, not the memory.
   for (std::uint32_t i = 0; i < count && !r.failed(); ++i) c.alternatives.push_back(r.str());
+  if (format < 3) return c;
+  bool inventory = r.u8() != 0;
+  inventory_settings s;
+  s.total = r.u64();
+  s.hold_seconds = r.u32();
+  s.extension_seconds = r.u32();
+  s.late_grace_seconds = r.u32();
+  s.max_seats_per_hold = r.u32();
+  // Any other byte is read as the default policy, refuse, which changes no seat count.
+  s.second = r.u8() == static_cast<std::uint8_t>(second_hold::release_first) ? second_hold::release_first : second_hold::refuse;
+  if (inventory) c.inventory = s;
   return c;
 }
 

@@ -29,6 +29,28 @@ struct adaptive_settings {
   bool operator==(const adaptive_settings&) const = default;
 };
 
+// What a second hold request by a visitor who holds seats already does.
+enum class second_hold : std::uint8_t { refuse, release_first };
+std::string_view to_string(second_hold policy);
+
+// Seats that can't be oversold (core/rooms/holds): admitted visitors hold seats for a
+// while, the site confirms or releases them, and admission follows the seats.
+struct inventory_settings {
+  std::uint64_t total = 0;                 // required: the number of seats
+  std::uint32_t hold_seconds = 180;        // Default: a hold lasts 3 minutes
+  std::uint32_t extension_seconds = 90;    // Default: payment-pending adds 90 s, once
+  std::uint32_t late_grace_seconds = 300;  // Default: a confirmation up to 5 min late still gets seats if free
+  std::uint32_t max_seats_per_hold = 4;    // Default: 4 seats in one hold at most
+  second_hold second = second_hold::refuse;  // Default: refuse, 409 live_hold_exists
+
+  // From placing a hold to the end of its late grace, at the longest: how long a hold
+  // and the Idempotency-Keys of its requests are kept.
+  std::int64_t retention_ms() const {
+    return (std::int64_t{hold_seconds} + extension_seconds + late_grace_seconds) * 1000;
+  }
+  bool operator==(const inventory_settings&) const = default;
+};
+
 struct room_config {
   std::string id;                      // [a-z0-9][a-z0-9_-]{0,63}; part of every URL and ticket
   std::string name;                    // Default: the id
@@ -46,6 +68,7 @@ struct room_config {
   double no_show_max_multiplier = 1.0;       // Default: 1, no compensation for no-shows
   std::optional<adaptive_settings> adaptive;  // Default: none, the configured rate
   std::vector<std::string> alternatives;      // Default: none; other rooms offered when sold out
+  std::optional<inventory_settings> inventory;  // Default: none, no seats to hold
 
   bool operator==(const room_config&) const = default;
 };
@@ -94,8 +117,8 @@ room_config apply_changes(room_config current, const room_config& before, const 
 std::string to_json(const room_config& config);
 
 // The encoding of the settings in events and snapshots. Format 1 has no admission
-// settings (max_active and after): they take their defaults.
-inline constexpr std::uint8_t room_config_format = 2;
+// settings (max_active and after): they take their defaults; format 2 has no inventory.
+inline constexpr std::uint8_t room_config_format = 3;
 void write_room_config(writer& w, const room_config& config);
 room_config read_room_config(reader& r, std::uint8_t format = room_config_format);
 

@@ -36,6 +36,10 @@ void collect_rooms(const context& ctx, ops::metrics_writer& w) {
   for (const auto& [id, r] : rooms) w.sample("foyer_room_active_passes", {{"room", id}}, r.active(now));
   w.family("foyer_room_no_shows_total", "counter", "Admitted visitors who never claimed their pass in time.");
   for (const auto& [id, r] : rooms) w.sample("foyer_room_no_shows_total", {{"room", id}}, r.no_shows());
+  w.family("foyer_room_seats_frozen", "gauge", "1 while the room's seat ledger is frozen by a failed invariant.");
+  for (const auto& [id, r] : rooms) {
+    if (r.seats().enabled()) w.sample("foyer_room_seats_frozen", {{"room", id}}, std::uint64_t{r.seats().frozen()});
+  }
   w.family("foyer_proofs_refused_total", "counter", "Joins whose proof of work was refused, by reason.");
   for (const auto& [reason, count] : ctx.desk.proof_rejections()) {
     w.sample("foyer_proofs_refused_total", {{"reason", reason}}, count);

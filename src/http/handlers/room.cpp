@@ -43,6 +43,19 @@ void add_admission(json_object& body, const room& r, std::int64_t now_ms) {
   } else {
     body.null("stock_remaining");
   }
+  const seat_ledger& seats = r.seats();
+  if (seats.enabled()) {
+    // "frozen": the seat count failed its check, and holds are refused until an operator looks.
+    body.raw("inventory", json_object()
+                              .num("total", seats.total())
+                              .num("available", seats.available())
+                              .num("held", seats.held())
+                              .num("confirmed", seats.confirmed())
+                              .boolean("frozen", seats.frozen())
+                              .done());
+  } else {
+    body.null("inventory");
+  }
 }
 
 std::string alternatives_of(const context& ctx, const room& r) {

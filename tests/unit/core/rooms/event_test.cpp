@@ -27,6 +27,11 @@ std::vector<event> one_of_each() {
       passes_done{"r", {21, 22}, 23},
       stock_reported{"r", stock_change::released, 24, "key-25", 26},
       rate_changed{"r", 27, 28, rate_reason::adaptive_decrease, 29},
+      hold_placed{"r", id16{30}, id16{31}, 32, 2, "key-33", 34},
+      hold_extended{"r", id16{35}, "key-36", 37},
+      hold_confirmed{"r", id16{38}, "key-39", 40},
+      hold_released{"r", id16{41}, "key-42", 43},
+      holds_expired{"r", {id16{44}, id16{45}}, 46},
   };
 }
 
@@ -60,12 +65,18 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
   CHECK(tag_of(beacon_supplied{}) == 5);
   CHECK(tag_of(state_changed{}) == 6);
   CHECK(tag_of(room_removed{}) == 8);
-  // 7 is room_configured with settings of format 1, as older logs hold it.
-  CHECK(tag_of(room_configured{}) == 9);
+  // 7 and 9 are room_configured with settings of format 1 and 2, as older logs hold it;
+  // 14 carries the format of its settings.
+  CHECK(tag_of(room_configured{}) == 14);
   CHECK(tag_of(pass_claimed{}) == 10);
   CHECK(tag_of(passes_done{}) == 11);
   CHECK(tag_of(stock_reported{}) == 12);
   CHECK(tag_of(rate_changed{}) == 13);
+  CHECK(tag_of(hold_placed{}) == 15);
+  CHECK(tag_of(hold_extended{}) == 16);
+  CHECK(tag_of(hold_confirmed{}) == 17);
+  CHECK(tag_of(hold_released{}) == 18);
+  CHECK(tag_of(holds_expired{}) == 19);
   for (const auto& e : one_of_each()) {
     auto back = decode_event(encode(e));
     REQUIRE(back);
@@ -77,7 +88,7 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
 TEST_CASE("a corrupt tag is refused") {
   for (const auto& e : one_of_each()) {
     auto bytes = encode(e);
-    for (std::uint8_t tag : {0, 14, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
+    for (std::uint8_t tag : {0, 20, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
   }
 }
 
@@ -112,6 +123,25 @@ TEST_CASE("a room_configured of an older log, with settings of format 1, still d
   CHECK_FALSE(e.config.max_active);
   CHECK_FALSE(e.config.adaptive);
   CHECK(e.at_ms == 16);
+}
+
+TEST_CASE("a room_configured with settings of format 2 still decodes, and an unknown format is refused") {
+  auto config = test_room("r", 90);
+  config.max_active = 5;
+  auto bytes = encode(room_configured{"r", config, room_owner::file, std::nullopt, 16});
+  REQUIRE(bytes[1] == room_config_format);
+  // Format 2 is format 3 without the inventory at the settings' end, under tag 9.
+  constexpr std::size_t inventory_size = 1 + 8 + 4 * 4 + 1;
+  constexpr std::size_t trailer_size = 1 + 1 + 8;  // owner, no declaration, time
+  auto settings_end = bytes.size() - trailer_size;
+  std::string old = "\x09" + bytes.substr(2, settings_end - inventory_size - 2) + bytes.substr(settings_end);
+  auto back = decode_event(old);
+  REQUIRE(back);
+  const auto& e = std::get<room_configured>(*back);
+  CHECK(e.config.max_active == 5u);
+  CHECK_FALSE(e.config.inventory);
+  CHECK(e.at_ms == 16);
+  for (std::uint8_t bad : {0, 1, 2, 4, 0xff}) CHECK_FALSE(decode_with(bytes, 1, bad));
 }
 
 TEST_CASE("a state change to an unknown room state is refused") {

@@ -99,7 +99,7 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
   CHECK(merged.name == "New");
   CHECK(merged.stock == 10u);
   CHECK(merged.rate_per_minute == 500);
-  CHECK(room_setting_names().size() == 16);
+  CHECK(room_setting_names().size() == 17);
 
   after.opens_at_ms = 1'796'099'400'000;
   writer w;
@@ -111,5 +111,38 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
         R"({"id":"tatkal-1","name":"New","rate_per_minute":60,"pass_ttl_seconds":900,"target_url":"/checkout",)"
         R"("opens_at":"2026-12-01T04:30:00.000Z","lobby_window_seconds":0,"beacon_rule":"","stock":10,)"
         R"("logo_url":"","accent_colour":"","max_active":null,"claim_window_seconds":600,"no_show_max_multiplier":1,)"
-        R"("adaptive":null,"alternatives":[]})");
+        R"("adaptive":null,"alternatives":[],"inventory":null})");
+}
+
+TEST_CASE("an inventory table needs a total, takes its defaults and round-trips") {
+  room_config c = valid_room();
+  CHECK(is_room_table("inventory"));
+  CHECK_FALSE(set(c, "inventory.hold_seconds", std::int64_t{60}));
+  auto missing = check_room(c);
+  REQUIRE(missing);
+  CHECK(missing->field == "inventory.total");
+  CHECK(set(c, "inventory.total", std::int64_t{0})->field == "inventory.total");
+  CHECK_FALSE(set(c, "inventory.total", std::int64_t{200}));
+  CHECK(set(c, "inventory.hold_seconds", std::int64_t{5}));
+  CHECK(set(c, "inventory.second_hold", std::string("steal"))->field == "inventory.second_hold");
+  CHECK_FALSE(set(c, "inventory.second_hold", std::string("release_first")));
+  CHECK(set(c, "inventory.legs", std::vector<std::string>{"A", "B"})->message == "unknown setting");
+  CHECK(set(c, "inventory", std::int64_t{1}));
+  CHECK_FALSE(check_room(c));
+  REQUIRE(c.inventory);
+  CHECK(c.inventory->hold_seconds == 60);
+  CHECK(c.inventory->extension_seconds == 90);
+  CHECK(c.inventory->late_grace_seconds == 300);
+  CHECK(c.inventory->max_seats_per_hold == 4);
+  CHECK(c.inventory->second == second_hold::release_first);
+  CHECK(c.inventory->retention_ms() == (60 + 90 + 300) * 1000);
+  writer w;
+  write_room_config(w, c);
+  reader r(w.bytes());
+  CHECK(read_room_config(r) == c);
+  CHECK(r.done());
+  CHECK(to_json(c).ends_with(R"("inventory":{"total":200,"hold_seconds":60,"extension_seconds":90,)"
+                             R"("late_grace_seconds":300,"max_seats_per_hold":4,"second_hold":"release_first"}})"));
+  CHECK_FALSE(set(c, "inventory", unset_value{}));
+  CHECK_FALSE(c.inventory);
 }

@@ -1,0 +1,94 @@
+#include "core/rooms/hold_desk.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/base/crypto.hpp"
+
+namespace foyer {
+namespace {
+
+bool same_request(const hold_receipt& first, const hold_request& request) {
+  if (first.action != request.action) return false;
+  if (request.action == hold_action::place) return request.visitor == first.visitor && request.seats == first.seats;
+  return request.hold == first.hold;
+}
+
+hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_view key, const hold_request& request,
+                           std::int64_t now_ms) {
+  const auto& settings = *seats.settings();
+  if (seats.find(request.hold)) return hold_refusal{errc::internal_error, "This hold id is taken; ask again."};
+  if (request.seats == 0 || request.seats > settings.max_seats_per_hold) {
+    return hold_refusal{errc::bad_body, fmt::format("Ask for 1 to {} seats.", settings.max_seats_per_hold)};
+  }
+  std::uint64_t freed = 0;
+  if (auto earlier = seats.live_hold_of(*request.visitor)) {
+    if (settings.second == second_hold::refuse) {
+      return hold_refusal{errc::live_hold_exists,
+                          fmt::format("You hold seats already (hold {}): confirm or release it first.", to_hex(*earlier))};
+    }
+    freed = seats.find(*earlier)->seats;
+  }
+  if (seats.available() + freed < request.seats) {
+    return hold_refusal{errc::sold_out, fmt::format("{} seats are available now; {} held may come back.",
+                                                    seats.available(), seats.held())};
+  }
+  return hold_placed{r.config().id, request.hold, *request.visitor, request.place, request.seats, std::string(key), now_ms};
+}
+
+}  // namespace
+
+id16 confirmation_id(const id16& hold_id) {
+  auto d = sha256({as_bytes(std::string_view("foyer confirmation")), hold_id});
+  id16 out;
+  std::copy_n(d.begin(), out.size(), out.begin());
+  return out;
+}
+
+std::variant<const hold*, hold_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor) {
+  const hold* h = r.seats().find(hold_id);
+  // Another visitor's hold is as unknown as one that never was.
+  if (!h || (visitor && h->visitor != *visitor)) return hold_refusal{errc::unknown_hold, "There is no such hold."};
+  return h;
+}
+
+hold_decision decide_hold(const room& r, std::string_view key, const hold_request& request, std::int64_t now_ms) {
+  const seat_ledger& seats = r.seats();
+  if (!seats.enabled()) return hold_refusal{errc::no_inventory, "This room has no seats to hold."};
+  if (seats.frozen()) {
+    return hold_refusal{errc::inventory_frozen,
+                        "The room's seat count failed its check: holds are refused until an operator looks."};
+  }
+  if (const hold_receipt* first = seats.receipt(key)) {
+    if (!same_request(*first, request)) {
+      return hold_refusal{errc::idempotency_key_reused,
+                          "This Idempotency-Key was first used for another request; use a new key for a new request."};
+    }
+    return *first;
+  }
+  if (request.action == hold_action::place) return decide_place(r, seats, key, request, now_ms);
+  auto found = hold_for(r, request.hold, request.visitor);
+  if (auto* refused = std::get_if<hold_refusal>(&found)) return *refused;
+  const hold& h = *std::get<const hold*>(found);
+  std::string id = r.config().id;
+  switch (request.action) {
+    case hold_action::extend:
+      if (h.state != hold_state::held || h.expires_ms <= now_ms) {
+        return hold_refusal{errc::hold_not_held, fmt::format("The hold is {}: only a held hold is extended.",
+                                                             h.state == hold_state::held ? "expired" : to_string(h.state))};
+      }
+      if (h.extended) return hold_refusal{errc::hold_extended_already, "A hold is extended once only."};
+      return hold_extended{id, request.hold, std::string(key), now_ms};
+    case hold_action::confirm: return hold_confirmed{id, request.hold, std::string(key), now_ms};
+    case hold_action::release:
+      if (h.state == hold_state::confirmed || h.state == hold_state::refund_required) {
+        return hold_refusal{errc::hold_not_held, fmt::format("The hold is {}: it cannot be released.", to_string(h.state))};
+      }
+      return hold_released{id, request.hold, std::string(key), now_ms};
+    case hold_action::place: break;
+  }
+  return hold_refusal{errc::internal_error, "Unknown hold request."};
+}
+
+}  // namespace foyer

@@ -1,0 +1,43 @@
+#pragma once
+// Hold requests, decided here on the loop: the handler authenticates the caller, asks,
+// writes the event it is given, and answers from the room as the log left it (ask
+// again: the receipt under the request's key is the answer, or the refusal stands).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "core/errc.hpp"
+#include "core/rooms/holds.hpp"
+#include "core/rooms/room.hpp"
+
+namespace foyer {
+
+struct hold_request {
+  hold_action action = hold_action::place;
+  id16 hold{};  // the hold asked about; for a placement, the new hold's id
+  // The visitor asking with their pass; none for the site. A visitor may place a hold
+  // and release or read their own.
+  std::optional<id16> visitor;
+  std::optional<std::uint64_t> place;  // placement: the visitor's place, if their claim is known
+  std::uint32_t seats = 0;  // placement: how many seats
+};
+
+struct hold_refusal {
+  errc code;
+  std::string detail;
+};
+
+// An event to write, the first answer to a retried key, or a refusal.
+using hold_decision = std::variant<event, hold_receipt, hold_refusal>;
+hold_decision decide_hold(const room& r, std::string_view key, const hold_request& request, std::int64_t now_ms);
+
+// The hold as the caller may see it: the visitor their own, the site any.
+std::variant<const hold*, hold_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor);
+
+// A confirmation's id: the same for every confirm of the hold.
+id16 confirmation_id(const id16& hold_id);
+
+}  // namespace foyer

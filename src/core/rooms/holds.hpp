@@ -1,0 +1,115 @@
+#pragma once
+// A room's seats and the holds on them: the seat ledger, rebuilt from the log alone.
+// Its invariant, confirmed + held + available == total, is checked after every applied
+// change and after recovery; a violation freezes the ledger (it refuses every hold
+// request, never guesses) until the operator looks. The Idempotency-Keys of the
+// requests and the one-live-hold-per-visitor rule are decided from its indexes, kept
+// at least as long as the longest hold and its late grace.
+//
+// Single-threaded: owned by its room, on the event loop.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/base/codec.hpp"
+#include "core/rooms/claims.hpp"
+#include "core/rooms/event.hpp"
+#include "core/rooms/room_spec.hpp"
+
+namespace foyer {
+
+enum class hold_state : std::uint8_t { held, confirmed, released, expired, refund_required };
+std::string_view to_string(hold_state state);
+
+// Why a confirmation ended in a refund.
+enum class refund_reason : std::uint8_t { none, late_success_no_seat, late_success_after_grace };
+std::string_view to_string(refund_reason reason);
+
+struct hold {
+  id16 visitor{};
+  std::uint32_t seats = 0;
+  hold_state state = hold_state::held;
+  std::int64_t expires_ms = 0;
+  bool extended = false;
+  std::int64_t ended_ms = 0;  // when it was released, expired or refunded
+  refund_reason reason = refund_reason::none;
+};
+
+enum class hold_action : std::uint8_t { place, extend, confirm, release };
+
+// What a request did, kept under its key so that a retry gets the same answer.
+struct hold_receipt {
+  hold_action action = hold_action::place;
+  id16 hold{};
+  id16 visitor{};  // who asked, for a placement
+  std::uint32_t seats = 0;
+  hold_state state = hold_state::held;
+  std::int64_t expires_ms = 0;
+  refund_reason reason = refund_reason::none;
+  std::int64_t at_ms = 0;
+};
+
+class seat_ledger {
+ public:
+  // The inventory setting changed (or went away: nullopt). Total moves, and what is
+  // available with it; a total below what is held and confirmed freezes the ledger.
+  void retotal(const std::optional<inventory_settings>& settings);
+
+  // Whether the placement took effect.
+  bool apply(const hold_placed& e);
+  void apply(const hold_extended& e);
+  void apply(const hold_confirmed& e);
+  void apply(const hold_released& e);
+  void apply(const holds_expired& e);
+
+  bool enabled() const { return settings_.has_value(); }
+  const std::optional<inventory_settings>& settings() const { return settings_; }
+  std::uint64_t total() const { return total_; }
+  std::uint64_t available() const { return available_; }
+  std::uint64_t held() const { return held_; }
+  std::uint64_t confirmed() const { return confirmed_; }
+  // The invariant failed once: every hold request is refused.
+  bool frozen() const { return frozen_; }
+  // Nothing left and nothing that may come back: the room is sold out.
+  bool sold_out() const { return enabled() && available_ == 0 && held_ == 0; }
+
+  const hold* find(const id16& hold_id) const;
+  // The visitor's hold in state held, if any (it may be past its expiry, not swept yet).
+  std::optional<id16> live_hold_of(const id16& visitor) const;
+  const hold_receipt* receipt(std::string_view key) const;
+  // The held holds whose time passed by `now`, for the ticker's sweep.
+  std::vector<id16> due(std::int64_t now_ms) const;
+
+  void encode(writer& w) const;
+  // Restores what encode wrote, under the room's `settings`, and checks the invariant
+  // against the settings and the holds themselves (a failure freezes, it is readable).
+  bool decode(reader& r, const std::optional<inventory_settings>& settings);
+
+ private:
+  void record(std::string_view key, hold_receipt receipt);
+  // A held hold ends: its seats are available again.
+  void end(const id16& hold_id, hold& h, hold_state state, std::int64_t at_ms);
+  void prune(std::int64_t now_ms);
+  // confirmed + held + available == total, or freeze.
+  void check();
+
+  std::optional<inventory_settings> settings_;
+  std::uint64_t total_ = 0;
+  std::uint64_t available_ = 0;
+  std::uint64_t held_ = 0;
+  std::uint64_t confirmed_ = 0;
+  bool frozen_ = false;
+  std::unordered_map<id16, hold, id16_hash> holds_;
+  std::unordered_map<id16, id16, id16_hash> live_by_visitor_;
+  std::set<std::pair<std::int64_t, id16>> live_by_expiry_;
+  std::deque<std::pair<std::int64_t, id16>> ended_;  // (ended, hold), oldest first
+  std::unordered_map<id16, hold_receipt, id16_hash> receipts_;  // by digest of the key
+  std::deque<std::pair<std::int64_t, id16>> key_order_;          // (at, key digest), oldest first
+};
+
+}  // namespace foyer

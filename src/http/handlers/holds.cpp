@@ -1,0 +1,181 @@
+#include "http/handlers/holds.hpp"
+
+#include <boost/beast/http/field.hpp>
+#include <foyer/pass_verifier.hpp>
+
+#include "core/base/json.hpp"
+#include "core/base/time_text.hpp"
+#include "core/passes/pass_issuer.hpp"
+#include "core/rooms/hold_desk.hpp"
+#include "core/rooms/site_reports.hpp"
+#include "http/handlers/site.hpp"
+#include "http/problem.hpp"
+#include "http/request_fields.hpp"
+
+namespace foyer::http::handlers {
+namespace {
+
+namespace bhttp = beast::http;
+
+// Who calls: the site (no visitor), or a visitor by their pass.
+struct caller {
+  std::optional<id16> visitor;
+};
+
+// The visitor whose valid pass of this room the request carries.
+std::optional<id16> pass_holder(context& ctx, const request& req, const room& r) {
+  auto token = bearer(req);
+  if (!token) return std::nullopt;
+  // Verified as the site would: with the keys this server publishes, for this room.
+  pass_verifier verifier(ctx.keys.jwks_json(), {ctx.settings.issuer, r.config().id}, {pass::es256_key_kind()});
+  auto checked = verifier.verify(*token, seconds(ctx.clock.now_ms()));
+  if (!checked.ok) return std::nullopt;
+  auto visitor = from_hex_fixed<16>(checked.subject);
+  if (!visitor || checked.jti != to_hex(pass::pass_id(r.config().id, *visitor))) return std::nullopt;
+  return visitor;
+}
+
+// The site's token, or else the visitor's pass; nullopt if neither is valid.
+std::optional<caller> site_or_visitor(context& ctx, const request& req, const room& r) {
+  if (!site_check(ctx, req)) return caller{};
+  if (auto visitor = pass_holder(ctx, req, r)) return caller{visitor};
+  return std::nullopt;
+}
+
+response pass_required(const request& req) {
+  return problem(req, errc::pass_required, "Send your pass of this room, while it is valid, as 'Authorization: Bearer <pass>'.");
+}
+
+response refused(const request& req, const hold_refusal& why) {
+  // Seats, not the room, are sold out here: a conflict the visitor may retry, not a 410.
+  if (why.code == errc::sold_out) {
+    return problem(req.version(), req.keep_alive(), 409, to_string(errc::sold_out), "No seats available", why.detail);
+  }
+  return problem(req, why.code, why.detail);
+}
+
+// Times on the rooms' clock, which runs with the wall clock (foyer/clock.hpp): the same
+// text for every answer about one hold.
+response hold_response(const request& req, bhttp::status status, const id16& id, hold_state state,
+                       std::uint32_t seats, std::int64_t expires_ms, refund_reason reason) {
+  json_object body;
+  body.str("hold_id", to_hex(id)).str("state", to_string(state));
+  switch (state) {
+    case hold_state::held: body.num("seats", std::uint64_t{seats}).str("expires_at", format_rfc3339_ms(expires_ms)); break;
+    case hold_state::confirmed: body.str("confirmation_id", to_hex(confirmation_id(id))); break;
+    case hold_state::refund_required: body.str("reason", to_string(reason)); break;
+    case hold_state::released:
+    case hold_state::expired: break;
+  }
+  return json_response(req, status, body.done());
+}
+
+response receipt_response(const request& req, const hold_receipt& receipt) {
+  auto status = receipt.action == hold_action::place ? bhttp::status::created : bhttp::status::ok;
+  return hold_response(req, status, receipt.hold, receipt.state, receipt.seats, receipt.expires_ms, receipt.reason);
+}
+
+std::variant<std::string, response> idempotency_key(const request& req) {
+  auto key = req["Idempotency-Key"];
+  if (key.empty()) {
+    return problem(req, errc::idempotency_key_required, "Send an Idempotency-Key header: a retry with the same key counts once.");
+  }
+  std::string text(key.data(), key.size());
+  if (!valid_idempotency_key(text)) {
+    return problem(req, errc::bad_request, "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+  return text;
+}
+
+// Decides, writes what is decided, and answers from the room as the log left it.
+task<response> carry(context& ctx, const request& req, std::string room_id, std::string key, hold_request request) {
+  const room* r = ctx.rooms.find(room_id);
+  auto decision = decide_hold(*r, key, request, ctx.clock.steady_ms());
+  if (auto* e = std::get_if<event>(&decision)) {
+    event written = std::move(*e);
+    auto [ec, outcome] = co_await commit(ctx, std::move(written));
+    if (ec) co_return unavailable(req);
+    r = ctx.rooms.find(room_id);
+    if (!r) co_return unknown_room(req, room_id);
+    decision = decide_hold(*r, key, request, ctx.clock.steady_ms());
+  }
+  if (const auto* why = std::get_if<hold_refusal>(&decision)) co_return refused(req, *why);
+  if (const auto* receipt = std::get_if<hold_receipt>(&decision)) co_return receipt_response(req, *receipt);
+  co_return problem(req, errc::internal_error, "The request was written but not answered; retry with the same key.");
+}
+
+std::optional<std::uint32_t> parse_seats(context& ctx, const request& req) {
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  std::uint64_t seats = 0;
+  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object) ||
+      object.find_field_unordered("seats").get_uint64().get(seats) || seats > 1000) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint32_t>(seats);
+}
+
+}  // namespace
+
+task<response> place_hold(context& ctx, const request& req, const room& r) {
+  auto visitor = pass_holder(ctx, req, r);
+  if (!visitor) co_return pass_required(req);
+  auto key = idempotency_key(req);
+  if (auto* bad = std::get_if<response>(&key)) co_return std::move(*bad);
+  auto seats = parse_seats(ctx, req);
+  if (!seats) co_return problem(req, errc::bad_body, "The body must be {\"seats\": n}, n a whole number.");
+  hold_request request{hold_action::place, random_array<16>(), visitor, r.place_of_pass(pass::pass_id(r.config().id, *visitor)),
+                       *seats};
+  std::string id = r.config().id;
+  co_return co_await carry(ctx, req, std::move(id), std::get<std::string>(std::move(key)), request);
+}
+
+task<response> act_on_hold(context& ctx, const request& req, const room& r, std::string_view hold_text,
+                           hold_action action) {
+  std::optional<caller> who;
+  // Only the site speaks for payments; a visitor may give their own hold up.
+  if (action == hold_action::release) {
+    who = site_or_visitor(ctx, req, r);
+    if (!who) co_return pass_required(req);
+  } else {
+    if (auto denied = site_check(ctx, req)) co_return std::move(*denied);
+    who = caller{};
+  }
+  auto hold = from_hex_fixed<16>(hold_text);
+  if (!hold) co_return problem(req, errc::unknown_hold, "There is no such hold.");
+  auto key = idempotency_key(req);
+  if (auto* bad = std::get_if<response>(&key)) co_return std::move(*bad);
+  std::string id = r.config().id;
+  co_return co_await carry(ctx, req, std::move(id), std::get<std::string>(std::move(key)),
+                           hold_request{action, *hold, who->visitor, std::nullopt, 0});
+}
+
+response get_hold(context& ctx, const request& req, const room& r, std::string_view hold_text) {
+  auto who = site_or_visitor(ctx, req, r);
+  if (!who) return pass_required(req);
+  auto id = from_hex_fixed<16>(hold_text);
+  if (!id) return problem(req, errc::unknown_hold, "There is no such hold.");
+  auto found = hold_for(r, *id, who->visitor);
+  if (const auto* why = std::get_if<hold_refusal>(&found)) return refused(req, *why);
+  const hold& h = *std::get<const hold*>(found);
+  return hold_response(req, bhttp::status::ok, *id, h.state, h.seats, h.expires_ms, h.reason);
+}
+
+response inventory(const request& req, const room& r) {
+  const seat_ledger& s = r.seats();
+  if (!s.enabled()) return problem(req, errc::no_inventory, "This room has no seats to hold.");
+  auto res = json_response(req, bhttp::status::ok,
+                           json_object()
+                               .num("total", s.total())
+                               .num("available", s.available())
+                               .num("held", s.held())
+                               .num("confirmed", s.confirmed())
+                               .boolean("frozen", s.frozen())
+                               .raw("legs", "{}")
+                               .done());
+  // The availability band a CDN may serve: a second old at most.
+  res.set(bhttp::field::cache_control, "public, max-age=1");
+  return res;
+}
+
+}  // namespace foyer::http::handlers

@@ -1,0 +1,24 @@
+#pragma once
+// Holds on a room's seats (core/rooms/hold_desk decides):
+//   POST .../holds                       the visitor, "Authorization: Bearer <pass>", {"seats": n}:
+//                                        201 {"hold_id","state":"held","seats","expires_at"}
+//   GET  .../holds/{hold}                the visitor's pass or the site token: the hold
+//   POST .../holds/{hold}/payment-pending  site: extends once, from held only
+//   POST .../holds/{hold}/confirm        site: {"state":"confirmed","confirmation_id"} or
+//                                        {"state":"refund_required","reason"}
+//   POST .../holds/{hold}/release        site, or the visitor's own: {"state":"released"}
+//   GET  .../inventory                   anyone: the seats, cacheable for a second
+// Every POST takes an Idempotency-Key: a retry gets the first answer, the same key with
+// another request a 422.
+
+#include "http/handlers/context.hpp"
+
+namespace foyer::http::handlers {
+
+task<response> place_hold(context& ctx, const request& req, const room& r);
+task<response> act_on_hold(context& ctx, const request& req, const room& r, std::string_view hold_id,
+                           hold_action action);
+response get_hold(context& ctx, const request& req, const room& r, std::string_view hold_id);
+response inventory(const request& req, const room& r);
+
+}  // namespace foyer::http::handlers

@@ -1,0 +1,380 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/rooms/hold_desk.hpp"
+#include "support/journal_fixture.hpp"
+
+using namespace foyer;
+using foyer::test::journal_fixture;
+using foyer::test::test_room;
+
+namespace {
+
+id16 id_of(std::uint8_t kind, std::uint32_t n) {
+  id16 id{};
+  id[0] = kind;
+  for (int i = 0; i < 4; ++i) id[1 + i] = static_cast<std::uint8_t>(n >> (8 * i));
+  return id;
+}
+id16 visitor(std::uint32_t n) { return id_of(1, n); }
+id16 hold_id(std::uint32_t n) { return id_of(2, n); }
+
+room_config seat_room(std::uint64_t total, second_hold policy = second_hold::refuse) {
+  auto c = test_room("r", 6000);
+  c.inventory = inventory_settings{};
+  c.inventory->total = total;
+  c.inventory->second = policy;
+  return c;
+}
+
+struct holds_fixture : journal_fixture {
+  room& r() { return *rooms->find("r"); }
+  const seat_ledger& seats() { return r().seats(); }
+
+  // As the handler does: decide, write what is decided, answer from the room as the log
+  // left it by asking again.
+  hold_decision ask(std::string key, hold_request request) {
+    auto decision = decide_hold(r(), key, request, clock.steady_ms());
+    if (auto* e = std::get_if<event>(&decision)) {
+      if (commit(*e).first) return hold_refusal{errc::storage_unavailable, ""};
+      decision = decide_hold(r(), key, request, clock.steady_ms());
+      REQUIRE_FALSE(std::holds_alternative<event>(decision));
+    }
+    return decision;
+  }
+  hold_decision place(std::string key, std::uint32_t v, std::uint32_t h, std::uint32_t n = 1) {
+    return ask(std::move(key), {hold_action::place, hold_id(h), visitor(v), v, n});
+  }
+  hold_decision act(std::string key, hold_action action, std::uint32_t h) {
+    return ask(std::move(key), {action, hold_id(h), std::nullopt, 0, 0});
+  }
+  // The ticker's sweep; false if the write failed.
+  bool sweep() {
+    auto due = r().expired_holds(clock.steady_ms());
+    return !due || !commit(*due).first;
+  }
+  void advance_s(std::int64_t s) { clock.advance_ms(s * 1000); }
+  void check_invariant() {
+    const auto& s = seats();
+    CHECK(s.confirmed() + s.held() + s.available() == s.total());
+    CHECK_FALSE(s.frozen());
+  }
+};
+
+const hold_receipt& receipt(const hold_decision& d) {
+  REQUIRE(std::holds_alternative<hold_receipt>(d));
+  return std::get<hold_receipt>(d);
+}
+errc refusal(const hold_decision& d) {
+  REQUIRE(std::holds_alternative<hold_refusal>(d));
+  return std::get<hold_refusal>(d).code;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(holds_fixture, "a hold takes seats, a confirm keeps them, a release gives them back") {
+  start({seat_room(10)});
+  CHECK(receipt(place("k1", 1, 1, 3)).state == hold_state::held);
+  CHECK(seats().held() == 3);
+  CHECK(seats().available() == 7);
+  CHECK(receipt(act("c1", hold_action::confirm, 1)).state == hold_state::confirmed);
+  CHECK(seats().confirmed() == 3);
+  CHECK(seats().held() == 0);
+  CHECK(receipt(place("k2", 2, 2, 4)).state == hold_state::held);
+  CHECK(receipt(act("r2", hold_action::release, 2)).state == hold_state::released);
+  CHECK(seats().available() == 7);
+  CHECK(refusal(place("k3", 3, 3, 5)) == errc::bad_body);  // more than max_seats_per_hold
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a double confirm answers the same, and a retried key its first answer") {
+  start({seat_room(10)});
+  auto first = receipt(place("k1", 1, 1, 2));
+  advance_s(5);
+  auto again = receipt(place("k1", 1, 1, 2));
+  CHECK(again.hold == first.hold);
+  CHECK(again.expires_ms == first.expires_ms);
+  CHECK(seats().held() == 2);
+  CHECK(refusal(place("k1", 1, 1, 3)) == errc::idempotency_key_reused);
+  CHECK(receipt(act("c1", hold_action::confirm, 1)).state == hold_state::confirmed);
+  CHECK(receipt(act("c1", hold_action::confirm, 1)).state == hold_state::confirmed);
+  // Another key for the same confirmation: the same outcome, nothing counted twice.
+  CHECK(receipt(act("c2", hold_action::confirm, 1)).state == hold_state::confirmed);
+  CHECK(seats().confirmed() == 2);
+  CHECK(refusal(act("c1", hold_action::release, 1)) == errc::idempotency_key_reused);
+  CHECK(refusal(act("r1", hold_action::release, 1)) == errc::hold_not_held);
+  CHECK(confirmation_id(hold_id(1)) == confirmation_id(hold_id(1)));
+  CHECK(confirmation_id(hold_id(1)) != confirmation_id(hold_id(2)));
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a hold expires by the sweep, and its seats are available again") {
+  start({seat_room(2)});
+  receipt(place("k1", 1, 1, 2));
+  advance_s(179);
+  sweep();
+  CHECK(seats().held() == 2);
+  advance_s(1);
+  sweep();
+  CHECK(seats().held() == 0);
+  CHECK(seats().available() == 2);
+  CHECK(seats().find(hold_id(1))->state == hold_state::expired);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a confirm after expiry re-holds if seats are free, inside the grace only") {
+  start({seat_room(2)});
+  receipt(place("k1", 1, 1, 2));
+  CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  advance_s(200);
+  sweep();
+
+  SECTION("free seats, inside the grace: confirmed") {
+    CHECK(receipt(act("c1", hold_action::confirm, 1)).state == hold_state::confirmed);
+    CHECK(seats().confirmed() == 2);
+  }
+  SECTION("no free seat, inside the grace: refund, and every retry says so") {
+    receipt(place("k3", 3, 3, 1));
+    auto late = receipt(act("c1", hold_action::confirm, 1));
+    CHECK(late.state == hold_state::refund_required);
+    CHECK(late.reason == refund_reason::late_success_no_seat);
+    // Seats free later change nothing: one payment, one answer.
+    receipt(act("r3", hold_action::release, 3));
+    CHECK(receipt(act("c2", hold_action::confirm, 1)).state == hold_state::refund_required);
+    CHECK(seats().confirmed() == 0);
+  }
+  SECTION("outside the grace: refund, even with seats free") {
+    advance_s(300);
+    auto late = receipt(act("c1", hold_action::confirm, 1));
+    CHECK(late.state == hold_state::refund_required);
+    CHECK(late.reason == refund_reason::late_success_after_grace);
+    CHECK(seats().available() == 2);
+  }
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "payment-pending extends once, only from held") {
+  start({seat_room(4)});
+  receipt(place("k1", 1, 1, 1));
+  auto extended = receipt(act("e1", hold_action::extend, 1));
+  CHECK(extended.expires_ms == journal_fixture::start_ms + (180 + 90) * 1000);
+  CHECK(receipt(act("e1", hold_action::extend, 1)).expires_ms == extended.expires_ms);
+  CHECK(refusal(act("e2", hold_action::extend, 1)) == errc::hold_extended_already);
+  receipt(place("k2", 2, 2, 1));
+  receipt(act("r2", hold_action::release, 2));
+  CHECK(refusal(act("e3", hold_action::extend, 2)) == errc::hold_not_held);
+  advance_s(200);
+  sweep();
+  CHECK(seats().find(hold_id(1))->state == hold_state::held);  // extended: 270 s
+  advance_s(70);
+  sweep();
+  CHECK(seats().find(hold_id(1))->state == hold_state::expired);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a second hold by the same visitor, under each policy") {
+  SECTION("refuse (the default)") {
+    start({seat_room(10)});
+    receipt(place("k1", 1, 1, 2));
+    CHECK(refusal(place("k2", 1, 2, 1)) == errc::live_hold_exists);
+    CHECK(seats().held() == 2);
+    // Once the first ended, the visitor may hold again.
+    receipt(act("r1", hold_action::release, 1));
+    CHECK(receipt(place("k3", 1, 3, 1)).state == hold_state::held);
+  }
+  SECTION("release the first") {
+    start({seat_room(3, second_hold::release_first)});
+    receipt(place("k1", 1, 1, 2));
+    CHECK(receipt(place("k2", 1, 2, 3)).state == hold_state::held);
+    CHECK(seats().find(hold_id(1))->state == hold_state::released);
+    CHECK(seats().held() == 3);
+    // Not enough seats even with the first back: nothing changes.
+    CHECK(refusal(place("k3", 2, 3, 1)) == errc::sold_out);
+    CHECK(refusal(place("k4", 1, 4, 4)) == errc::sold_out);
+    CHECK(seats().find(hold_id(2))->state == hold_state::held);
+  }
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a release racing a confirm: whichever the log applies first decides") {
+  start({seat_room(2)});
+  receipt(place("k1", 1, 1, 2));
+  auto confirm = std::get<event>(decide_hold(r(), "c1", {hold_action::confirm, hold_id(1), std::nullopt, 0, 0}, clock.steady_ms()));
+  auto release = std::get<event>(decide_hold(r(), "r1", {hold_action::release, hold_id(1), visitor(1), 0, 0}, clock.steady_ms()));
+
+  SECTION("release first: the confirm re-holds the seats it finds free") {
+    REQUIRE_FALSE(commit(std::vector<event>{release, confirm}).first);
+    CHECK(receipt(act("r1", hold_action::release, 1)).state == hold_state::released);
+    CHECK(receipt(act("c1", hold_action::confirm, 1)).state == hold_state::confirmed);
+    CHECK(seats().confirmed() == 2);
+  }
+  SECTION("confirm first: the release is refused") {
+    REQUIRE_FALSE(commit(std::vector<event>{confirm, release}).first);
+    CHECK(receipt(act("c1", hold_action::confirm, 1)).state == hold_state::confirmed);
+    CHECK(refusal(act("r1", hold_action::release, 1)) == errc::hold_not_held);
+  }
+  // The last seats confirmed and nothing held: sold out.
+  CHECK(r().state() == room_state::sold_out);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "two placements for the last seats: the second applied places nothing") {
+  start({seat_room(1)});
+  auto a = std::get<event>(decide_hold(r(), "k1", {hold_action::place, hold_id(1), visitor(1), 1, 1}, clock.steady_ms()));
+  auto b = std::get<event>(decide_hold(r(), "k2", {hold_action::place, hold_id(2), visitor(2), 2, 1}, clock.steady_ms()));
+  REQUIRE_FALSE(commit(std::vector<event>{a, b}).first);
+  CHECK(seats().held() == 1);
+  CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "holds whose time passed during a restart expire in the first step") {
+  start({seat_room(5)});
+  receipt(place("k1", 1, 1, 2));
+  receipt(place("k2", 2, 2, 1));
+  receipt(act("c2", hold_action::confirm, 2));
+  advance_s(300);
+  restart();
+  check_invariant();
+  CHECK(seats().held() == 2);
+  auto first = r().expired_holds(clock.steady_ms());
+  REQUIRE(first);
+  REQUIRE_FALSE(commit(*first).first);
+  CHECK(seats().held() == 0);
+  CHECK(seats().confirmed() == 1);
+  // The keys survive the restart: a retry still gets its first answer.
+  CHECK(receipt(act("c2", hold_action::confirm, 2)).state == hold_state::confirmed);
+  CHECK(refusal(place("k1", 1, 1, 3)) == errc::idempotency_key_reused);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "the seats survive a snapshot, and an older room state reads without them") {
+  start({seat_room(5)});
+  receipt(place("k1", 1, 1, 2));
+  receipt(act("c1", hold_action::confirm, 1));
+  receipt(place("k2", 2, 2, 1));
+  auto bytes = r().encode_state();
+  // The seed must match: take it from the state itself.
+  reader seed(bytes);
+  seed.u8();
+  room same(seat_room(5), room_created{"r", seed.raw<32>(), journal_fixture::start_ms});
+  REQUIRE(same.decode_state(bytes));
+  CHECK(same.encode_state() == bytes);
+  CHECK(same.seats().confirmed() == 2);
+  CHECK(same.seats().held() == 1);
+  CHECK_FALSE(same.seats().frozen());
+}
+
+TEST_CASE_METHOD(holds_fixture, "the inventory's total cannot go below what is held and confirmed") {
+  start({seat_room(5)});
+  receipt(place("k1", 1, 1, 3));
+  auto smaller = seat_room(2);
+  auto p = r().refuses(smaller);
+  REQUIRE(p);
+  CHECK(p->field == "inventory.total");
+  auto none = test_room("r", 6000);
+  REQUIRE(r().refuses(none));
+  CHECK_FALSE(r().refuses(seat_room(8)));
+}
+
+TEST_CASE_METHOD(holds_fixture, "admission follows the seats: released seats admit the next visitors in place order") {
+  start({seat_room(2)});
+  for (std::uint8_t v = 0; v < 6; ++v) join("r", v);
+  advance_s(5);
+  tick("r");
+  // Two seats: two admitted visitors count against them until they hold.
+  CHECK(r().served(clock.steady_ms()) == 2);
+  REQUIRE_FALSE(commit(pass_claimed{"r", 0, id_of(3, 0), clock.now_ms()}).first);
+  receipt(ask("k0", {hold_action::place, hold_id(0), visitor(0), 0, 2}));
+  advance_s(5);
+  tick("r");
+  // Everything held: admission holds where it is.
+  CHECK(r().served(clock.steady_ms()) == 2);
+  receipt(act("r0", hold_action::release, 0));
+  advance_s(5);
+  CHECK(r().served(clock.steady_ms()) == 3);
+  receipt(place("k1", 1, 1, 1));
+  receipt(act("c1", hold_action::confirm, 1));
+  receipt(place("k2", 2, 2, 1));
+  receipt(act("c2", hold_action::confirm, 2));
+  // Nothing available, nothing held.
+  CHECK(r().state() == room_state::sold_out);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, failed writes and restarts keep the seats whole") {
+  std::mt19937 rng(GENERATE(1u, 2u, 3u, 4u, 5u));
+  start({seat_room(20)});
+  std::map<std::string, hold_receipt> first_answers;
+  std::set<id16> confirmed;
+  std::uint32_t placed = 0;  // hold ids are new for every placement, as the handler's are
+  for (int step = 0; step < 600; ++step) {
+    auto pick = std::uniform_int_distribution<int>(0, 99)(rng);
+    auto h = std::uniform_int_distribution<std::uint32_t>(0, placed)(rng);
+    auto key = fmt::format("k{}", std::uniform_int_distribution<int>(0, 150)(rng));
+    if (pick < 8) {
+      store.fail_next_writes(1);
+    } else if (pick < 12) {
+      restart();
+    } else if (pick < 20) {
+      advance_s(std::uniform_int_distribution<int>(1, 200)(rng));
+      sweep();
+    } else {
+      auto v = std::uniform_int_distribution<std::uint32_t>(0, 24)(rng);
+      hold_request request{hold_action::place, hold_id(++placed), visitor(v), v, 1 + v % 4};
+      if (pick >= 50) request = {pick < 75 ? hold_action::confirm : pick < 90 ? hold_action::release : hold_action::extend,
+                                 hold_id(h), std::nullopt, 0, 0};
+      auto d = ask(key, request);
+      if (auto* got = std::get_if<hold_receipt>(&d)) {
+        // A key answers what it first answered, every time.
+        auto [it, fresh] = first_answers.emplace(key, *got);
+        if (!fresh && it->second.at_ms + r().seats().settings()->retention_ms() > clock.steady_ms()) {
+          CHECK(it->second.state == got->state);
+          CHECK(it->second.hold == got->hold);
+        }
+        if (got->state == hold_state::confirmed) confirmed.insert(got->hold);
+      }
+    }
+    const auto& s = seats();
+    REQUIRE(s.confirmed() + s.held() + s.available() == s.total());
+    REQUIRE_FALSE(s.frozen());
+    REQUIRE(s.confirmed() <= 20);
+  }
+  // Every confirmation the requests heard of is in the ledger, each counted once.
+  std::uint64_t seats_confirmed = 0;
+  for (const auto& h : confirmed) {
+    const hold* found = seats().find(h);
+    REQUIRE(found);
+    CHECK(found->state == hold_state::confirmed);
+    seats_confirmed += found->seats;
+  }
+  CHECK(seats_confirmed == seats().confirmed());
+}
+
+TEST_CASE_METHOD(holds_fixture, "a ledger whose counts disagree with its holds after recovery is frozen and refuses") {
+  start({seat_room(5)});
+  receipt(place("k1", 1, 1, 2));
+  auto bytes = r().encode_state();
+  // The ledger's `held` count, after total and available, then every hold: corrupt it.
+  auto good = r().seats();
+  writer w;
+  good.encode(w);
+  auto ledger_at = bytes.size() - w.bytes().size();
+  auto held_at = ledger_at + 16;
+  bytes[held_at] = static_cast<char>(3);
+  reader seed(bytes);
+  seed.u8();
+  room restored(seat_room(5), room_created{"r", seed.raw<32>(), journal_fixture::start_ms});
+  REQUIRE(restored.decode_state(bytes));
+  CHECK(restored.seats().frozen());
+  CHECK(std::get<hold_refusal>(decide_hold(restored, "k2", {hold_action::place, hold_id(2), visitor(2), std::nullopt, 1},
+                                           clock.steady_ms()))
+            .code == errc::inventory_frozen);
+  clock.advance_ms(600'000);
+  CHECK_FALSE(restored.expired_holds(clock.steady_ms()));
+}
