@@ -4,7 +4,7 @@
 # scratch corpus under $OUT (the seeds in tests/fuzz/corpus stay as committed); a crash's
 # input is written there too, as crash-<sha1>: fix it, then keep it in the seed corpus.
 # Exits 1 if any target crashed.
-#   cmake -S . -B build-fuzz -DFOYER_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+#   cmake -S . -B build-fuzz -DFOYER_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
 #   cmake --build build-fuzz -j2 --target fuzz_all
 #   bench/fuzz.sh 120                       # JOBS=2 runs two targets at once
 # Settings: FUZZ_BUILD (build-fuzz), OUT (a temp dir), JOBS (1), TARGETS (all).
