@@ -27,8 +27,7 @@ run_one() {
   local execs cov crashes
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/log" | grep -o '[0-9]*$' || echo 0)
   cov=$(grep -o 'cov: [0-9]*' "$dir/log" | tail -1 | grep -o '[0-9]*' || echo 0)
-  crashes=$(find "$dir" -maxdepth 1 -name 'crash-*' -o -maxdepth 1 -name 'leak-*' -o -maxdepth 1 -name 'timeout-*' \
-              -o -maxdepth 1 -name 'oom-*' | wc -l)
+  crashes=$(find "$dir" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   printf '%-16s %14s execs %7s edges %3s crashes\n' "$name" "$execs" "$cov" "$crashes"
   ((crashes == 0)) || { sed -n '/==ERROR\|SUMMARY\|ERROR: libFuzzer/,+12p' "$dir/log" | head -40; return 1; }
 }

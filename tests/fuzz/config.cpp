@@ -20,5 +20,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)app::load_config(path);
   } catch (const app::config_error&) {
   }
+  std::remove(path.c_str());
   return 0;
 }
