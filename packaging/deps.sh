@@ -8,7 +8,7 @@ packages=(
   libboost-dev libboost-system-dev librocksdb-dev libsodium-dev libssl-dev
   libsimdjson-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev libgoogle-perftools-dev
   nginx-light chromium python3 openssl
-  prometheus
+  prometheus clang libclang-rt-14-dev
 )
 # Node: keep a newer Node already on the machine, else take Debian's.
 command -v node >/dev/null || packages+=(nodejs)

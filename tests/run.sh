@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: a build with warnings as errors; the unit and
 # store tests (ctest); the core and store tests again under AddressSanitizer and
-# UndefinedBehaviorSanitizer; then the JS, integration, chaos, nginx and browser
+# UndefinedBehaviorSanitizer; the fuzz targets; then the JS, integration, chaos, nginx and browser
 # tests against the real binary on loopback.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,15 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFOYER_WERROR=ON -DFOYER_SANI
 cmake --build build-asan -j"$jobs" --target foyer_core_tests foyer_store_tests
 build-asan/foyer_core_tests
 build-asan/foyer_store_tests
+
+# The libFuzzer targets (clang): every seed and regression input of tests/fuzz/corpus
+# replayed, then a short run of each, so that no change breaks a target or reopens a crash.
+cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOYER_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
+cmake --build build-fuzz -j"$jobs" --target fuzz_all
+for corpus in tests/fuzz/corpus/*/; do
+  "build-fuzz/tests/fuzz/fuzz_$(basename "$corpus")" -runs=0 "$corpus"
+done
+FUZZ_BUILD=build-fuzz bench/fuzz.sh 5
 
 export FOYER_BIN="$PWD/build/foyer"
 # Each file runs under `node --test`, in path order and (as `node --test` does) one less

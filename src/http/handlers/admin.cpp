@@ -92,45 +92,53 @@ std::optional<room_value> json_value_of(simdjson::ondemand::value v) {
   }
 }
 
-// The body's settings over `config`, each through the validator the file uses; else the
-// answer to give.
+}  // namespace
+
+std::optional<field_problem> apply_settings(simdjson::ondemand::parser& parser, simdjson::padded_string_view text,
+                                           room_config& config) {
+  const field_problem bad_body{};
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  if (parser.iterate(text).get(doc) || doc.get_object().get(object)) return bad_body;
+  for (auto field : object) {
+    std::string_view key;
+    simdjson::ondemand::json_type kind;
+    if (field.unescaped_key().get(key) || field.value().type().get(kind)) return bad_body;
+    if (kind == simdjson::ondemand::json_type::object && is_room_table(key)) {
+      // A table of settings, as in the file: {"adaptive": {"min_rate_per_minute": 60}}.
+      std::string table(key);
+      simdjson::ondemand::object inner;
+      if (field.value().get_object().get(inner)) return bad_body;
+      for (auto member : inner) {
+        std::string_view name;
+        if (member.unescaped_key().get(name)) return bad_body;
+        auto value = json_value_of(member.value());
+        if (!value) return bad_body;
+        if (auto p = set_room_setting(config, fmt::format("{}.{}", table, name), *value)) return p;
+      }
+      continue;
+    }
+    auto value = json_value_of(field.value());
+    if (!value) return bad_body;
+    if (auto p = set_room_setting(config, key, *value)) return p;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// The body's settings over `config`; else the answer to give.
 std::optional<response> read_settings(context& ctx, const request& req, room_config& config) {
   auto type = req[bhttp::field::content_type];
   if (!type.empty() && !type.starts_with("application/json")) {
     return problem(req, errc::unsupported_media_type, "Send the settings as application/json.");
   }
-  auto bad_body = [&req] {
+  auto refused = apply_settings(ctx.json_parser, padded(ctx, req.body()), config);
+  if (!refused) return std::nullopt;
+  if (refused->field.empty()) {
     return problem(req, errc::bad_body, "The body must be a JSON object of room settings, e.g. {\"rate_per_minute\": 120}.");
-  };
-  simdjson::ondemand::document doc;
-  simdjson::ondemand::object object;
-  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object)) return bad_body();
-  for (auto field : object) {
-    std::string_view key;
-    simdjson::ondemand::json_type kind;
-    if (field.unescaped_key().get(key) || field.value().type().get(kind)) return bad_body();
-    auto invalid = [&req](const field_problem& p) {
-      return problem(req, errc::invalid_room, p.message, {{"field", json_quote(p.field)}});
-    };
-    if (kind == simdjson::ondemand::json_type::object && is_room_table(key)) {
-      // A table of settings, as in the file: {"adaptive": {"min_rate_per_minute": 60}}.
-      std::string table(key);
-      simdjson::ondemand::object inner;
-      if (field.value().get_object().get(inner)) return bad_body();
-      for (auto member : inner) {
-        std::string_view name;
-        if (member.unescaped_key().get(name)) return bad_body();
-        auto value = json_value_of(member.value());
-        if (!value) return bad_body();
-        if (auto p = set_room_setting(config, fmt::format("{}.{}", table, name), *value)) return invalid(*p);
-      }
-      continue;
-    }
-    auto value = json_value_of(field.value());
-    if (!value) return bad_body();
-    if (auto p = set_room_setting(config, key, *value)) return invalid(*p);
   }
-  return std::nullopt;
+  return problem(req, errc::invalid_room, refused->message, {{"field", json_quote(refused->field)}});
 }
 
 // Writes what an admin decision asks, then answers with `answer(room)` of the room as it

@@ -18,6 +18,13 @@
 
 namespace foyer::http::handlers {
 
+// The settings of a JSON body over `config`, each through the validator the file uses:
+// nullopt when every one applies; else the refusal, naming the setting, or with an empty
+// field when the body is no JSON object of settings. Declared here for the fuzz target
+// (tests/fuzz/bodies.cpp).
+std::optional<field_problem> apply_settings(simdjson::ondemand::parser& parser, simdjson::padded_string_view text,
+                                           room_config& config);
+
 // nullopt if the request carries the admin token; else the answer: 404 while the admin
 // API is off, 401 without the right token (compared in constant time).
 std::optional<response> admin_check(const context& ctx, const request& req);

@@ -30,11 +30,22 @@ std::optional<response> not_json(const request& req) {
   return std::nullopt;
 }
 
-// {"consumed": n}, {"released": n} or {"remaining": n}: exactly one of them.
-std::optional<stock_report> parse_stock(context& ctx, const request& req) {
+response stock_response(const request& req, const stock_receipt& receipt) {
+  json_object body;
+  if (receipt.remaining) {
+    body.num("remaining", *receipt.remaining);
+  } else {
+    body.null("remaining");
+  }
+  return json_response(req, bhttp::status::ok, body.str("state", to_string(receipt.state)).done());
+}
+
+}  // namespace
+
+std::optional<stock_report> parse_stock(simdjson::ondemand::parser& parser, simdjson::padded_string_view text) {
   simdjson::ondemand::document doc;
   simdjson::ondemand::object object;
-  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object)) return std::nullopt;
+  if (parser.iterate(text).get(doc) || doc.get_object().get(object)) return std::nullopt;
   std::optional<stock_report> report;
   for (auto field : object) {
     std::string_view key;
@@ -51,17 +62,41 @@ std::optional<stock_report> parse_stock(context& ctx, const request& req) {
   return report;
 }
 
-response stock_response(const request& req, const stock_receipt& receipt) {
-  json_object body;
-  if (receipt.remaining) {
-    body.num("remaining", *receipt.remaining);
-  } else {
-    body.null("remaining");
+std::optional<std::vector<id16>> parse_done(simdjson::ondemand::parser& parser, simdjson::padded_string_view text) {
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  simdjson::ondemand::array list;
+  if (parser.iterate(text).get(doc) || doc.get_object().get(object) ||
+      object.find_field_unordered("passes").get_array().get(list)) {
+    return std::nullopt;
   }
-  return json_response(req, bhttp::status::ok, body.str("state", to_string(receipt.state)).done());
+  std::vector<id16> passes;
+  for (auto item : list) {
+    std::string_view jti;
+    if (item.get_string().get(jti) || passes.size() == max_passes_per_report) return std::nullopt;
+    auto id = from_hex_fixed<16>(jti);
+    if (!id) return std::nullopt;
+    passes.push_back(*id);
+  }
+  return passes;
 }
 
-}  // namespace
+std::optional<site_signal> parse_signals(simdjson::ondemand::parser& parser, simdjson::padded_string_view text) {
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  if (parser.iterate(text).get(doc) || doc.get_object().get(object)) return std::nullopt;
+  site_signal signal;
+  for (auto field : object) {
+    std::string_view key;
+    double value = 0;
+    if (field.unescaped_key().get(key) || field.value().get_double().get(value)) return std::nullopt;
+    if (key == "p95_ms" && value >= 0 && value <= 3'600'000) signal.p95_ms = value;
+    else if (key == "error_rate" && value >= 0 && value <= 1) signal.error_rate = value;
+    else return std::nullopt;
+  }
+  if (!signal.p95_ms && !signal.error_rate) return std::nullopt;
+  return signal;
+}
 
 std::optional<response> site_check(const context& ctx, const request& req) {
   const auto& s = ctx.settings;
@@ -90,7 +125,7 @@ task<response> report_stock(context& ctx, const request& req, const room& r) {
     co_return problem(req, errc::bad_request, "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
   if (auto bad = not_json(req)) co_return std::move(*bad);
-  auto report = parse_stock(ctx, req);
+  auto report = parse_stock(ctx.json_parser, padded(ctx, req.body()));
   if (!report) {
     co_return problem(req, errc::bad_body,
                       "The body must be one of {\"consumed\": n}, {\"released\": n} or {\"remaining\": n}, with n a whole number.");
@@ -116,23 +151,10 @@ task<response> report_done(context& ctx, const request& req, const room& r) {
   auto bad_body = [&req] {
     return problem(req, errc::bad_body, "The body must be {\"passes\": [\"<jti>\", ...]}, each jti as the pass carries it.");
   };
-  simdjson::ondemand::document doc;
-  simdjson::ondemand::object object;
-  simdjson::ondemand::array list;
-  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object) ||
-      object.find_field_unordered("passes").get_array().get(list)) {
-    co_return bad_body();
-  }
-  std::vector<id16> passes;
-  for (auto item : list) {
-    std::string_view text;
-    if (item.get_string().get(text) || passes.size() == max_passes_per_report) co_return bad_body();
-    auto id = from_hex_fixed<16>(text);
-    if (!id) co_return bad_body();
-    passes.push_back(*id);
-  }
+  auto passes = parse_done(ctx.json_parser, padded(ctx, req.body()));
+  if (!passes) co_return bad_body();
   std::string id = r.config().id;
-  auto done = decide_done(r, passes, ctx.clock.steady_ms());
+  auto done = decide_done(r, *passes, ctx.clock.steady_ms());
   std::size_t freed = done ? done->places.size() : 0;
   if (done) {
     event e = std::move(*done);
@@ -155,21 +177,10 @@ response report_signals(context& ctx, const request& req, const room& r) {
     return problem(req, errc::bad_body,
                    "The body must be {\"p95_ms\": x, \"error_rate\": y}: either field, x ≥ 0 and y from 0 to 1.");
   };
-  simdjson::ondemand::document doc;
-  simdjson::ondemand::object object;
-  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object)) return bad_body();
-  site_signal signal;
-  for (auto field : object) {
-    std::string_view key;
-    double value = 0;
-    if (field.unescaped_key().get(key) || field.value().get_double().get(value)) return bad_body();
-    if (key == "p95_ms" && value >= 0 && value <= 3'600'000) signal.p95_ms = value;
-    else if (key == "error_rate" && value >= 0 && value <= 1) signal.error_rate = value;
-    else return bad_body();
-  }
-  if (!signal.p95_ms && !signal.error_rate) return bad_body();
-  signal.at_ms = ctx.clock.steady_ms();
-  ctx.rates.report(r.config().id, signal);
+  auto signal = parse_signals(ctx.json_parser, padded(ctx, req.body()));
+  if (!signal) return bad_body();
+  signal->at_ms = ctx.clock.steady_ms();
+  ctx.rates.report(r.config().id, *signal);
   return json_response(req, bhttp::status::accepted, json_object().str("status", "accepted").done());
 }
 

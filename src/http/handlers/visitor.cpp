@@ -31,7 +31,20 @@ response no_joins(const request& req, const room& r, std::string_view detail) {
   return problem(req, r.state() == room_state::sold_out ? errc::sold_out : errc::closed, detail);
 }
 
-// nullopt if the body is not a JSON object of string fields.
+// Read from the socket's address as it is: formatting it to parse it again costs more
+// than the rest of a challenge.
+ip_address peer_address(const peer& who) {
+  ip_address out;
+  if (who.address.is_v4()) {
+    auto bytes = who.address.to_v4().to_bytes();
+    std::copy(bytes.begin(), bytes.end(), out.bytes.begin());
+    return out;
+  }
+  return from_v6_bytes(who.address.to_v6().to_bytes());
+}
+
+}  // namespace
+
 std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, simdjson::padded_string_view text) {
   join_body body;
   if (text.length() == 0) return body;
@@ -48,20 +61,6 @@ std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, sim
   }
   return body;
 }
-
-// Read from the socket's address as it is: formatting it to parse it again costs more
-// than the rest of a challenge.
-ip_address peer_address(const peer& who) {
-  ip_address out;
-  if (who.address.is_v4()) {
-    auto bytes = who.address.to_v4().to_bytes();
-    std::copy(bytes.begin(), bytes.end(), out.bytes.begin());
-    return out;
-  }
-  return from_v6_bytes(who.address.to_v6().to_bytes());
-}
-
-}  // namespace
 
 visitor::visitor(context& ctx)
     : ctx_(ctx), passes_(ctx.settings.issuer), jitter_state_(static_cast<std::uint64_t>(ctx.clock.now_ms()) | 1) {}

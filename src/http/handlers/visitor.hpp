@@ -26,6 +26,10 @@ struct join_body {
   std::string challenge, nonce, account, account_hint;
 };
 
+// nullopt if the body is not a JSON object of string fields; an empty body is an empty
+// join_body. Declared here for the fuzz target (tests/fuzz/bodies.cpp).
+std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, simdjson::padded_string_view text);
+
 class visitor {
  public:
   explicit visitor(context& ctx);

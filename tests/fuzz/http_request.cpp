@@ -1,0 +1,57 @@
+// The session's request parse path (src/http/server.cpp): Beast's request_parser with the
+// server's limits, fed from one buffer as bytes arrive, pipelined requests parsed one after
+// another while the connection stays alive. The first input byte sets how many bytes
+// arrive per read, so that requests are also cut at every odd place. Each request parsed
+// then goes through the credential readers every handler uses.
+#include <algorithm>
+#include <cstdlib>
+
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/parser.hpp>
+
+#include "fixtures.hpp"
+#include "http/request_fields.hpp"
+
+using namespace foyer;
+namespace bhttp = boost::beast::http;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const http::server_limits limits;
+  const std::size_t chunk = data[0] + 1u;
+  auto wire = fuzz::text_of(data + 1, size - 1);
+  boost::beast::flat_buffer buffer;
+  std::size_t arrived = 0;
+  for (;;) {
+    bhttp::request_parser<bhttp::string_body> parser;
+    parser.eager(true);
+    parser.header_limit(static_cast<std::uint32_t>(limits.header_limit));
+    parser.body_limit(limits.body_limit);
+    boost::beast::error_code ec;
+    for (;;) {
+      if (buffer.size() > 0) {
+        buffer.consume(parser.put(buffer.data(), ec));
+        if (ec == bhttp::error::need_more) {
+          ec = {};
+        } else if (ec || parser.is_done()) {
+          break;
+        } else if (buffer.size() > 0) {
+          continue;
+        }
+      }
+      if (arrived == wire.size()) return 0;  // the peer is done: the session would close
+      std::size_t n = std::min(chunk, wire.size() - arrived);
+      auto space = buffer.prepare(n);
+      std::copy_n(wire.data() + arrived, n, static_cast<char*>(space.data()));
+      buffer.commit(n);
+      arrived += n;
+    }
+    if (ec) return 0;  // answered 4xx and closed
+    http::request req = parser.release();
+    if (req.body().size() > limits.body_limit) std::abort();
+    (void)http::cookie(req, "foyer_ticket");
+    (void)http::bearer(req);
+    (void)http::query_param(req.target(), "index");
+    if (!req.keep_alive()) return 0;
+  }
+}
