@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/base/crypto.hpp"
+
 namespace foyer {
 namespace {
 
@@ -16,6 +18,13 @@ std::size_t id16_hash::operator()(const id16& id) const noexcept {
   std::size_t h;
   std::memcpy(&h, id.data(), sizeof h);
   return h;
+}
+
+id16 key_digest(std::string_view key) {
+  auto d = sha256({as_bytes(key)});
+  id16 out;
+  std::copy_n(d.begin(), out.size(), out.begin());
+  return out;
 }
 
 void claim_book::record_frontier(std::int64_t at_ms, std::uint64_t served) {

@@ -21,6 +21,9 @@ struct id16_hash {
   std::size_t operator()(const id16& id) const noexcept;
 };
 
+// How an Idempotency-Key is indexed: the first 16 bytes of its digest.
+id16 key_digest(std::string_view key);
+
 class claim_book {
  public:
   // The durable frontier: `served` visitors admitted by `at_ms`. A visitor's claim

@@ -2,17 +2,8 @@
 
 #include <algorithm>
 
-#include "core/base/crypto.hpp"
-
 namespace foyer {
 namespace {
-
-id16 key_digest(std::string_view key) {
-  auto d = sha256({as_bytes(key)});
-  id16 out;
-  std::copy_n(d.begin(), out.size(), out.begin());
-  return out;
-}
 
 constexpr auto last_hold_state = static_cast<std::uint8_t>(hold_state::refund_required);
 constexpr auto last_reason = static_cast<std::uint8_t>(refund_reason::late_success_after_grace);

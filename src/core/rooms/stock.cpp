@@ -2,19 +2,7 @@
 
 #include <algorithm>
 
-#include "core/base/crypto.hpp"
-
 namespace foyer {
-namespace {
-
-id16 key_digest(std::string_view key) {
-  auto d = sha256({as_bytes(key)});
-  id16 out;
-  std::copy_n(d.begin(), out.size(), out.begin());
-  return out;
-}
-
-}  // namespace
 
 void stock_ledger::retotal(std::optional<std::uint64_t> before, std::optional<std::uint64_t> after) {
   if (before == after) return;
