@@ -42,6 +42,24 @@ response json_error(unsigned status, std::string_view code, std::string_view mes
   return problem(version, keep_alive, status, code, std::string_view(reason.data(), reason.size()), message);
 }
 
+void apply_limits(request_parser& parser, const server_limits& limits) {
+  parser.eager(true);
+  parser.header_limit(static_cast<std::uint32_t>(limits.header_limit));
+  parser.body_limit(limits.body_limit);
+}
+
+bool parse_buffered(request_parser& parser, beast::flat_buffer& buffer, beast::error_code& ec) {
+  while (buffer.size() > 0) {
+    buffer.consume(parser.put(buffer.data(), ec));
+    if (ec == bhttp::error::need_more) {
+      ec = {};
+      return false;
+    }
+    if (ec || parser.is_done()) return true;
+  }
+  return false;
+}
+
 server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h, error_log log)
     : ioc_(ioc),
       acceptor_(ioc),
@@ -187,23 +205,14 @@ task<void> server::session(tcp_socket socket, session_ref self) {
   bool answered = false;
   while (!stopping_) {
     enter(self, phase::idle);
-    bhttp::request_parser<bhttp::string_body> parser;
-    parser.eager(true);
-    parser.header_limit(static_cast<std::uint32_t>(limits_.header_limit));
-    parser.body_limit(limits_.body_limit);
+    request_parser parser;
+    apply_limits(parser, limits_);
     // Parse what has arrived; read more only when the parser needs it, so pipelined
     // requests are answered without waiting for the network.
     for (;;) {
       if (buffer.size() > 0) {
         if (self->now == phase::idle) enter(self, phase::reading);
-        buffer.consume(parser.put(buffer.data(), ec));
-        if (ec == bhttp::error::need_more) {
-          ec = {};
-        } else if (ec || parser.is_done()) {
-          break;
-        } else if (buffer.size() > 0) {
-          continue;
-        }
+        if (parse_buffered(parser, buffer, ec)) break;
       }
       // Right after an answer the client has rarely sent its next request yet, and a
       // read now would be a system call that finds nothing. Other ready work goes

@@ -14,7 +14,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
 #include "http/response.hpp"
@@ -51,6 +53,16 @@ struct server_limits {
   std::chrono::milliseconds idle_timeout{60'000};  // Default: 60 s
   std::size_t max_connections = 10'000;  // Default: 10,000 open connections
 };
+
+using request_parser = beast::http::request_parser<beast::http::string_body>;
+
+// A parser for the next request on a connection, bounded by the limits.
+void apply_limits(request_parser& parser, const server_limits& limits);
+
+// Feeds what has arrived in `buffer` to the parser, as the session reads: true once the
+// request is complete or refused (ec set), false when the parser needs more bytes. What
+// it parsed is consumed; pipelined bytes after the request stay in the buffer.
+bool parse_buffered(request_parser& parser, beast::flat_buffer& buffer, beast::error_code& ec);
 
 // A problem-details answer (http/problem.hpp) for callers that name the error by its
 // code string; titled by the status's reason phrase.

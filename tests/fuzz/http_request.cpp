@@ -23,22 +23,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   boost::beast::flat_buffer buffer;
   std::size_t arrived = 0;
   for (;;) {
-    bhttp::request_parser<bhttp::string_body> parser;
-    parser.eager(true);
-    parser.header_limit(static_cast<std::uint32_t>(limits.header_limit));
-    parser.body_limit(limits.body_limit);
+    http::request_parser parser;
+    http::apply_limits(parser, limits);
     boost::beast::error_code ec;
     for (;;) {
-      if (buffer.size() > 0) {
-        buffer.consume(parser.put(buffer.data(), ec));
-        if (ec == bhttp::error::need_more) {
-          ec = {};
-        } else if (ec || parser.is_done()) {
-          break;
-        } else if (buffer.size() > 0) {
-          continue;
-        }
-      }
+      if (http::parse_buffered(parser, buffer, ec)) break;
       if (arrived == wire.size()) return 0;  // the peer is done: the session would close
       std::size_t n = std::min(chunk, wire.size() - arrived);
       auto space = buffer.prepare(n);
