@@ -347,6 +347,12 @@ function render({ rooms, at }) {
     }
     node.querySelector('.needs-beacon').hidden = !(room.needs_beacon && room.state === 'drawing');
     node.querySelector('.seats-frozen').hidden = !room.inventory?.frozen;
+    node.querySelector('.seats-check').textContent = room.inventory ? s.seatsCheck(room.inventory.frozen) : '—';
+    const expired = node.querySelector('.seats-expired');
+    const expiries = room.recent_expiries ?? [];
+    expired.hidden = expiries.length === 0;
+    expired.textContent = expiries.length === 0 ? ''
+      : s.recentExpiries(expiries.map((e) => s.expiredHold(e.seats, formatTime(Date.parse(e.expired_at), Date.now()))));
     for (const { control, form } of card.forms) {
       form.hidden = !control.applies(room);
       if (control.input?.placeholder) form.querySelector('input').placeholder = control.input.placeholder(room);

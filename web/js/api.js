@@ -4,11 +4,11 @@
 import { retryAfterMs, retryDelay } from './timing.js';
 
 /**
- * One request. Resolves to {status, ok, json, retryAfter (ms or null)} for every HTTP
+ * One request, with `headers` added to its own. Resolves to {status, ok, json, retryAfter (ms or null)} for every HTTP
  * answer, errors included; rejects only when no answer came (network down, server gone).
  */
-export async function request(method, path, { bearer, body } = {}) {
-  const headers = {};
+export async function request(method, path, { bearer, body, headers: extra = {} } = {}) {
+  const headers = { ...extra };
   if (bearer) headers.authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, {

@@ -113,7 +113,8 @@ function tickCountdown() {
   setText('countdown-clock', left > 0 ? formatCountdown(left) : s.countdownDone);
 }
 
-function startCountdown(atMs) {
+function startCountdown(atMs, label = s.countdownLabel) {
+  setText('countdown-label', label);
   drawAtMs = atMs;
   tickCountdown();
   if (!countdownTimer) countdownTimer = setInterval(tickCountdown, 1000);
@@ -217,6 +218,14 @@ function render(st, entry) {
     case 'paused':
       renderQueue(st, entry);
       break;
+    case 'holding': {
+      // A hold took the pass's slot: the seats are the visitor's until the shop confirms
+      // them or their time runs out.
+      $('continue').href = new URL(st.target_url, location.href).href;
+      screen(s.holdingTitle, s.holdingLead(st.hold_seats), ['countdown', 'continue']);
+      startCountdown(Date.parse(st.hold_expires_at), s.holdCountdownLabel);
+      break;
+    }
     case 'admitted': {
       const url = withPass(st.target_url, st.pass, location.href);
       $('continue').href = url;

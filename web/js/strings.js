@@ -60,6 +60,11 @@ export const strings = {
   alternativeState: { open: 'open now', lobby: 'lobby open', drawing: 'drawing places', paused: 'paused' },
   closedTitle: 'The queue is closed',
   closedLead: 'This waiting room takes no more visitors.',
+  holdingTitle: 'Your seats are held',
+  holdingLead: (seats) =>
+    `${seats} ${seats === 1 ? 'seat is' : 'seats are'} yours while you pay. Finish at the shop before the time runs out; ` +
+    'after that the seats go to the next people in the queue.',
+  holdCountdownLabel: 'Time left to pay',
   expiredTitle: 'Your place has expired',
   expiredLead: 'This device no longer holds a valid place in this queue. You can join again, at the back.',
   rejoin: 'Join again',
@@ -135,6 +140,21 @@ export const strings = {
     'The waiting room let you through and gave you a pass: a signed token that says you were admitted. ' +
     'A real site checks it with the room’s public key and lets you shop; nobody has to call the waiting room.',
   welcomeNoPass: 'No pass came with this visit. Join a waiting room first.',
+  seatsHeading: 'Seats',
+  seatsLead: (available, total) => `${available} of ${total} seats are available now.`,
+  seatsCount: 'Seats to hold',
+  holdSeats: 'Hold seats',
+  holdHeld: (seats) => `${seats} ${seats === 1 ? 'seat is' : 'seats are'} held for you.`,
+  holdConfirmed: (id) => `Confirmed: the seats are yours (confirmation ${id}).`,
+  holdReleased: 'Released: the seats went back to the queue.',
+  holdExpired: 'The hold ran out of time: the seats went back to the queue.',
+  holdRefund: 'The payment came too late for the seats: the shop refunds it.',
+  holdWaitlisted: (position) => `No seats now: you are number ${position} on the waitlist.`,
+  holdShopHint:
+    'This page is the demo shop. A real shop confirms the hold from its server once the payment succeeds, ' +
+    'with the site token (server.site_token, or the admin token):',
+  releaseSeats: 'Release the seats',
+  holdNoAnswer: 'The server did not answer. Try again in a moment.',
   passHeading: 'Your pass',
   passRoom: 'Room',
   passVisitor: 'Visitor',
@@ -166,6 +186,10 @@ export const strings = {
   colSeatsAvailable: 'Seats available',
   colSeatsHeld: 'Seats held',
   colSeatsConfirmed: 'Seats confirmed',
+  colSeatsCheck: 'Seat check',
+  seatsCheck: (frozen) => (frozen ? 'failed' : 'holds'),
+  recentExpiries: (items) => `Holds that ran out: ${items.join(', ')}.`,
+  expiredHold: (seats, time) => `${seats} ${seats === 1 ? 'seat' : 'seats'} at ${time}`,
   rateReasons: {
     configured: 'as configured',
     adaptive_increase: 'raised: the site is healthy',

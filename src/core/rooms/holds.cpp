@@ -59,6 +59,15 @@ const hold_receipt* seat_ledger::receipt(std::string_view key) const {
   return it == receipts_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::pair<id16, const hold*>> seat_ledger::recent_expiries(std::size_t count) const {
+  std::vector<std::pair<id16, const hold*>> out;
+  for (auto it = ended_.rbegin(); it != ended_.rend() && out.size() < count; ++it) {
+    auto h = holds_.find(it->second);
+    if (h != holds_.end() && h->second.state == hold_state::expired) out.emplace_back(it->second, &h->second);
+  }
+  return out;
+}
+
 std::vector<id16> seat_ledger::due(std::int64_t now_ms) const {
   std::vector<id16> out;
   // A frozen ledger applies nothing: nothing to write either, until an operator looks.

@@ -82,6 +82,8 @@ class seat_ledger {
   // The visitor's hold in state held, if any (it may be past its expiry, not swept yet).
   std::optional<id16> live_hold_of(const id16& visitor) const;
   const hold_receipt* receipt(std::string_view key) const;
+  // The last `count` holds that expired, newest first, for the console.
+  std::vector<std::pair<id16, const hold*>> recent_expiries(std::size_t count) const;
   // The held holds whose time passed by `now`, for the ticker's sweep.
   std::vector<id16> due(std::int64_t now_ms) const;
 

@@ -4,6 +4,7 @@
 
 #include "core/base/crypto.hpp"
 #include "core/base/json.hpp"
+#include "core/base/time_text.hpp"
 #include "core/ops/audit.hpp"
 #include "core/rooms/room_admin.hpp"
 #include "http/handlers/room.hpp"
@@ -31,6 +32,20 @@ std::optional<response> admin_check(const context& ctx, const request& req) {
 
 namespace {
 
+// The last holds that ran out of time: seats the shop may be losing at checkout.
+std::string recent_expiries(const seat_ledger& seats) {
+  std::string list = "[";
+  for (const auto& [id, h] : seats.recent_expiries(5)) {
+    if (list.size() > 1) list += ',';
+    list += json_object()
+                .str("hold_id", to_hex(id))
+                .num("seats", std::uint64_t{h->seats})
+                .str("expired_at", format_rfc3339_ms(h->ended_ms))
+                .done();
+  }
+  return list + "]";
+}
+
 // A room as the operator sees it: its counters, who owns it and its settings.
 std::string admin_view(const context& ctx, const room& r) {
   auto now = ctx.clock.steady_ms();
@@ -45,6 +60,7 @@ std::string admin_view(const context& ctx, const room& r) {
       .num("waiting", r.joined() - served)
       .num("lobby_size", r.lobby_size());
   add_admission(view, r, now);
+  if (r.seats().enabled()) view.raw("recent_expiries", recent_expiries(r.seats()));
   return view.opt_num("stock", r.config().stock)
       .boolean("needs_beacon", r.needs_beacon())
       .raw("config", to_json(r.config()))

@@ -52,6 +52,7 @@ void add_admission(json_object& body, const room& r, std::int64_t now_ms) {
                               .num("held", seats.held())
                               .num("confirmed", seats.confirmed())
                               .boolean("frozen", seats.frozen())
+                              .num("max_seats_per_hold", std::uint64_t{seats.settings()->max_seats_per_hold})
                               .done());
   } else {
     body.null("inventory");

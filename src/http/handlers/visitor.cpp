@@ -10,7 +10,9 @@
 #include <fmt/core.h>
 
 #include "core/base/json.hpp"
+#include "core/base/time_text.hpp"
 #include "core/gate/account_hint.hpp"
+#include "core/rooms/hold_desk.hpp"
 #include "core/rooms/status.hpp"
 #include "http/handlers/room.hpp"
 #include "http/problem.hpp"
@@ -268,13 +270,16 @@ response visitor::status(const request& req, const room& r) {
     return problem(req, errc::overloaded, "Many visitors at once: your place is kept; ask again later.");
   }
   std::optional<std::int64_t> pass_until;
+  std::optional<id16> holding;
   if (st.state == "admitted") {
     pass_until = r.pass_live_until(*t->place, now);
     if (!pass_until && !r.pass_claimed_once(*t->place) && !r.lapsed(*t->place, now)) {
       pass_until = claim_pass(r, *t->place, t->visitor, now);
     }
-    // Their pass ended, or they never came for it within the claim window.
-    if (!pass_until) st.state = "expired";
+    // A hold took the pass's slot: the visitor sees their seats and their time. Else their
+    // pass ended, or they never came for it within the claim window.
+    if (!pass_until) holding = held_by(r, t->visitor, now);
+    if (!pass_until) st.state = holding ? "holding" : "expired";
   }
   json_object body;
   body.str("state", st.state)
@@ -297,6 +302,13 @@ response visitor::status(const request& req, const room& r) {
     body.str("pass", passes_.pass_for(ctx_.keys.pass_signer(), c.id, t->visitor, expires_s, now_s))
         .num("pass_expires_at", expires_s)
         .str("target_url", c.target_url);
+  }
+  if (holding) {
+    const hold& h = *r.seats().find(*holding);
+    body.str("hold_id", to_hex(*holding))
+        .num("hold_seats", std::uint64_t{h.seats})
+        .str("hold_expires_at", format_rfc3339_ms(h.expires_ms))
+        .str("target_url", r.config().target_url);
   }
   if (auto left = r.stock_remaining()) {
     body.num("stock_left", *left);
