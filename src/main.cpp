@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/backup_cli.hpp"
 #include "app/config.hpp"
 #include "app/guard.hpp"
 #include "app/keyring.hpp"
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   foyer::app::add_keygen_command(app);
   foyer::app::add_guard_command(app);
   foyer::app::add_lottery_commands(app);
+  foyer::app::add_backup_commands(app);
 
   CLI11_PARSE(app, argc, argv);
 

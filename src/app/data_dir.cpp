@@ -33,8 +33,10 @@ void prepare_data_dir(const std::filesystem::path& dir) {
   if (::access(dir.c_str(), R_OK | W_OK | X_OK) != 0) fail(dir, fmt::format("not usable: {}", std::strerror(errno)));
 }
 
+std::filesystem::path secret_path(const std::filesystem::path& dir) { return dir / secret_file; }
+
 digest load_or_create_secret(const std::filesystem::path& dir) {
-  auto path = dir / secret_file;
+  auto path = secret_path(dir);
   digest secret;
   if (std::filesystem::exists(path)) {
     std::ifstream in(path, std::ios::binary);

@@ -38,7 +38,7 @@
 namespace foyer::store {
 namespace {
 
-constexpr std::string_view format_version = "foyer-event-log/1";
+constexpr std::string_view format_version = log_format_version;
 constexpr std::string_view format_family = "foyer-event-log/";
 constexpr std::string_view events_family = "events";
 constexpr std::string_view version_key = "v";

@@ -15,11 +15,15 @@
 #include <functional>
 #include <memory>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 
 #include "foyer/store.hpp"
 
 namespace foyer::store {
+
+// The format of the log this build writes and reads, in the store's version record.
+inline constexpr std::string_view log_format_version = "foyer-event-log/1";
 
 // The data dir cannot be used: corrupt, unreadable, locked by another process,
 // not a Foyer store, or written by another format version. The message names the

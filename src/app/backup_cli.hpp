@@ -1,0 +1,21 @@
+#pragma once
+// `foyer backup` and `foyer restore`: a consistent copy of a data dir, taken while the
+// server runs, and its checked return into a new data dir.
+//
+//   foyer backup --data-dir DIR --to DEST     DEST (new or empty) gets the log as of now,
+//                                             the pass keys, the secret and backup.json
+//   foyer restore --from DEST --data-dir DIR  checks the copy against backup.json, and
+//                                             restores it into DIR (new or empty) only
+//
+// The keys and the secret travel with the log: without them the restored server could
+// not honour the tickets and passes in circulation. A backup holds secrets: keep it as
+// the data dir is kept (both are made mode 0700). Failures are printed and thrown as
+// CLI::RuntimeError(1), which CLI11_PARSE turns into exit code 1.
+
+#include <CLI/CLI.hpp>
+
+namespace foyer::app {
+
+void add_backup_commands(CLI::App& app);
+
+}  // namespace foyer::app
