@@ -318,15 +318,16 @@ export function openFilesLimit(pid = 'self') {
   return { soft, hard };
 }
 
-// Raises a process's open-files limit to at least `need` (prlimit(1): up to the hard limit
-// for anyone, beyond it as root). Returns false when it cannot.
+// Raises a process's soft limit on open files to its hard limit (prlimit(1)) when the soft
+// one is below `need`. Returns false when even the hard limit is below it: raising that
+// takes CAP_SYS_RESOURCE, which a container's root may lack.
 export function raiseOpenFiles(pid, need) {
   const { soft, hard } = openFilesLimit(pid);
   if (soft >= need) return true;
-  if (hard < need && !isRoot) return false;
-  const limit = Math.max(need, hard === Infinity ? need : hard);
+  if (hard < need) return false;
+  const limit = hard === Infinity ? need : hard;
   try {
-    execFileSync('prlimit', ['--pid', String(pid), `--nofile=${limit}:${limit}`], { stdio: 'ignore' });
+    execFileSync('prlimit', ['--pid', String(pid), `--nofile=${limit}:${hard === Infinity ? 'unlimited' : hard}`], { stdio: 'ignore' });
   } catch {
     return false;
   }
