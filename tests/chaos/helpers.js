@@ -2,7 +2,7 @@
 // raw sockets, and real faulty storage (a tiny tmpfs, a frozen ext4 on a loop device).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -168,6 +168,19 @@ export function rawExchange(port, chunks, { gapMs = 0, timeoutMs = 3000 } = {}) 
   });
 }
 
+// Deterministic bytes (xorshift32, fixed seed): garbage that is the same on every run.
+export function garbage(seed, length) {
+  let x = seed || 1;
+  const out = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
 // Status codes of the responses in a raw HTTP/1.1 byte stream, in order.
 export function statusCodes(text) {
   return [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
@@ -226,4 +239,97 @@ export function mountLoopExt4(megabytes) {
       rmSync(image, { force: true });
     },
   };
+}
+
+// One keep-alive HTTP/1.1 connection on a raw socket: whole requests written as text,
+// each answer read by its Content-Length. The poll load and the abuse use it so that what
+// they time is the server, not a client library's pool. `request` resolves to
+// { status, head, body } and rejects once the server has closed the connection.
+export class WireConnection {
+  static open(port) {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.setNoDelay(true);
+      socket.once('error', reject);
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        resolve(new WireConnection(socket));
+      });
+    });
+  }
+
+  constructor(socket) {
+    this.socket = socket;
+    this.buffer = Buffer.alloc(0);
+    this.waiting = null;
+    this.closed = false;
+    socket.on('data', (d) => {
+      this.buffer = this.buffer.length ? Buffer.concat([this.buffer, d]) : d;
+      this.answer();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      this.closed = true;
+      this.waiting?.reject(new Error('the server closed the connection'));
+      this.waiting = null;
+    });
+  }
+
+  answer() {
+    if (!this.waiting) return;
+    const end = this.buffer.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    const head = this.buffer.subarray(0, end).toString('latin1');
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    if (this.buffer.length < end + 4 + length) return;
+    const body = this.buffer.subarray(end + 4, end + 4 + length).toString();
+    this.buffer = this.buffer.subarray(end + 4 + length);
+    const { resolve } = this.waiting;
+    this.waiting = null;
+    resolve({ status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1] ?? 0), head, body });
+  }
+
+  request(text) {
+    if (this.closed) return Promise.reject(new Error('the server closed the connection'));
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.socket.write(text);
+    });
+  }
+
+  close() {
+    this.socket.destroy();
+  }
+}
+
+// The `error` code of a problem-details body, or null.
+export function problemCode(body) {
+  try {
+    return JSON.parse(body).error ?? null;
+  } catch {
+    return null;
+  }
+}
+
+// The soft limit on open files of a process, from /proc/<pid>/limits.
+export function openFilesLimit(pid = 'self') {
+  const line = readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  const [soft, hard] = line.split(/\s+/).slice(3, 5).map((v) => (v === 'unlimited' ? Infinity : Number(v)));
+  return { soft, hard };
+}
+
+// Raises a process's soft limit on open files to its hard limit (prlimit(1)) when the soft
+// one is below `need`. Returns false when even the hard limit is below it: raising that
+// takes CAP_SYS_RESOURCE, which a container's root may lack.
+export function raiseOpenFiles(pid, need) {
+  const { soft, hard } = openFilesLimit(pid);
+  if (soft >= need) return true;
+  if (hard < need) return false;
+  const limit = hard === Infinity ? need : hard;
+  try {
+    execFileSync('prlimit', ['--pid', String(pid), `--nofile=${limit}:${hard === Infinity ? 'unlimited' : hard}`], { stdio: 'ignore' });
+  } catch {
+    return false;
+  }
+  return openFilesLimit(pid).soft >= need;
 }

@@ -3,24 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  FrontierWatch, assertAckedHold, assertNoPlaceTwice, chaosConfig, crowd, rawExchange, roomInfo, sleep, statusCodes,
-  withFoyer,
+  FrontierWatch, assertAckedHold, assertNoPlaceTwice, chaosConfig, crowd, garbage, rawExchange, roomInfo, sleep,
+  statusCodes, withFoyer,
 } from './helpers.js';
 
 const joinRequest = 'POST /api/v1/rooms/demo/join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n';
-
-// Deterministic bytes (xorshift32, fixed seed): garbage that is the same on every run.
-function garbage(seed, length) {
-  let x = seed || 1;
-  const out = Buffer.alloc(length);
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13; x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 async function assertServing(f, acked) {
   assert.equal(f.proc.exitCode, null, `the server is still running:\n${f.output}`);
