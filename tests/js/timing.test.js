@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { backoffDelay, clockOffset, pollDelay, retryAfterMs, retryDelay } from '../../web/js/timing.js';
+import {
+  backoffDelay, clockOffset, farPollDelay, pollDelay, retryAfterMs, retryDelay, startJitter,
+} from '../../web/js/timing.js';
 import { retrying } from '../../web/js/api.js';
 
 test('polls follow poll_after_ms within ±10 %, inside sane bounds', () => {
@@ -63,4 +65,19 @@ test('retrying waits out network drops and busy answers, then returns the first 
 
 test('retrying does not swallow errors other than network failures', async () => {
   await assert.rejects(retrying(async () => { throw new RangeError('bug'); }, { wait: async () => {} }), RangeError);
+});
+
+test('far back, frontier polls come a tenth of the expected wait apart, from a second to thirty', () => {
+  // 1,000 places at 60 a minute: 1,001 minutes to wait, polls at the 30 s cap.
+  assert.equal(farPollDelay(1000, 60, 0.5), 30_000);
+  // 99 places at 600 a minute: 10 s to wait, a poll a second.
+  assert.equal(farPollDelay(99, 600, 0.5), 1000);
+  // 499 places at 600 a minute: 50 s to wait, polls 5 s apart, ±10 %.
+  assert.equal(farPollDelay(499, 600, 0.5), 5000);
+  assert.equal(farPollDelay(499, 600, 0), 4500);
+  assert.equal(farPollDelay(5, 0, 0.5), 30_000);
+});
+
+test('the first request after a draw or a reopening waits 0 to 200 ms more', () => {
+  assert.deepEqual([0, 0.5, 0.999999].map(startJitter), [0, 100, 199]);
 });

@@ -4,10 +4,12 @@
 import { retryAfterMs, retryDelay } from './timing.js';
 
 /**
- * One request, with `headers` added to its own. Resolves to {status, ok, json, retryAfter (ms or null)} for every HTTP
- * answer, errors included; rejects only when no answer came (network down, server gone).
+ * One request, with `headers` added to its own; only a cacheable document (the
+ * frontier) is asked with a `cache` mode other than 'no-store'. Resolves to {status,
+ * ok, json, retryAfter (ms or null)} for every HTTP answer, errors included; rejects
+ * only when no answer came (network down, server gone).
  */
-export async function request(method, path, { bearer, body, headers: extra = {} } = {}) {
+export async function request(method, path, { bearer, body, headers: extra = {}, cache = 'no-store' } = {}) {
   const headers = { ...extra };
   if (bearer) headers.authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -15,7 +17,7 @@ export async function request(method, path, { bearer, body, headers: extra = {} 
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
-    cache: 'no-store',
+    cache,
   });
   let json = null;
   try {

@@ -5,7 +5,7 @@ import { strings as s } from './strings.js';
 import {
   formatCountdown, formatDuration, formatNumber, formatOdds, formatTime, progressFraction, queueNumber, withPass,
 } from './format.js';
-import { clockOffset, pollDelay } from './timing.js';
+import { clockOffset, farPollDelay, pollDelay, startJitter } from './timing.js';
 import { request, retrying, sleep } from './api.js';
 import { solve } from './pow.js';
 import { loadEntry, saveEntry } from './storage.js';
@@ -238,6 +238,51 @@ function render(st, entry) {
   }
 }
 
+/**
+ * Far from the front: polls the room's frontier, which a CDN can answer for everyone,
+ * and shows the position it gives this place, until the visitor comes within the
+ * server's `frontier_above` places. Resolves to the room's end state if it ends.
+ */
+async function watchFrontier(room, entry, st) {
+  let view = st;
+  let delay = pollDelay(st.poll_after_ms, Math.random());
+  for (;;) {
+    await sleep(delay);
+    const res = await patient(() => request('GET', apiPath(room, 'frontier'), { cache: 'default' }));
+    if (!res.ok) {
+      await failed(res);
+      continue;
+    }
+    const { state, served, rate_per_minute: rate } = res.json;
+    if (state === 'sold_out' || state === 'closed') return state;
+    const position = Math.max(0, view.place - served);
+    const wasPaused = view.state === 'paused';
+    view = {
+      ...view,
+      state: state === 'paused' ? 'paused' : 'waiting',
+      served,
+      position,
+      eta_seconds: Math.ceil(((position + 1) * 60) / Math.max(1, rate)),
+    };
+    render(view, entry);
+    // A reopening brings everyone back at once: spread the first requests after it.
+    const resumed = wasPaused && view.state !== 'paused';
+    if (position <= st.frontier_above) {
+      if (resumed) await sleep(startJitter(Math.random()));
+      return null;
+    }
+    delay = farPollDelay(position, rate, Math.random()) + (resumed ? startJitter(Math.random()) : 0);
+  }
+}
+
+/** The wait before the next status poll; a lobby's poll that would pass the draw lands just after it, spread. */
+function statusDelay(st) {
+  const delay = pollDelay(st.poll_after_ms, Math.random());
+  if (st.state !== 'lobby') return delay;
+  const untilDraw = st.draw_at * 1000 - serverAheadMs - Date.now();
+  return untilDraw >= 0 && untilDraw < delay ? untilDraw + startJitter(Math.random()) : delay;
+}
+
 /** Polls until the visitor is admitted ('admitted'), the room ends ('ended') or the ticket is refused ('expired'). */
 async function watch(room, entry) {
   for (;;) {
@@ -258,7 +303,13 @@ async function watch(room, entry) {
     render(st, entry);
     if (st.state === 'admitted') return 'admitted';
     if (['sold_out', 'closed', 'expired'].includes(st.state)) return 'ended';
-    await sleep(pollDelay(st.poll_after_ms, Math.random()));
+    if (st.frontier_above != null && st.position > st.frontier_above) {
+      const end = await watchFrontier(room, entry, st);
+      if (!end) continue;
+      ended(end);
+      return 'ended';
+    }
+    await sleep(statusDelay(st));
   }
 }
 

@@ -17,6 +17,26 @@ export function pollDelay(pollAfterMs, random) {
   return Math.round(base * (1 - POLL_JITTER + 2 * POLL_JITTER * random));
 }
 
+// Polls of the frontier, far from the front, as the server spaces status polls
+// (core/rooms/status.cpp): a tenth of the expected wait, from a second to thirty.
+const FAR_POLL_MIN_MS = 1000;
+const FAR_POLL_MAX_MS = 30_000;
+// After a draw or a reopening the first request waits up to this long more, so that
+// a crowd does not arrive on the same millisecond.
+const START_JITTER_MS = 200;
+
+/** The wait before the next frontier poll `position` places from the front at `ratePerMinute`. */
+export function farPollDelay(position, ratePerMinute, random) {
+  const waitMs = ((position + 1) * 60_000) / Math.max(1, ratePerMinute);
+  const base = Math.min(FAR_POLL_MAX_MS, Math.max(FAR_POLL_MIN_MS, Math.floor(waitMs / 10)));
+  return pollDelay(base, random);
+}
+
+/** The extra wait, 0 to 200 ms, of the first request after a draw or a reopening. */
+export function startJitter(random) {
+  return Math.floor(random * START_JITTER_MS);
+}
+
 /** Exponential back-off with jitter after `attempt` failures in a row (0 = the first). */
 export function backoffDelay(attempt, random) {
   const base = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.min(attempt, 16));

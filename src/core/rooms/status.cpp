@@ -18,7 +18,7 @@ std::uint32_t poll_interval(std::int64_t until_ms, double jitter) {
 }  // namespace
 
 visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms,
-                         double jitter) {
+                         double jitter, status_window window) {
   visitor_status s;
   s.served = r.served(now_ms);
   s.place = place;
@@ -49,12 +49,14 @@ visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std:
   std::uint64_t wait_ms = (*s.position + 1) * 60'000 / rate;
   s.eta_seconds = (wait_ms + 999) / 1000;
   s.poll_after_ms = poll_interval(static_cast<std::int64_t>(std::min<std::uint64_t>(wait_ms, INT32_MAX)), jitter);
+  s.frontier_above = std::max<std::uint64_t>(window.places, (rate * window.seconds + 59) / 60);
   switch (r.state()) {
     case room_state::paused: s.state = "paused"; break;
     case room_state::sold_out: s.state = "sold_out"; break;
     case room_state::closed: s.state = "closed"; break;
     default: s.state = "waiting"; break;
   }
+  if (s.state == "sold_out" || s.state == "closed") s.frontier_above.reset();
   return s;
 }
 

@@ -16,10 +16,23 @@ struct visitor_status {
   std::optional<std::uint64_t> position;  // place − served: how many are ahead
   std::optional<std::uint64_t> eta_seconds;
   std::uint32_t poll_after_ms = 0;
+  // While waiting more than this many places back, the visitor may poll the room's
+  // cacheable frontier instead (a CDN answers it for everyone) and compute their
+  // position from their own place; closer, they poll their status, which carries
+  // the pass. None when there is nothing to wait for.
+  std::optional<std::uint64_t> frontier_above;
+};
+
+// Where visitors switch from the frontier to their status: within `places` of the front,
+// or within `seconds` of admission at the room's rate, whichever is farther back. The
+// seconds should span a few of the longest polls, so nobody reaches the front between two.
+struct status_window {
+  std::uint64_t places = 200;   // Default: 200
+  std::uint32_t seconds = 90;   // Default: 90, three of the longest polls (30 s)
 };
 
 // `jitter` in [0, 1) spreads polls so that a crowd doesn't poll in step.
 visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms,
-                         double jitter);
+                         double jitter, status_window window = {});
 
 }  // namespace foyer

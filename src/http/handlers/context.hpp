@@ -26,6 +26,7 @@
 #include "core/passes/pass.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/rooms/rate_control.hpp"
+#include "core/rooms/status.hpp"
 #include "http/server.hpp"
 
 namespace foyer::http {
@@ -44,6 +45,8 @@ struct api_settings {
   // them, clients are priced and their challenges bound by their own address, not the
   // proxy's. Default: none, the header is ignored.
   std::vector<cidr> trusted_proxies;
+  // Visitors farther back than this poll the cacheable frontier (see core/rooms/status.hpp).
+  status_window status_within;
 };
 
 

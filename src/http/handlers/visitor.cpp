@@ -126,7 +126,7 @@ void visitor::sign_pending_receipts() {
 }
 
 response visitor::existing_entry(const request& req, const ticket& t, const room& r) {
-  auto st = status_of(r, t.place, ctx_.clock.steady_ms(), jitter());
+  auto st = status_of(r, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within);
   auto body = json_object()
                   .str("ticket", ctx_.tickets.encode(t))
                   .opt_num("place", t.place)
@@ -205,7 +205,7 @@ task<response> visitor::join(const request& req, const room& r, const peer& who)
 
   const ticket& t = entry.t;
   std::string ticket_text = ctx_.tickets.encode(t);
-  auto st = status_of(*now, t.place, ctx_.clock.steady_ms(), jitter());
+  auto st = status_of(*now, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within);
   json_object body;
   body.str("ticket", ticket_text)
       .opt_num("place", t.place)
@@ -265,7 +265,7 @@ response visitor::status(const request& req, const room& r) {
     }
   }
   auto now = ctx_.clock.steady_ms();
-  auto st = status_of(r, t->place, now, jitter());
+  auto st = status_of(r, t->place, now, jitter(), ctx_.settings.status_within);
   if (ctx_.overload.sheds_poll(st.eta_seconds, st.poll_after_ms)) {
     return problem(req, errc::overloaded, "Many visitors at once: your place is kept; ask again later.");
   }
@@ -287,7 +287,8 @@ response visitor::status(const request& req, const room& r) {
       .num("served", st.served)
       .opt_num("position", st.position)
       .opt_num("eta_seconds", st.eta_seconds)
-      .num("poll_after_ms", st.poll_after_ms);
+      .num("poll_after_ms", st.poll_after_ms)
+      .opt_num("frontier_above", st.frontier_above);
   if (t->lobby_index) body.num("lobby_index", *t->lobby_index);
   if (st.state == "lobby") {
     if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));

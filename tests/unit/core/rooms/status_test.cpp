@@ -169,3 +169,25 @@ TEST_CASE_METHOD(room_fixture, "a lobby member of a room stopped before the draw
     }
   }
 }
+
+TEST_CASE_METHOD(room_fixture, "far back, a visitor may poll the frontier; near the front, or at the rate's horizon, their status") {
+  room r = make(fifo_config(120));  // two a second
+  join_many(r, 50);
+  // The places win at a slow rate: 90 s at two a second is 180 places.
+  CHECK(status_of(r, 40, now_ms, mid_jitter, {200, 90}).frontier_above == 200u);
+  CHECK(status_of(r, 40, now_ms, mid_jitter, {5, 90}).frontier_above == 180u);
+  CHECK(status_of(r, 40, now_ms, mid_jitter, {5, 1}).frontier_above == 5u);
+  // A part of a visitor a minute still counts a whole place.
+  room fast = make(fifo_config(61));
+  join_many(fast, 5);
+  CHECK(status_of(fast, 4, now_ms, mid_jitter, {0, 1}).frontier_above == 2u);
+  // Nothing to wait for: no split.
+  now_ms += 60'000;
+  step(r);
+  REQUIRE(r.served(now_ms) > 0);
+  CHECK_FALSE(status_of(r, 0, now_ms, mid_jitter).frontier_above);
+  room sold = in_state(room_state::sold_out);
+  CHECK_FALSE(status_of(sold, 5, now_ms, mid_jitter).frontier_above);
+  room paused = in_state(room_state::paused);
+  CHECK(status_of(paused, 5, now_ms, mid_jitter).frontier_above);
+}
