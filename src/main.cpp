@@ -2,12 +2,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+
 #include "app/config.hpp"
 #include "app/guard.hpp"
 #include "app/keyring.hpp"
 #include "app/log.hpp"
 #include "app/lottery_cli.hpp"
 #include "app/serve.hpp"
+#include "http/routes.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"Foyer: a fair virtual waiting room in one binary."};
@@ -20,14 +23,20 @@ int main(int argc, char** argv) {
   serve->add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080)");
   serve->add_option("--data-dir", data_dir, "Directory for the log, keys and secret (default ./foyer-data)");
 
+  auto* routes = app.add_subcommand("routes", "Print the HTTP routes, \"METHOD /pattern\" a line, and exit.");
+
   foyer::app::add_keygen_command(app);
   foyer::app::add_guard_command(app);
   foyer::app::add_lottery_commands(app);
 
   CLI11_PARSE(app, argc, argv);
 
-  if (serve->parsed()) {
+  if (routes->parsed() || serve->parsed()) {
     try {
+      if (routes->parsed()) {
+        for (const auto& line : foyer::http::route_table()) std::cout << line << '\n';
+        return 0;
+      }
       auto config = config_file.empty() ? foyer::app::default_config() : foyer::app::load_config(config_file);
       if (!listen.empty()) {
         foyer::app::check_listen(listen);

@@ -1,6 +1,7 @@
 #include "http/routes.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <type_traits>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "http/handlers/room.hpp"
 #include "http/handlers/site.hpp"
 #include "http/web_assets.hpp"
+#include "store/rocks_store.hpp"
 
 namespace foyer::http {
 namespace {
@@ -141,6 +143,12 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         at_once([&metrics](const request& req, auto&) { return handlers::metrics(metrics, req); }));
   r.add({verb::get}, "/healthz", at_once([](const request& req, auto&) { return handlers::healthz(req); }));
   r.add({verb::get}, "/readyz", at_once([&c](const request& req, auto&) { return handlers::readyz(c, req); }));
+  // The API's description: docs/openapi.yaml as it was built in.
+  for (const auto& doc : api_documents()) {
+    r.add({verb::get}, fmt::format("/api/v1{}", doc.path), at_once([body = doc.body](const request& req, auto&) {
+            return private_text(req, "application/yaml", std::string(body));
+          }));
+  }
 
   // Pages, and every embedded file at its own path.
   r.add({verb::get}, "/", at_once([this](const request& req, auto&) { return pages_.front(req); }));
@@ -159,6 +167,33 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   http_metrics_ = http_metrics(router_.patterns());
   metrics.add([this](ops::metrics_writer& w) { http_metrics_.collect(w); });
   metrics.add([&c](ops::metrics_writer& w) { handlers::collect_rooms(c, w); });
+}
+
+std::vector<std::string> route_table() {
+  // Only the table is read: nothing is joined, signed or written, so zero keys and a
+  // tiny spent-challenge set do.
+  struct temp_dir {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / fmt::format("foyer-routes-{}", to_hex(random_array<8>()));
+    ~temp_dir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } dir;
+  store::rocks_store store(dir.path, [](std::function<void()>) {});
+  journal rooms(store);
+  const digest key{};
+  ticket_codec tickets(key);
+  pass::keyring keys(pass::generate_key(0));
+  system_clock clock;
+  pow::config pow;
+  pow.spent_capacity = 1;
+  join_price price(key, pow, 0, {});
+  rate_controller rates;
+  ops::overload_ladder overload({});
+  ops::metrics_registry metrics;
+  routes table(rooms, store, tickets, keys, clock, price, rates, {}, overload, metrics);
+  return table.table();
 }
 
 task<response> routes::handle(request& req, const peer& who) {

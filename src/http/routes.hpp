@@ -27,6 +27,9 @@ class routes {
   // The router's answer, counted and timed by route.
   task<response> handle(request& req, const peer& who);
 
+  // The table, as router::table() lists it.
+  std::vector<std::string> table() const { return router_.table(); }
+
  private:
   context ctx_;
   handlers::visitor visitor_;
@@ -34,5 +37,9 @@ class routes {
   router router_;
   http_metrics http_metrics_;  // set once every route is added
 };
+
+// `foyer routes`: the table `foyer serve` builds, without serving. The routes are built
+// over a log in a temporary directory, removed after. Throws if that log cannot be opened.
+std::vector<std::string> route_table();
 
 }  // namespace foyer::http
