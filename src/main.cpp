@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+
 #include "app/backup_cli.hpp"
 #include "app/config.hpp"
 #include "app/guard.hpp"
@@ -21,6 +23,8 @@ int main(int argc, char** argv) {
   serve->add_option("--listen", listen, "HOST:PORT to listen on (default 127.0.0.1:8080)");
   serve->add_option("--data-dir", data_dir, "Directory for the log, keys and secret (default ./foyer-data)");
 
+  auto* routes = app.add_subcommand("routes", "Print the HTTP routes, \"METHOD /pattern\" a line, and exit.");
+
   foyer::app::add_keygen_command(app);
   foyer::app::add_guard_command(app);
   foyer::app::add_lottery_commands(app);
@@ -28,8 +32,12 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
-  if (serve->parsed()) {
+  if (routes->parsed() || serve->parsed()) {
     try {
+      if (routes->parsed()) {
+        for (const auto& line : foyer::app::route_table()) std::cout << line << '\n';
+        return 0;
+      }
       auto config = config_file.empty() ? foyer::app::default_config() : foyer::app::load_config(config_file);
       if (!listen.empty()) {
         foyer::app::check_listen(listen);

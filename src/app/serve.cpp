@@ -188,4 +188,31 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   return 0;
 }
 
+std::vector<std::string> route_table() {
+  // Only the table is read: nothing is joined, signed or written, so zero keys and a
+  // tiny spent-challenge set do.
+  struct temp_dir {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / fmt::format("foyer-routes-{}", to_hex(random_array<8>()));
+    ~temp_dir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } dir;
+  store::rocks_store store(dir.path, [](std::function<void()>) {});
+  journal rooms(store);
+  const digest key{};
+  ticket_codec tickets(key);
+  pass::keyring keys(pass::generate_key(0));
+  system_clock clock;
+  pow::config pow;
+  pow.spent_capacity = 1;
+  join_price price(key, pow, 0, {});
+  rate_controller rates;
+  ops::overload_ladder overload({});
+  ops::metrics_registry metrics;
+  http::routes table(rooms, store, tickets, keys, clock, price, rates, {}, overload, metrics);
+  return table.table();
+}
+
 }  // namespace foyer::app

@@ -124,6 +124,17 @@ std::vector<std::string> router::patterns() const {
   return out;
 }
 
+std::vector<std::string> router::table() const {
+  std::vector<std::string> out;
+  for (const auto& r : routes_) {
+    for (unsigned v = 1; v < 64; ++v) {
+      if (!(r.methods & (method_set{1} << v))) continue;
+      out.push_back(fmt::format("{} {}", beast::http::to_string(static_cast<verb>(v)), r.pattern));
+    }
+  }
+  return out;
+}
+
 std::string router::allow(method_set methods) {
   std::string out;
   for (unsigned v = 1; v < 64; ++v) {

@@ -79,6 +79,8 @@ class router {
 
   // The patterns of the routes, by the order of add().
   std::vector<std::string> patterns() const;
+  // "GET /api/v1/rooms": each method of each route (HEAD with GET), by the order of add().
+  std::vector<std::string> table() const;
 
   // "GET, HEAD, POST": the value of Allow.
   static std::string allow(method_set methods);

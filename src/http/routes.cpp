@@ -141,6 +141,12 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         at_once([&metrics](const request& req, auto&) { return handlers::metrics(metrics, req); }));
   r.add({verb::get}, "/healthz", at_once([](const request& req, auto&) { return handlers::healthz(req); }));
   r.add({verb::get}, "/readyz", at_once([&c](const request& req, auto&) { return handlers::readyz(c, req); }));
+  // The API's description: docs/openapi.yaml as it was built in.
+  for (const auto& doc : api_documents()) {
+    r.add({verb::get}, fmt::format("/api/v1{}", doc.path), at_once([body = doc.body](const request& req, auto&) {
+            return private_text(req, "application/yaml", std::string(body));
+          }));
+  }
 
   // Pages, and every embedded file at its own path.
   r.add({verb::get}, "/", at_once([this](const request& req, auto&) { return pages_.front(req); }));

@@ -27,6 +27,9 @@ class routes {
   // The router's answer, counted and timed by route.
   task<response> handle(request& req, const peer& who);
 
+  // The table, as router::table() lists it.
+  std::vector<std::string> table() const { return router_.table(); }
+
  private:
   context ctx_;
   handlers::visitor visitor_;

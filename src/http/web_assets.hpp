@@ -1,5 +1,6 @@
 #pragma once
-// The files of web/, embedded at build time by cmake/embed_web.cmake.
+// The files of web/, and the API's description (docs/openapi.yaml), embedded at build
+// time by cmake/embed_files.cmake.
 
 #include <string_view>
 #include <vector>
@@ -12,5 +13,7 @@ struct web_asset {
 };
 
 const std::vector<web_asset>& web_assets();
+// Served below /api/v1: "/openapi.yaml".
+const std::vector<web_asset>& api_documents();
 
 }  // namespace foyer::http

@@ -79,8 +79,10 @@ test('a real Prometheus scrapes the series with their names, types and labels', 
       for (;;) {
         assert.ok(Date.now() < deadline, `Prometheus scraped Foyer within 30 s:\n${log}`);
         try {
-          const up = await api('query?query=count_over_time(up%7Bjob%3D%22foyer%22%7D%5B1m%5D)');
-          if (up.result.length && Number(up.result[0].value[1]) >= 2) break;
+          // 503 while it starts up: wait on.
+          const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=count_over_time(up%7Bjob%3D%22foyer%22%7D%5B1m%5D)`);
+          const up = res.ok ? (await res.json()).data : null;
+          if (up?.result.length && Number(up.result[0].value[1]) >= 2) break;
         } catch (e) {
           if (!(e instanceof TypeError)) throw e;  // not listening yet
         }

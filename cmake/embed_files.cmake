@@ -1,0 +1,22 @@
+# Turns files under DIR into byte arrays in OUT, each with its path below DIR, served by
+# the function FUNCTION (declared in http/web_assets.hpp). FILES names them relative to
+# DIR; without it, every file under DIR.
+if(NOT DEFINED FILES)
+  file(GLOB_RECURSE FILES RELATIVE ${DIR} ${DIR}/*)
+endif()
+list(SORT FILES)
+set(body "")
+set(table "")
+set(index 0)
+foreach(name ${FILES})
+  file(READ ${DIR}/${name} hex HEX)
+  string(LENGTH "${hex}" hex_length)
+  math(EXPR size "${hex_length} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND body "static const unsigned char asset_${index}[] = {${bytes}0};\n")
+  string(APPEND table "  {\"/${name}\", {reinterpret_cast<const char*>(asset_${index}), ${size}}},\n")
+  math(EXPR index "${index} + 1")
+endforeach()
+file(RELATIVE_PATH source_dir ${CMAKE_CURRENT_LIST_DIR}/.. ${DIR})
+file(WRITE ${OUT}.tmp "// Generated from ${source_dir}/ by cmake/embed_files.cmake.\n#include \"http/web_assets.hpp\"\nnamespace foyer::http {\n${body}\nconst std::vector<web_asset>& ${FUNCTION}() {\n  static const std::vector<web_asset> assets = {\n${table}  };\n  return assets;\n}\n}\n")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
