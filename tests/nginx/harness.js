@@ -94,6 +94,17 @@ export async function startUpstream() {
   return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+// Checks and runs nginx with `config` in `server.dir`, listening on `server.port`.
+export function launchNginx(server, config) {
+  const conf = path.join(server.dir, 'nginx.conf');
+  writeFileSync(conf, config);
+  const args = ['-p', server.dir, '-e', path.join(server.dir, 'error.log'), '-c', conf];
+  execFileSync(nginxBin, [...args, '-t'], { stdio: 'pipe' });
+  server.proc = spawnOwned(nginxBin, [...args, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.exited = new Promise((resolve) => server.proc.on('exit', resolve));
+  server.url = `http://127.0.0.1:${server.port}`;
+}
+
 // nginx in front of an upstream: / open (or, with `protectAll`, behind the guard too, as a
 // shop that protects `location /` has it), /shop/ behind the guard, with the snippets
 // exactly as shipped. Without `upstreamPort` the upstream is a second nginx server answering
@@ -150,13 +161,7 @@ http {
   async start() {
     this.port = await freePort();
     if (this.upstreamPort === undefined) this.staticPort = await freePort();
-    const conf = path.join(this.dir, 'nginx.conf');
-    writeFileSync(conf, this.config());
-    const args = ['-p', this.dir, '-e', path.join(this.dir, 'error.log'), '-c', conf];
-    execFileSync(nginxBin, [...args, '-t'], { stdio: 'pipe' });
-    this.proc = spawnOwned(nginxBin, [...args, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.exited = new Promise((resolve) => this.proc.on('exit', resolve));
-    this.url = `http://127.0.0.1:${this.port}`;
+    launchNginx(this, this.config());
     // Ready once it answers (a redirect to the waiting room, too).
     for (let i = 0; ; i++) {
       try {
