@@ -3,15 +3,14 @@
 #include <algorithm>
 #include <ctime>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <fmt/core.h>
 
 #include "http/problem.hpp"
+#include "http/session_loop.hpp"
 
 namespace foyer::http {
 namespace {
@@ -20,18 +19,12 @@ namespace bhttp = beast::http;
 using net::redirect_error;
 using std::chrono::milliseconds;
 
-constexpr std::size_t read_chunk = 4096;
-
 // Deadlines are checked a few times a second: the coarse clock (a few ms) is precise
 // enough and costs less than the fine one, read three times per request.
 std::chrono::steady_clock::time_point coarse_now() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   return std::chrono::steady_clock::time_point(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
-}
-
-bool is_http_error(const beast::error_code& ec) {
-  return ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category();
 }
 
 }  // namespace
@@ -125,10 +118,11 @@ task<void> server::accept_loop() {
 
 void server::admit(tcp_socket socket) {
   if (sessions_.size() < limits_.max_connections) {
-    // Counted from now, not from when the session first runs: a drained backlog
-    // must not overshoot the limit.
-    auto self = sessions_.insert(sessions_.end(), session_state{});
-    net::co_spawn(ioc_, session(std::move(socket), self), [this](std::exception_ptr e) { report_end(e); });
+    beast::error_code ec;
+    socket.set_option(tcp::no_delay(true), ec);
+    socket.non_blocking(true, ec);
+    peer who{socket.remote_endpoint(ec).address()};
+    serve(std::move(socket), std::move(who));
     return;
   }
   auto res = problem(11, /*keep_alive=*/false, errc::too_many_connections,
@@ -186,91 +180,6 @@ void server::finish_if_drained() {
   if (!stopping_ || !sessions_.empty()) return;
   sweeper_.cancel();
   if (on_drained_) std::exchange(on_drained_, nullptr)();
-}
-
-task<void> server::session(tcp_socket socket, session_ref self) {
-  self->socket = &socket;
-  struct guard {
-    server* s;
-    session_ref it;
-    ~guard() { s->session_ended(it); }
-  } on_exit{this, self};
-
-  beast::error_code ec;
-  socket.set_option(tcp::no_delay(true), ec);
-  socket.non_blocking(true, ec);
-  peer who{socket.remote_endpoint(ec).address()};
-  beast::flat_buffer buffer;
-  std::string out;
-  bool answered = false;
-  while (!stopping_) {
-    enter(self, phase::idle);
-    request_parser parser;
-    apply_limits(parser, limits_);
-    // Parse what has arrived; read more only when the parser needs it, so pipelined
-    // requests are answered without waiting for the network.
-    for (;;) {
-      if (buffer.size() > 0) {
-        if (self->now == phase::idle) enter(self, phase::reading);
-        if (parse_buffered(parser, buffer, ec)) break;
-      }
-      // Right after an answer the client has rarely sent its next request yet, and a
-      // read now would be a system call that finds nothing. Other ready work goes
-      // first, which gives the request time to arrive.
-      if (answered && self->now == phase::idle) co_await net::post(ioc_, use_task);
-      std::size_t n = co_await socket.async_read_some(buffer.prepare(read_chunk), redirect_error(use_task, ec));
-      if (ec) break;
-      buffer.commit(n);
-    }
-
-    response res;
-    auto refuse = [](errc e, std::string_view detail) { return problem(11, /*keep_alive=*/false, e, detail); };
-    if (ec == bhttp::error::header_limit) {
-      res = refuse(errc::headers_too_large, fmt::format("Request headers must fit in {} bytes.", limits_.header_limit));
-    } else if (ec == bhttp::error::body_limit) {
-      res = refuse(errc::body_too_large, fmt::format("The request body must fit in {} bytes.", limits_.body_limit));
-    } else if (ec == net::error::operation_aborted && self->timed_out) {
-      res = refuse(errc::request_timeout, "The request did not arrive in time.");
-    } else if (ec && is_http_error(ec)) {
-      res = refuse(errc::bad_request, fmt::format("The request is not valid HTTP/1.1: {}.", ec.message()));
-    } else if (ec) {
-      co_return;  // closed by the peer, idle too long, or stopped
-    } else {
-      enter(self, phase::handling);
-      request req = parser.release();
-      // Caught here: a coroutine of its own around the handler would cost a frame per request.
-      try {
-        res = co_await handler_(req, who);
-      } catch (const std::exception& e) {
-        // A fault of this answer, not of the connection: the client hears so, and the
-        // next request on the connection is served.
-        log_(fmt::format("{} {} failed: {}", std::string_view(req.method_string()),
-                         std::string_view(req.target()).substr(0, req.target().find('?')), e.what()));
-        res = problem(req, errc::internal_error, "The server failed to answer this request.");
-      }
-      // A HEAD answer names the length of the body a GET would get, and sends none.
-      if (req.method() == bhttp::verb::head && !res.body().empty()) {
-        res.content_length(res.body().size());
-        res.body().clear();
-      }
-      res.keep_alive(req.keep_alive() && !stopping_);
-    }
-    enter(self, phase::writing);
-    res.serialize(out);
-    // An answer almost always fits in the socket's buffer: write it now, and wait for
-    // the socket only for what did not fit. That saves a turn of the loop per request.
-    std::size_t sent = socket.write_some(net::buffer(out), ec);
-    if (ec == net::error::would_block || ec == net::error::try_again) {
-      ec = {};
-      sent = 0;
-    }
-    if (!ec && sent < out.size()) {
-      co_await net::async_write(socket, net::buffer(out) + sent, redirect_error(use_task, ec));
-    }
-    if (ec || !res.keep_alive()) break;
-    answered = true;
-  }
-  socket.shutdown(tcp_socket::shutdown_send, ec);
 }
 
 }  // namespace foyer::http

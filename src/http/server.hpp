@@ -85,11 +85,23 @@ class server {
   // answered, then their connections close. `on_drained` runs once none is left.
   void stop(std::function<void()> on_drained);
 
+  // Serves one connection over `stream` until it ends, as each accepted socket is served:
+  // the seam through which the session is tested with beast::test::stream. `Stream` reads
+  // and writes like a socket (AsyncReadStream, SyncWriteStream, AsyncWriteStream) on this
+  // io_context and has close(); as an lvalue reference it stays its owner's, who keeps it
+  // until the session ends (a test, to count its reads and writes). Defined in
+  // http/session_loop.hpp, which callers include. The timeouts and stop() reach sockets
+  // only: another stream is served until it ends.
+  template <typename Stream>
+  void serve(Stream stream, peer who);
+  // The connections being served, counted from their acceptance.
+  std::size_t session_count() const { return sessions_.size(); }
+
  private:
   using time_point = std::chrono::steady_clock::time_point;
   enum class phase { idle, reading, handling, writing };
   struct session_state {
-    tcp_socket* socket = nullptr;
+    tcp_socket* socket = nullptr;  // what the sweeper and stop() close; none for other streams
     phase now = phase::idle;
     // Checked by the sweeper rather than armed per request: a timer per read and per
     // write costs more than the request it guards.
@@ -103,7 +115,9 @@ class server {
   task<void> accept_loop();
   // Starts a session, or refuses the connection when at the limit.
   void admit(tcp_socket socket);
-  task<void> session(tcp_socket socket, session_ref self);
+  // One connection's loop: read, parse, answer, write, while the client keeps it alive.
+  template <typename Stream>
+  task<void> session(Stream stream, session_ref self, peer who);
   task<void> sweep_loop();
   void enter(session_ref s, phase p);
   void session_ended(session_ref it);
