@@ -33,12 +33,14 @@ free_port() {
 
 # write_config FILE PORT ROOM_TOML...: bench settings: a low proof-of-work price (4 bits),
 # no join pressure (every client is 127.0.0.1), a short challenge life so that the spent
-# set stays small at tens of thousands of joins a second.
+# set stays small at tens of thousands of joins a second. $server_extra, if set, is added
+# to [server] (server_extra='site_token = "..."' write_config ...).
 write_config() {
   local file=$1 port=$2
   shift 2
   {
     printf '[server]\nlisten = "127.0.0.1:%s"\nmax_connections = 60000\n' "$port"
+    [[ -z ${server_extra:-} ]] || printf '%s\n' "$server_extra"
     printf '[proof_of_work]\nbase_bits = %s\nmax_pressure_bits = 0\nchallenge_ttl_ms = 10000\n' "${BASE_BITS:-4}"
     printf '%s\n' "$@"
   } >"$file"

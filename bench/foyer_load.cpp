@@ -14,6 +14,14 @@
 //   long   mixed, reported every --report-every seconds (default 10) for --duration
 //          (default 600 s)
 //   fixed  GET --path and expect 200: the reference server's side of a ratio
+//   holds  seat holds on a room with inventory: --visitors admitted visitors are made
+//          first (join, poll until the pass comes, hold a seat the site releases at once,
+//          which frees their slot for the next), then every operation is one hold attempt
+//          of --seats with a visitor's pass and a fresh Idempotency-Key: 201 (placed, and
+//          released by --site-token --hold-for-ms later on a connection of its own) or
+//          409 (sold_out, live_hold_exists). With --rate the attempts are an open loop:
+//          each connection sends on its own schedule and a latency counts from the time
+//          its attempt was due, so a slow answer is not hidden by the sends it delayed
 //
 // Only loopback targets are accepted: this tool is a flood by design.
 //
@@ -24,10 +32,12 @@
 #include <chrono>
 #include <cstring>
 #include <cstdint>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -64,16 +74,21 @@ constexpr std::size_t setup_connections = 32;
 constexpr std::uint64_t join_every = 10;  // mixed: one operation in ten is a join
 constexpr auto reconnect_backoff = std::chrono::milliseconds(20);
 constexpr auto stop_grace = std::chrono::seconds(5);
+constexpr auto admission_poll = std::chrono::milliseconds(20);
+constexpr auto admission_wait = std::chrono::seconds(60);
+// The status answer that brings a pass does not wait for the pass's claim to be written, and
+// a hold frees the slot only of a claim the room knows: give the write time first.
+constexpr auto claim_settle = std::chrono::milliseconds(250);
 
 // Completion of every coroutine: an exception ends the run loudly instead of vanishing.
 void rethrow(std::exception_ptr e) {
   if (e) std::rethrow_exception(e);
 }
 
-enum class scenario { polls, joins, mixed, lobby, long_run, fixed };
-enum class kind : std::size_t { status, challenge, join, fixed, visit, count };
+enum class scenario { polls, joins, mixed, lobby, long_run, fixed, holds };
+enum class kind : std::size_t { status, challenge, join, fixed, visit, hold, release, count };
 constexpr std::size_t kinds = static_cast<std::size_t>(kind::count);
-constexpr std::string_view kind_names[kinds] = {"status", "challenge", "join", "fixed", "visit"};
+constexpr std::string_view kind_names[kinds] = {"status", "challenge", "join", "fixed", "visit", "hold", "release"};
 
 struct options {
   scenario what = scenario::polls;
@@ -92,6 +107,11 @@ struct options {
   std::string sample_body;    // where to write the body of one status answer
   std::string sample_ticket;  // where to write the ticket of that poll
   std::string bearer;         // fixed: sent as a poll sends its ticket
+  std::size_t visitors = 400;  // holds: admitted visitors whose passes make the attempts
+  double rate = 0;             // holds: attempts per second in all, open loop; 0 = closed loop
+  std::string site_token;      // holds: releases the placed holds
+  std::uint32_t seats = 2;     // holds: seats asked for by each attempt
+  double hold_for_ms = 200;    // holds: how long a placed hold stays before the site releases it
 };
 
 class histogram {
@@ -137,6 +157,11 @@ struct shared_state {
   // --solved-ahead: join requests ready to send, taken in order by every worker.
   const std::vector<std::string>* solved_joins = nullptr;
   std::atomic<std::size_t> solved_taken{0};
+  // holds: the visitors' passes, taken in turn by every attempt.
+  const std::vector<std::string>* passes = nullptr;
+  std::atomic<std::size_t> passes_taken{0};
+  // When the clock started; set before the threads start.
+  steady::time_point start;
 };
 
 // What one thread saw; merged at the end.
@@ -145,6 +170,7 @@ struct worker_stats {
   std::map<std::string, std::uint64_t> errors;  // "status 503", "connect: ...", ...
   std::vector<std::uint64_t> places;
   std::vector<std::uint64_t> lobby_indexes;
+  std::map<std::string, std::uint64_t> outcomes;  // holds: "placed", "sold_out", ...
 };
 
 struct http_result {
@@ -296,10 +322,12 @@ class worker {
     // With --bearer the reference gets the very request a poll sends, ticket and all.
     fixed_request_ = fmt::format("GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\n{}\r\n", opts.path,
                                  opts.bearer.empty() ? "" : fmt::format("Authorization: Bearer {}\r\n", opts.bearer));
+    hold_for_ = std::chrono::duration_cast<steady::duration>(std::chrono::duration<double, std::milli>(opts.hold_for_ms));
   }
 
   net::io_context& ioc() { return ioc_; }
   worker_stats& stats() { return stats_; }
+  // When the last operation ended: the site's releases left after the attempts are not timed.
   steady::time_point finished() const { return finished_; }
 
   void add_connection(tcp::socket s, std::size_t index) {
@@ -308,6 +336,7 @@ class worker {
     net::co_spawn(ioc_, run(std::move(c), index), rethrow);
   }
   void add_visitor_slot(std::size_t index) { net::co_spawn(ioc_, run_visitors(index), rethrow); }
+  void add_release_slot() { net::co_spawn(ioc_, run_releases(), rethrow); }
 
   void run_until_done() {
     bool timed = opts_.duration_s > 0;
@@ -321,7 +350,7 @@ class worker {
     }
     net::co_spawn(ioc_, wait_for_connections(timed ? &watchdog : nullptr), rethrow);
     ioc_.run();
-    finished_ = steady::now();
+    if (finished_ == steady::time_point{}) finished_ = steady::now();
   }
 
   // A join request with a fresh challenge solved (an empty body with --no-pow);
@@ -375,6 +404,41 @@ class worker {
     co_return true;
   }
 
+  // The pass of the visitor with `ticket`, polled for until they are admitted. With
+  // seats, the room admits no further than the seats available and the slots freed by a
+  // hold, so the visitor then holds a seat (once their claim is written) and the site
+  // releases it at once.
+  net::awaitable<std::optional<std::string>> admitted_pass(connection& c, const std::string& ticket) {
+    auto poll = fmt::format("GET /api/v1/rooms/{}/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n\r\n",
+                            opts_.room, ticket);
+    auto give_up = steady::now() + admission_wait;
+    std::string pass;
+    while (pass.empty()) {
+      http_result r;
+      if (!co_await timed(c, kind::status, poll, 200, r)) co_return std::nullopt;
+      if (auto p = json_string(r.body, "pass")) {
+        pass = *p;
+      } else if (steady::now() > give_up) {
+        fail("not admitted in time");
+        co_return std::nullopt;
+      } else {
+        co_await pause(admission_poll);
+      }
+    }
+    co_await pause(claim_settle);
+    http_result r;
+    if (!co_await timed(c, kind::hold, hold_request(pass, fmt::format("{:016x}-setup-{}", run_id_, setup_holds_++), 1), 201, r)) {
+      co_return std::nullopt;
+    }
+    auto hold = json_string(r.body, "hold_id");
+    if (!hold) {
+      fail("201 without a hold_id");
+      co_return std::nullopt;
+    }
+    if (!co_await timed(c, kind::release, release_request(std::string(*hold)), 200, r)) co_return std::nullopt;
+    co_return pass;
+  }
+
  private:
   bool take_op() {
     if (opts_.duration_s > 0 && steady::now() >= deadline_) return false;
@@ -410,16 +474,107 @@ class worker {
     co_return true;
   }
 
-  net::awaitable<void> pause(steady::duration d) {
-    net::steady_timer t(ioc_, d);
+  net::awaitable<void> pause(steady::duration d) { co_await pause_until(steady::now() + d); }
+
+  net::awaitable<void> pause_until(steady::time_point t) {
+    net::steady_timer timer(ioc_, t);
     error_code ignored;
-    co_await t.async_wait(redirect_error(use_awaitable, ignored));
+    co_await timer.async_wait(redirect_error(use_awaitable, ignored));
+  }
+
+  std::string hold_request(std::string_view pass, std::string_view key, std::uint32_t seats) const {
+    auto body = fmt::format(R"({{"seats":{}}})", seats);
+    return fmt::format(
+        "POST /api/v1/rooms/{}/holds HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n"
+        "Idempotency-Key: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+        opts_.room, pass, key, body.size(), body);
+  }
+
+  // The site's release of a hold; its key is the hold's, so a retry counts once.
+  std::string release_request(const std::string& hold) const {
+    return fmt::format(
+        "POST /api/v1/rooms/{}/holds/{}/release HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n"
+        "Idempotency-Key: release-{}\r\nContent-Length: 0\r\n\r\n",
+        opts_.room, hold, opts_.site_token, hold);
+  }
+
+  // One attempt, due at `due`: a visitor's pass in turn and a fresh key. A placed hold is
+  // queued for the site's release; a refusal is counted by its code.
+  net::awaitable<void> attempt_hold(connection& c, std::size_t index, std::uint64_t k, steady::time_point due) {
+    if (!c.open()) {
+      if (auto ec = co_await c.connect()) {
+        fail(fmt::format("connect: {}", ec.message()));
+        co_await pause(reconnect_backoff);
+        co_return;
+      }
+    }
+    const auto& passes = *shared_.passes;
+    const auto& pass = passes[shared_.passes_taken.fetch_add(1, std::memory_order_relaxed) % passes.size()];
+    // Unique across runs too: a key the server kept from an earlier run would be answered
+    // from its receipt.
+    auto request = hold_request(pass, fmt::format("{:016x}-{}-{}", run_id_, index, k), opts_.seats);
+    http_result r;
+    if (auto ec = co_await c.exchange(request, r)) {
+      c.close();
+      fail(fmt::format("hold: {}", ec.message()));
+      co_return;
+    }
+    if (r.status == 201) {
+      auto hold = json_string(r.body, "hold_id");
+      if (!hold) {
+        fail("201 without a hold_id");
+        co_return;
+      }
+      releases_.emplace_back(steady::now() + hold_for_, std::string(*hold));
+      ++stats_.outcomes["placed"];
+    } else if (r.status == 409) {
+      auto code = json_string(r.body, "error");
+      ++stats_.outcomes[code ? std::string(*code) : "409 without a code"];
+    } else {
+      fail(fmt::format("hold: status {}", r.status));
+      co_return;
+    }
+    stats_.latency[static_cast<std::size_t>(kind::hold)].record(steady::now() - due);
+    shared_.ok[static_cast<std::size_t>(kind::hold)].fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // The site: releases each placed hold when its time comes, and every one left once the
+  // attempts are over, so that the next run finds the seats free.
+  net::awaitable<void> run_releases() {
+    ++live_;
+    connection c(ioc_.get_executor(), endpoint_);
+    while (attempting_ > 0 || !releases_.empty()) {
+      if (releases_.empty() || (attempting_ > 0 && releases_.front().first > steady::now())) {
+        co_await pause(std::chrono::milliseconds(1));
+        continue;
+      }
+      auto request = release_request(releases_.front().second);
+      releases_.pop_front();
+      http_result r;
+      co_await timed(c, kind::release, request, 200, r);
+    }
+    c.close();
+    --live_;
   }
 
   net::awaitable<void> run(std::unique_ptr<connection> c, std::size_t index) {
     ++live_;
+    ++attempting_;
+    // --rate: each connection sends on its own schedule, the connections staggered.
+    const bool paced = opts_.rate > 0;
+    const auto interval = std::chrono::duration_cast<steady::duration>(
+        std::chrono::duration<double>(paced ? static_cast<double>(opts_.connections) / opts_.rate : 0));
+    auto due = shared_.start + interval * static_cast<std::int64_t>(index) / static_cast<std::int64_t>(opts_.connections);
     std::uint64_t k = 0;
-    while (take_op()) {
+    for (;;) {
+      if (paced) co_await pause_until(due);
+      if (!take_op()) break;
+      if (opts_.what == scenario::holds) {
+        co_await attempt_hold(*c, index, k++, paced ? due : steady::now());
+        due += interval;
+        shared_.ops_done.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
       bool join_now = opts_.what == scenario::joins ||
                       ((opts_.what == scenario::mixed || opts_.what == scenario::long_run) &&
                        (k + index) % join_every == join_every - 1);
@@ -444,6 +599,7 @@ class worker {
       shared_.ops_done.fetch_add(1, std::memory_order_relaxed);
     }
     c->close();
+    if (--attempting_ == 0) finished_ = steady::now();
     --live_;
   }
 
@@ -490,7 +646,13 @@ class worker {
   std::string challenge_request_;
   std::string fixed_request_;
   std::size_t live_ = 0;
+  std::size_t attempting_ = 0;  // connections still taking operations
+  std::uint64_t setup_holds_ = 0;
   steady::time_point finished_;
+  // holds: placed holds and when the site releases them, in that order.
+  std::deque<std::pair<steady::time_point, std::string>> releases_;
+  steady::duration hold_for_;
+  std::uint64_t run_id_ = std::random_device{}() * std::uint64_t{0x100000000} + std::random_device{}();
 };
 
 tcp::endpoint loopback_endpoint(const std::string& target) {
@@ -549,6 +711,17 @@ std::vector<std::string> obtain_tickets(const options& opts, tcp::endpoint ep, s
                  });
 }
 
+// The passes of `count` admitted visitors (holds).
+std::vector<std::string> obtain_passes(const options& opts, tcp::endpoint ep, std::size_t count) {
+  auto tickets = obtain_tickets(opts, ep, count);
+  std::size_t next = 0;
+  return prepare(opts, ep, count, setup_connections, "passes",
+                 [&](worker& w, connection& c) -> net::awaitable<std::optional<std::string>> {
+                   if (next == tickets.size()) co_return std::nullopt;
+                   co_return co_await w.admitted_pass(c, tickets[next++]);
+                 });
+}
+
 // Join requests with their challenges solved; as many connections as the timed run,
 // since challenges expire and must be minted fast.
 std::vector<std::string> obtain_solved_joins(const options& opts, tcp::endpoint ep, std::size_t count) {
@@ -577,6 +750,14 @@ int run(const options& opts) {
     }
   }
 
+  std::vector<std::string> passes;
+  if (opts.what == scenario::holds) {
+    auto t0 = steady::now();
+    passes = obtain_passes(opts, ep, opts.visitors);
+    fmt::print("admitted visitors: {} passes in {:.2f} s (not timed)\n", passes.size(),
+               std::chrono::duration<double>(steady::now() - t0).count());
+  }
+
   std::vector<std::string> solved_joins;
   if (opts.what == scenario::joins && opts.solved_ahead > 0) {
     auto t0 = steady::now();
@@ -587,6 +768,7 @@ int run(const options& opts) {
 
   shared_state shared;
   if (!solved_joins.empty()) shared.solved_joins = &solved_joins;
+  if (!passes.empty()) shared.passes = &passes;
   auto deadline = steady::time_point::max();
   std::vector<std::unique_ptr<worker>> workers;
   for (std::size_t t = 0; t < opts.threads; ++t) {
@@ -604,7 +786,11 @@ int run(const options& opts) {
     s.set_option(tcp::no_delay(true));
     w.add_connection(std::move(s), i);
   }
+  if (opts.what == scenario::holds) {
+    for (auto& w : workers) w->add_release_slot();
+  }
   auto start = steady::now();
+  shared.start = start;
   if (opts.duration_s > 0) {
     deadline = start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(opts.duration_s));
   }
@@ -646,12 +832,13 @@ int run(const options& opts) {
     for (const auto& [what, n] : s.errors) all.errors[what] += n;
     all.places.insert(all.places.end(), s.places.begin(), s.places.end());
     all.lobby_indexes.insert(all.lobby_indexes.end(), s.lobby_indexes.begin(), s.lobby_indexes.end());
+    for (const auto& [what, n] : s.outcomes) all.outcomes[what] += n;
   }
   double seconds = std::chrono::duration<double>(end - start).count();
   std::uint64_t ops = shared.ops_done.load();
   std::uint64_t errors = shared.errors.load();
 
-  static constexpr std::string_view names[] = {"polls", "joins", "mixed", "lobby", "long", "fixed"};
+  static constexpr std::string_view names[] = {"polls", "joins", "mixed", "lobby", "long", "fixed", "holds"};
   std::string_view name = names[static_cast<std::size_t>(opts.what)];
   fmt::print("foyer_load: {} against {}, {} connections, {} thread(s), {:.2f} s\n", name, opts.target,
              opts.connections, opts.threads, seconds);
@@ -670,6 +857,14 @@ int run(const options& opts) {
   fmt::print("  operations {} in {:.2f} s: {:.1f}/s; errors {}\n", ops, seconds, static_cast<double>(ops) / seconds,
              errors);
   for (const auto& [what, n] : all.errors) fmt::print("    error {} x{}\n", what, n);
+  if (opts.what == scenario::holds) {
+    std::string outcomes;
+    for (const auto& [what, n] : all.outcomes) {
+      fmt::print("    attempts {} {} ({:.1f}/s)\n", what, n, static_cast<double>(n) / seconds);
+      outcomes += fmt::format(R"({}"{}":{})", outcomes.empty() ? "" : ",", what, n);
+    }
+    json += fmt::format(R"(,"rate":{:.1f},"visitors":{},"outcomes":{{{}}})", opts.rate, opts.visitors, outcomes);
+  }
 
   if (!opts.places_out.empty()) {
     std::ofstream out(opts.places_out);
@@ -695,8 +890,9 @@ int main(int argc, char** argv) {
   CLI::App app{"Foyer load generator: keep-alive HTTP load on loopback, with native proof-of-work solving"};
   std::map<std::string, scenario> scenarios{{"polls", scenario::polls}, {"joins", scenario::joins},
                                             {"mixed", scenario::mixed}, {"lobby", scenario::lobby},
-                                            {"long", scenario::long_run}, {"fixed", scenario::fixed}};
-  app.add_option("--scenario", opts.what, "polls, joins, mixed, lobby, long or fixed")
+                                            {"long", scenario::long_run}, {"fixed", scenario::fixed},
+                                            {"holds", scenario::holds}};
+  app.add_option("--scenario", opts.what, "polls, joins, mixed, lobby, long, fixed or holds")
       ->transform(CLI::CheckedTransformer(scenarios, CLI::ignore_case));
   app.add_option("--target", opts.target, "HOST:PORT on loopback (127.0.0.1 or [::1])");
   app.add_option("--room", opts.room, "room id");
@@ -716,6 +912,14 @@ int main(int argc, char** argv) {
   app.add_option("--sample-body", opts.sample_body, "write the body of one status answer to this file");
   app.add_option("--sample-ticket", opts.sample_ticket, "with --sample-body: write the ticket of that poll to this file");
   app.add_option("--bearer", opts.bearer, "fixed: send 'Authorization: Bearer' with this token, as a poll does");
+  app.add_option("--visitors", opts.visitors, "holds: admitted visitors whose passes make the attempts")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--rate", opts.rate, "holds: attempts per second in all, an open loop (0: closed loop)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--site-token", opts.site_token, "holds: the site token that releases the placed holds");
+  app.add_option("--seats", opts.seats, "holds: seats each attempt asks for")->check(CLI::Range(1, 1000));
+  app.add_option("--hold-for-ms", opts.hold_for_ms, "holds: a placed hold is released this long after")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   if (opts.solved_ahead > 0) {
     if (opts.what != scenario::joins || opts.no_pow) {
@@ -723,6 +927,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (opts.requests == 0 || opts.requests > opts.solved_ahead) opts.requests = opts.solved_ahead;
+  }
+  if (opts.what == scenario::holds && opts.site_token.empty()) {
+    fmt::print(stderr, "foyer_load: --scenario holds needs --site-token to release the holds it places\n");
+    return 2;
+  }
+  if (opts.rate > 0 && opts.what != scenario::holds) {
+    fmt::print(stderr, "foyer_load: --rate is for --scenario holds\n");
+    return 2;
   }
   if (opts.requests == 0 && opts.duration_s <= 0) {
     if (opts.what != scenario::long_run) {

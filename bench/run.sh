@@ -8,12 +8,21 @@
 #   bench/run.sh ticker      10 minutes at 1,200/min under poll load, kill -9 in the middle
 #   bench/run.sh sinks       durable joins without a sink and with a webhook sink whose
 #                            receiver accepts and never answers, alternating; prints the ratio
+#   bench/run.sh holds       one hot 200-seat room: hold attempts from admitted visitors'
+#                            passes at RATE a second (an open loop) and as fast as they come
+#                            (closed), most refused for want of seats, the site releasing the
+#                            placed holds so that seats cycle; holds placed per second, p50,
+#                            p99, server CPU per attempt, and the ratios to nginx and to
+#                            status polls alternating with them
 #
 # Environment: DURATION (s per compare run, 10), ROUNDS (compare: nginx, polls and joins
 # with proofs solved ahead alternate this many times, 3), CONNECTIONS (256), THREADS (load
 # generator threads, 1), BASE_BITS (proof of work, 4), JOINS (coldplay, 13000000),
 # MINUTES (ticker, 10), KILL_AT (ticker, s, 300), DOWN (ticker downtime, s, 5), ROUNDS also
-# for sinks,
+# for sinks and holds, RATE (holds: attempts per second of the open loop, 8000),
+# VISITORS (holds: admitted visitors making the attempts, 400), HOLD_FOR_MS (holds: how
+# long a placed hold stays before the site releases it, 200), HOLD_CONNECTIONS (holds:
+# connections of the open loop, 64),
 # FOYER_BIN / FOYER_LOAD (default build-bench/, a Release build), KEEP_WORK=1 keeps the
 # temp dir. Needs nginx (Debian's nginx-light), curl, jq, python3.
 set -euo pipefail
@@ -293,11 +302,75 @@ EOF2
   echo "  the sink after the runs: $metrics"
 }
 
+holds() {
+  local rate=${RATE:-8000} visitors=${VISITORS:-400} hold_for=${HOLD_FOR_MS:-200} site=bench-site-token-0123456789
+  # Open loop: each connection sends every connections/RATE seconds; 64 send 8,000/s at
+  # 8 ms apart each, slack for answers late by a few ms.
+  local paced_connections=${HOLD_CONNECTIONS:-64}
+  # Admission follows the seats: the hot room admits as the visitors' holds free their
+  # slots. The polls go to a room without seats, as in compare.
+  server_extra="site_token = \"$site\"" write_config "$work/foyer.toml" "$(free_port)" "$(room_toml bench 60)" \
+    "$(room_toml hot 600000 "$(printf '[rooms.inventory]\ntotal = 200\nhold_seconds = 60\nmax_seats_per_hold = 4')")"
+  start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
+  local target="127.0.0.1:$foyer_port"
+  "$FOYER_LOAD" --scenario polls --target "$target" --room bench -c 1 -n 1 --sample-body "$work/body.json" \
+    --sample-ticket "$work/ticket" >/dev/null
+  local ng_port
+  ng_port=$(free_port)
+  start_nginx "$ng_port" "$work/body.json"
+  machine
+  echo "hot room: 200 seats, 2 a hold, $visitors visitors a run, placed holds released after $hold_for ms;" \
+    "$connections connections (open loop: $paced_connections at $rate/s), $duration s per run, $rounds rounds, $threads load thread(s)"
+  local ng_worker round
+  ng_worker=$(pgrep -P "$nginx_pid" | head -1)
+  local holds_args=(--scenario holds --target "$target" --room hot --visitors "$visitors" --seats 2 --site-token "$site"
+    --hold-for-ms "$hold_for" -d "$duration")
+  for round in $(seq 1 "$rounds"); do
+    echo "round $round of $rounds: nginx, fixed response (1 worker):"
+    load "$work/nginx$round.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status \
+      --bearer "$(cat "$work/ticket")" -c "$connections" -d "$duration"
+    echo "round $round of $rounds: foyer, status polls:"
+    load "$work/polls$round.out" "$foyer_pid" --scenario polls --target "$target" --room bench -c "$connections" -d "$duration"
+    echo "round $round of $rounds: foyer, hold attempts as fast as they come (closed loop):"
+    load "$work/closed$round.out" "$foyer_pid" "${holds_args[@]}" -c "$connections"
+    echo "round $round of $rounds: foyer, hold attempts at $rate/s (open loop):"
+    load "$work/paced$round.out" "$foyer_pid" "${holds_args[@]}" -c "$paced_connections" --rate "$rate"
+  done
+  echo "inventory after the runs: $(curl -s "http://$target/api/v1/rooms/hot/inventory")"
+
+  median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
+  each() { local r; for r in $(seq 1 "$rounds"); do result "$work/$1$r.out" "$2"; done; }
+  each_cpu() { local r; for r in $(seq 1 "$rounds"); do cpu_of "$work/$1$r.out"; done; }
+  local placed='(.outcomes.placed // 0) / .seconds'
+  local refused='((.outcomes.sold_out // 0) + (.outcomes.live_hold_exists // 0)) / ([.ops, 1] | max)'
+  python3 - "$(median $(each nginx .ops_per_s))" "$(median $(each polls .ops_per_s))" \
+    "$(median $(each closed .ops_per_s))" "$(median $(each closed "$placed"))" \
+    "$(median $(each paced .ops_per_s))" "$(median $(each paced "$placed"))" "$(median $(each paced "$refused"))" \
+    "$(median $(each paced .hold.p50_us))" "$(median $(each paced .hold.p99_us))" \
+    "$(median $(each closed .hold.p50_us))" "$(median $(each closed .hold.p99_us))" \
+    "$(median $(each_cpu nginx))" "$(median $(each_cpu polls))" "$(median $(each_cpu closed))" "$(median $(each_cpu paced))" \
+    "$(python3 -c "import sys; print(sum(map(float, sys.argv[1:])))" $(each closed .errors) $(each paced .errors))" "$rate" <<'EOF'
+import sys
+(nginx, polls, closed, closed_placed, paced, paced_placed, refused_share, p50, p99, closed_p50, closed_p99,
+ cpu_nginx, cpu_polls, cpu_closed, cpu_paced, errors, rate) = map(float, sys.argv[1:])
+print("summary (medians of the alternating rounds; nginx %.0f/s, status polls %.0f/s)" % (nginx, polls))
+print("  open loop at %.0f/s: %.0f attempts/s, %.1f holds placed/s, %.1f%% refused (sold_out, live_hold_exists);"
+      " p50 %.2f ms, p99 %.2f ms (from when each attempt was due)" % (rate, paced, paced_placed, 100 * refused_share, p50 / 1000, p99 / 1000))
+print("  closed loop: %.0f attempts/s (%.2fx nginx, %.2fx polls), %.1f holds placed/s; p50 %.2f ms, p99 %.2f ms" %
+      (closed, closed / nginx, closed / polls, closed_placed, closed_p50 / 1000, closed_p99 / 1000))
+print("  server CPU per operation: nginx %.1f us, poll %.1f us; hold attempt %.1f us open loop (%.2fx nginx's, %.2fx a poll's),"
+      " %.1f us closed loop (%.2fx nginx's, %.2fx a poll's), the site's releases included" %
+      (cpu_nginx, cpu_polls, cpu_paced, cpu_paced / cpu_nginx, cpu_paced / cpu_polls, cpu_closed, cpu_closed / cpu_nginx, cpu_closed / cpu_polls))
+print("  errors (all hold runs): %d" % errors)
+EOF
+}
+
 case "$mode" in
   compare) compare ;;
   memory) memory ;;
   coldplay) coldplay ;;
   ticker) ticker ;;
   sinks) sinks ;;
-  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks]" >&2; exit 2 ;;
+  holds) holds ;;
+  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|holds]" >&2; exit 2 ;;
 esac

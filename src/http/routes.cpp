@@ -60,7 +60,7 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
                const clock& clock, join_price& price, rate_controller& rates, api_settings settings,
                ops::overload_ladder& overload, ops::metrics_registry& metrics)
     : ctx_{rooms, store, tickets, keys, clock, price, rates, settings, join_desk(price, settings.account_hint_secret),
-           overload},
+           overload, pass::room_gates(keys.jwks_json(), settings.issuer)},
       visitor_(ctx_),
       pages_(rooms) {
   auto& c = ctx_;

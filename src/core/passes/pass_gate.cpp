@@ -89,6 +89,7 @@ gate_result gate::check(std::string_view token, std::int64_t now, bool spend) {
   }
   result.ok = true;
   result.subject = pass->subject;
+  result.jti = pass->jti;
   result.exp = pass->exp;
   return result;
 }

@@ -41,6 +41,7 @@ struct gate_result {
   // "single_use_full" (see gate_settings).
   std::string error_code;
   std::string subject;  // sub: the visitor id (when ok)
+  std::string jti;      // the pass id (when ok)
   std::int64_t exp = 0;  // when ok
   bool cached = false;   // answered from the cache, without a signature check
 };

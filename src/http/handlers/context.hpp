@@ -1,7 +1,7 @@
 #pragma once
 // What the handlers share: the rooms and their log, the store's side records, tickets,
-// keys, the clock, the join's price, the settings, the degradation ladder and the JSON
-// reader. One per server,
+// keys and the passes verified with them, the clock, the join's price, the settings, the
+// degradation ladder and the JSON reader. One per server,
 // used on the event loop only, by one request at a time between suspensions.
 
 #include <cstdint>
@@ -24,6 +24,7 @@
 #include "core/gate/ticket.hpp"
 #include "core/ops/overload.hpp"
 #include "core/passes/pass.hpp"
+#include "core/passes/room_gates.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/rooms/rate_control.hpp"
 #include "core/rooms/status.hpp"
@@ -61,6 +62,8 @@ struct context {
   api_settings settings;
   join_desk desk;
   ops::overload_ladder& overload;
+  // The visitors' passes on the hold routes: verified once each, then looked up.
+  pass::room_gates passes;
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.
   simdjson::ondemand::parser json_parser{};
   std::string json_scratch{};

@@ -46,12 +46,14 @@ TEST_CASE_METHOD(gate_fixture, "a visitor's many requests cost one signature che
   REQUIRE(first.ok);
   CHECK_FALSE(first.cached);
   CHECK(first.subject == "v1");
+  CHECK(first.jti == "jti-v1");
   CHECK(first.exp == t0 + lifetime);
   for (std::int64_t now : {t0 + 2, t0 + lifetime, t0 + lifetime + leeway - 1}) {
     auto again = gate.check(token, now, true);
     CHECK(again.ok);
     CHECK(again.cached);
     CHECK(again.subject == "v1");
+    CHECK(again.jti == "jti-v1");
   }
   auto late = gate.check(token, t0 + lifetime + leeway, true);
   CHECK_FALSE(late.ok);
