@@ -333,6 +333,30 @@ std::string_view to_string(rate_reason reason) {
   return "unknown";
 }
 
+std::string_view to_string(hold_outcome outcome) {
+  switch (outcome) {
+    case hold_outcome::placed: return "placed";
+    case hold_outcome::sold_out: return "sold_out";
+    case hold_outcome::live_hold_exists: return "live_hold_exists";
+    case hold_outcome::bad_seats: return "bad_seats";
+    case hold_outcome::hold_id_taken: return "hold_id_taken";
+    case hold_outcome::extended: return "extended";
+    case hold_outcome::extended_already: return "extended_already";
+    case hold_outcome::not_held: return "not_held";
+    case hold_outcome::confirmed: return "confirmed";
+    case hold_outcome::refund_required: return "refund_required";
+    case hold_outcome::released: return "released";
+    case hold_outcome::ended_already: return "ended_already";
+    case hold_outcome::expired: return "expired";
+    case hold_outcome::nothing_due: return "nothing_due";
+    case hold_outcome::unknown_hold: return "unknown_hold";
+    case hold_outcome::repeated: return "repeated";
+    case hold_outcome::no_inventory: return "no_inventory";
+    case hold_outcome::frozen: return "frozen";
+  }
+  return "unknown";
+}
+
 std::string encode(const event& e) {
   writer w(128);  // a join, the event written most, fits: one allocation
   std::visit(encoder{w}, e);
@@ -344,6 +368,12 @@ std::optional<event> decode_event(std::string_view bytes) {
   auto e = read_event(r);
   if (!e || !r.done()) return std::nullopt;
   return e;
+}
+
+bool has_hold_outcome(const event& e) {
+  return std::holds_alternative<hold_placed>(e) || std::holds_alternative<hold_extended>(e) ||
+         std::holds_alternative<hold_confirmed>(e) || std::holds_alternative<hold_released>(e) ||
+         std::holds_alternative<holds_expired>(e);
 }
 
 const std::string& room_of(const event& e) {

@@ -15,6 +15,24 @@ bool same_request(const hold_receipt& first, const hold_request& request) {
   return request.hold == first.hold;
 }
 
+// A refusal recorded under the key when its request was applied, as the desk would say it.
+hold_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats) {
+  switch (first.outcome) {
+    case hold_outcome::sold_out:
+      return {errc::sold_out, fmt::format("Too few seats were available when the request was applied; {} are available "
+                                          "now, {} held may come back. Ask again with a new key.",
+                                          seats.available(), seats.held())};
+    case hold_outcome::live_hold_exists:
+      return {errc::live_hold_exists, "You held seats already when the request was applied: confirm or release them first."};
+    case hold_outcome::bad_seats: return {errc::bad_body, "The request asked for a number of seats a hold cannot take."};
+    case hold_outcome::extended_already: return {errc::hold_extended_already, "A hold is extended once only."};
+    case hold_outcome::not_held:
+      return {errc::hold_not_held, fmt::format("The hold was {} when the request was applied.", to_string(first.state))};
+    case hold_outcome::unknown_hold: return {errc::unknown_hold, "There is no such hold."};
+    default: return {errc::internal_error, "The request was refused; ask again with a new key."};
+  }
+}
+
 hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_view key, const hold_request& request,
                            std::int64_t now_ms) {
   const auto& settings = *seats.settings();
@@ -65,6 +83,7 @@ hold_decision decide_hold(const room& r, std::string_view key, const hold_reques
       return hold_refusal{errc::idempotency_key_reused,
                           "This Idempotency-Key was first used for another request; use a new key for a new request."};
     }
+    if (refused(first->outcome)) return refusal_of(*first, seats);
     return *first;
   }
   if (request.action == hold_action::place) return decide_place(r, seats, key, request, now_ms);

@@ -9,7 +9,48 @@ constexpr auto last_hold_state = static_cast<std::uint8_t>(hold_state::refund_re
 constexpr auto last_reason = static_cast<std::uint8_t>(refund_reason::late_success_after_grace);
 constexpr auto last_action = static_cast<std::uint8_t>(hold_action::release);
 
+// 1: the counts, the holds, the ended holds and the receipts, each receipt an answer
+//    (room states of format 4 carry it without a format byte);
+// 2: each receipt with its outcome, refusals included.
+constexpr std::uint8_t first_ledger_format = 1;
+constexpr std::uint8_t ledger_format = 2;
+
+// What a receipt of format 1, always an answer, said.
+hold_outcome answered_outcome(const hold_receipt& r) {
+  switch (r.action) {
+    case hold_action::place: return hold_outcome::placed;
+    case hold_action::extend: return hold_outcome::extended;
+    case hold_action::confirm: return r.state == hold_state::confirmed ? hold_outcome::confirmed : hold_outcome::refund_required;
+    case hold_action::release: return r.state == hold_state::released ? hold_outcome::released : hold_outcome::ended_already;
+  }
+  return hold_outcome::placed;
+}
+
 }  // namespace
+
+bool refused(hold_outcome outcome) {
+  switch (outcome) {
+    case hold_outcome::sold_out:
+    case hold_outcome::live_hold_exists:
+    case hold_outcome::bad_seats:
+    case hold_outcome::hold_id_taken:
+    case hold_outcome::extended_already:
+    case hold_outcome::not_held:
+    case hold_outcome::unknown_hold:
+    case hold_outcome::no_inventory:
+    case hold_outcome::frozen: return true;
+    case hold_outcome::placed:
+    case hold_outcome::extended:
+    case hold_outcome::confirmed:
+    case hold_outcome::refund_required:
+    case hold_outcome::released:
+    case hold_outcome::ended_already:
+    case hold_outcome::expired:
+    case hold_outcome::nothing_due:
+    case hold_outcome::repeated: return false;
+  }
+  return true;
+}
 
 std::string_view to_string(hold_state state) {
   switch (state) {
@@ -99,18 +140,40 @@ void seat_ledger::end(const id16& hold_id, hold& h, hold_state state, std::int64
   ended_.emplace_back(at_ms, hold_id);
 }
 
-bool seat_ledger::apply(const hold_placed& e) {
-  if (!settings_ || frozen_ || receipt(e.key) || holds_.contains(e.hold)) return false;
-  if (e.seats == 0 || e.seats > settings_->max_seats_per_hold) return false;
-  prune(e.at_ms);
+std::optional<hold_outcome> seat_ledger::unanswered(std::string_view key, std::int64_t at_ms) {
+  if (!settings_) return hold_outcome::no_inventory;
+  if (frozen_) return hold_outcome::frozen;
+  if (receipt(key)) return hold_outcome::repeated;
+  prune(at_ms);
+  return std::nullopt;
+}
+
+hold_outcome seat_ledger::answer(std::string_view key, hold_action action, const id16& hold_id, const hold* h,
+                                 hold_outcome outcome, std::int64_t at_ms) {
+  hold_receipt r{action, hold_id, {}, 0, hold_state::held, 0, refund_reason::none, at_ms, outcome};
+  if (h) {
+    r.visitor = h->visitor;
+    r.seats = h->seats;
+    r.state = h->state;
+    r.expires_ms = h->expires_ms;
+    r.reason = h->reason;
+  }
+  record(key, r);
+  check();
+  return outcome;
+}
+
+hold_outcome seat_ledger::place(const hold_placed& e) {
+  if (holds_.contains(e.hold)) return hold_outcome::hold_id_taken;
+  if (e.seats == 0 || e.seats > settings_->max_seats_per_hold) return hold_outcome::bad_seats;
   auto earlier = live_hold_of(e.visitor);
   std::uint64_t freed = 0;
   if (earlier) {
-    if (settings_->second == second_hold::refuse) return false;
+    if (settings_->second == second_hold::refuse) return hold_outcome::live_hold_exists;
     freed = holds_.at(*earlier).seats;
   }
   // All or nothing: the earlier hold goes only if the new one can take its place.
-  if (available_ + freed < e.seats) return false;
+  if (available_ + freed < e.seats) return hold_outcome::sold_out;
   if (earlier) end(*earlier, holds_.at(*earlier), hold_state::released, e.at_ms);
   hold h{e.visitor, e.seats, hold_state::held, e.at_ms + std::int64_t{settings_->hold_seconds} * 1000};
   held_ += e.seats;
@@ -118,28 +181,42 @@ bool seat_ledger::apply(const hold_placed& e) {
   holds_.emplace(e.hold, h);
   live_by_visitor_.emplace(e.visitor, e.hold);
   live_by_expiry_.emplace(h.expires_ms, e.hold);
-  record(e.key, {hold_action::place, e.hold, e.visitor, e.seats, hold_state::held, h.expires_ms, refund_reason::none, e.at_ms});
+  return hold_outcome::placed;
+}
+
+hold_outcome seat_ledger::apply(const hold_placed& e) {
+  if (auto why = unanswered(e.key, e.at_ms)) return *why;
+  auto outcome = place(e);
+  hold_receipt r{hold_action::place, e.hold, e.visitor, e.seats, hold_state::held, 0, refund_reason::none, e.at_ms, outcome};
+  if (outcome == hold_outcome::placed) r.expires_ms = holds_.at(e.hold).expires_ms;
+  record(e.key, r);
   check();
-  return true;
+  return outcome;
 }
 
-void seat_ledger::apply(const hold_extended& e) {
+hold_outcome seat_ledger::apply(const hold_extended& e) {
+  if (auto why = unanswered(e.key, e.at_ms)) return *why;
   auto it = holds_.find(e.hold);
-  if (!settings_ || frozen_ || receipt(e.key) || it == holds_.end()) return;
+  if (it == holds_.end()) return answer(e.key, hold_action::extend, e.hold, nullptr, hold_outcome::unknown_hold, e.at_ms);
   hold& h = it->second;
-  if (h.state != hold_state::held || h.extended || e.at_ms >= h.expires_ms) return;
-  prune(e.at_ms);
-  live_by_expiry_.erase({h.expires_ms, e.hold});
-  h.expires_ms += std::int64_t{settings_->extension_seconds} * 1000;
-  h.extended = true;
-  live_by_expiry_.emplace(h.expires_ms, e.hold);
-  record(e.key, {hold_action::extend, e.hold, h.visitor, h.seats, h.state, h.expires_ms, refund_reason::none, e.at_ms});
+  auto outcome = hold_outcome::extended;
+  if (h.state != hold_state::held || e.at_ms >= h.expires_ms) {
+    outcome = hold_outcome::not_held;
+  } else if (h.extended) {
+    outcome = hold_outcome::extended_already;
+  } else {
+    live_by_expiry_.erase({h.expires_ms, e.hold});
+    h.expires_ms += std::int64_t{settings_->extension_seconds} * 1000;
+    h.extended = true;
+    live_by_expiry_.emplace(h.expires_ms, e.hold);
+  }
+  return answer(e.key, hold_action::extend, e.hold, &h, outcome, e.at_ms);
 }
 
-void seat_ledger::apply(const hold_confirmed& e) {
+hold_outcome seat_ledger::apply(const hold_confirmed& e) {
+  if (auto why = unanswered(e.key, e.at_ms)) return *why;
   auto it = holds_.find(e.hold);
-  if (!settings_ || frozen_ || receipt(e.key) || it == holds_.end()) return;
-  prune(e.at_ms);
+  if (it == holds_.end()) return answer(e.key, hold_action::confirm, e.hold, nullptr, hold_outcome::unknown_hold, e.at_ms);
   hold& h = it->second;
   switch (h.state) {
     case hold_state::held:
@@ -168,35 +245,44 @@ void seat_ledger::apply(const hold_confirmed& e) {
     case hold_state::confirmed:
     case hold_state::refund_required: break;
   }
-  record(e.key, {hold_action::confirm, e.hold, h.visitor, h.seats, h.state, h.expires_ms, h.reason, e.at_ms});
-  check();
+  auto outcome = h.state == hold_state::confirmed ? hold_outcome::confirmed : hold_outcome::refund_required;
+  return answer(e.key, hold_action::confirm, e.hold, &h, outcome, e.at_ms);
 }
 
-void seat_ledger::apply(const hold_released& e) {
+hold_outcome seat_ledger::apply(const hold_released& e) {
+  if (auto why = unanswered(e.key, e.at_ms)) return *why;
   auto it = holds_.find(e.hold);
-  if (!settings_ || frozen_ || receipt(e.key) || it == holds_.end()) return;
+  if (it == holds_.end()) return answer(e.key, hold_action::release, e.hold, nullptr, hold_outcome::unknown_hold, e.at_ms);
   hold& h = it->second;
-  // A confirmed hold is not released: the request answers as the hold is.
-  if (h.state == hold_state::confirmed || h.state == hold_state::refund_required) return;
-  prune(e.at_ms);
-  if (h.state == hold_state::held) end(e.hold, h, hold_state::released, e.at_ms);
-  record(e.key, {hold_action::release, e.hold, h.visitor, h.seats, h.state, h.expires_ms, refund_reason::none, e.at_ms});
-  check();
+  auto outcome = hold_outcome::ended_already;
+  // A confirmed hold is not released.
+  if (h.state == hold_state::confirmed || h.state == hold_state::refund_required) {
+    outcome = hold_outcome::not_held;
+  } else if (h.state == hold_state::held) {
+    end(e.hold, h, hold_state::released, e.at_ms);
+    outcome = hold_outcome::released;
+  }
+  return answer(e.key, hold_action::release, e.hold, &h, outcome, e.at_ms);
 }
 
-void seat_ledger::apply(const holds_expired& e) {
-  if (!settings_ || frozen_) return;
+hold_outcome seat_ledger::apply(const holds_expired& e) {
+  if (!settings_) return hold_outcome::no_inventory;
+  if (frozen_) return hold_outcome::frozen;
   prune(e.at_ms);
+  auto outcome = hold_outcome::nothing_due;
   for (const auto& id : e.holds) {
     auto it = holds_.find(id);
     if (it == holds_.end() || it->second.state != hold_state::held || it->second.expires_ms > e.at_ms) continue;
     // The late grace counts from the hold's time, not from the sweep.
     end(id, it->second, hold_state::expired, it->second.expires_ms);
+    outcome = hold_outcome::expired;
   }
   check();
+  return outcome;
 }
 
 void seat_ledger::encode(writer& w) const {
+  w.u8(ledger_format);
   w.u64(total_);
   w.u64(available_);
   w.u64(held_);
@@ -236,10 +322,13 @@ void seat_ledger::encode(writer& w) const {
     w.i64(s.expires_ms);
     w.u8(static_cast<std::uint8_t>(s.reason));
     w.i64(s.at_ms);
+    w.u8(static_cast<std::uint8_t>(s.outcome));
   }
 }
 
-bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& settings) {
+bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& settings, bool versioned) {
+  auto format = versioned ? r.u8() : first_ledger_format;
+  if (format < first_ledger_format || format > ledger_format) return false;
   seat_ledger l;
   l.settings_ = settings;
   l.total_ = r.u64();
@@ -288,10 +377,15 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
     s.expires_ms = r.i64();
     auto reason = r.u8();
     s.at_ms = r.i64();
-    if (action > last_action || state > last_hold_state || reason > last_reason) return false;
+    auto outcome = format >= 2 ? r.u8() : std::uint8_t{0};
+    if (action > last_action || state > last_hold_state || reason > last_reason ||
+        outcome > static_cast<std::uint8_t>(last_hold_outcome)) {
+      return false;
+    }
     s.action = static_cast<hold_action>(action);
     s.state = static_cast<hold_state>(state);
     s.reason = static_cast<refund_reason>(reason);
+    s.outcome = format >= 2 ? static_cast<hold_outcome>(outcome) : answered_outcome(s);
     l.receipts_.emplace(digest, s);
     l.key_order_.emplace_back(s.at_ms, digest);
   }

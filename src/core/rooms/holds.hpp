@@ -42,7 +42,8 @@ struct hold {
 
 enum class hold_action : std::uint8_t { place, extend, confirm, release };
 
-// What a request did, kept under its key so that a retry gets the same answer.
+// What a request did, kept under its key so that a retry gets the same answer: the hold
+// as the request left it, or, if `outcome` is a refusal, why nothing was done.
 struct hold_receipt {
   hold_action action = hold_action::place;
   id16 hold{};
@@ -52,7 +53,11 @@ struct hold_receipt {
   std::int64_t expires_ms = 0;
   refund_reason reason = refund_reason::none;
   std::int64_t at_ms = 0;
+  hold_outcome outcome = hold_outcome::placed;
 };
+
+// Whether the outcome refused the request (nothing done), as opposed to answering it.
+bool refused(hold_outcome outcome);
 
 class seat_ledger {
  public:
@@ -60,12 +65,13 @@ class seat_ledger {
   // available with it; a total below what is held and confirmed freezes the ledger.
   void retotal(const std::optional<inventory_settings>& settings);
 
-  // Whether the placement took effect.
-  bool apply(const hold_placed& e);
-  void apply(const hold_extended& e);
-  void apply(const hold_confirmed& e);
-  void apply(const hold_released& e);
-  void apply(const holds_expired& e);
+  // Each request is answered under its key, refusals included (a retry gets the same):
+  // only a repeated key, a frozen ledger and a room without seats record nothing.
+  hold_outcome apply(const hold_placed& e);
+  hold_outcome apply(const hold_extended& e);
+  hold_outcome apply(const hold_confirmed& e);
+  hold_outcome apply(const hold_released& e);
+  hold_outcome apply(const holds_expired& e);
 
   bool enabled() const { return settings_.has_value(); }
   const std::optional<inventory_settings>& settings() const { return settings_; }
@@ -85,12 +91,22 @@ class seat_ledger {
   // The held holds whose time passed by `now`, for the ticker's sweep.
   std::vector<id16> due(std::int64_t now_ms) const;
 
+  // The ledger's own format byte first, so that it changes without the room's.
   void encode(writer& w) const;
   // Restores what encode wrote, under the room's `settings`, and checks the invariant
   // against the settings and the holds themselves (a failure freezes, it is readable).
-  bool decode(reader& r, const std::optional<inventory_settings>& settings);
+  // `versioned`: the bytes start with the ledger's format (room states of format 5 on);
+  // before, they are format 1, whose receipts were all answers.
+  bool decode(reader& r, const std::optional<inventory_settings>& settings, bool versioned);
 
  private:
+  // Why a request is not decided at all: no seats, a frozen ledger, a repeated key.
+  // Otherwise prunes what is older than the retention at `at_ms`.
+  std::optional<hold_outcome> unanswered(std::string_view key, std::int64_t at_ms);
+  hold_outcome place(const hold_placed& e);
+  // Records the answer under `key`, as `h` (if known) stands now, and checks the counts.
+  hold_outcome answer(std::string_view key, hold_action action, const id16& hold_id, const hold* h,
+                      hold_outcome outcome, std::int64_t at_ms);
   void record(std::string_view key, hold_receipt receipt);
   // A held hold ends: its seats are available again.
   void end(const id16& hold_id, hold& h, hold_state state, std::int64_t at_ms);

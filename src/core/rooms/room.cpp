@@ -19,11 +19,13 @@ constexpr std::int64_t checkpoint_every_ms = 1'000;
 // 2: the configuration in force, who owns the room, and the accounts that joined;
 // 3: admission that follows the site: settings of room_config_format 2, the rate, the
 //    passes claimed and the stock;
-// 4: settings of room_config_format 3, and the seats and their holds.
+// 4: settings of room_config_format 3, and the seats and their holds;
+// 5: the seat ledger with its own format byte (seat_ledger::encode).
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
-constexpr std::uint8_t state_format = 4;
+constexpr std::uint8_t seats_state_format = 4;
+constexpr std::uint8_t state_format = 5;
 
 }  // namespace
 
@@ -186,27 +188,25 @@ void room::follow_supply(std::int64_t at_ms) {
   }
 }
 
-void room::apply(const hold_placed& e) {
-  if (seats_.apply(e) && e.place) claims_.finish(*e.place);
+hold_outcome room::apply(const hold_placed& e) {
+  auto outcome = seats_.apply(e);
+  if (outcome == hold_outcome::placed && e.place) claims_.finish(*e.place);
   follow_supply(e.at_ms);
+  return outcome;
 }
 
-void room::apply(const hold_extended& e) { seats_.apply(e); }
+hold_outcome room::apply(const hold_extended& e) { return seats_.apply(e); }
 
-void room::apply(const hold_confirmed& e) {
-  seats_.apply(e);
+template <class E>
+hold_outcome room::apply_and_follow(const E& e) {
+  auto outcome = seats_.apply(e);
   follow_supply(e.at_ms);
+  return outcome;
 }
 
-void room::apply(const hold_released& e) {
-  seats_.apply(e);
-  follow_supply(e.at_ms);
-}
-
-void room::apply(const holds_expired& e) {
-  seats_.apply(e);
-  follow_supply(e.at_ms);
-}
+hold_outcome room::apply(const hold_confirmed& e) { return apply_and_follow(e); }
+hold_outcome room::apply(const hold_released& e) { return apply_and_follow(e); }
+hold_outcome room::apply(const holds_expired& e) { return apply_and_follow(e); }
 
 void room::apply(const rate_changed& e) {
   base_rate_ = std::max<std::uint32_t>(e.base_rate_per_minute, 1);
@@ -429,7 +429,7 @@ bool room::decode_state(std::string_view bytes) {
   std::uint8_t reason = 0, stock_from = 0;
   bool sold_out_by_stock = false;
   if (format >= accounts_state_format) {
-    auto config_format = format == state_format         ? room_config_format
+    auto config_format = format >= seats_state_format  ? std::uint8_t{3}
                          : format == site_state_format ? std::uint8_t{2}
                                                        : std::uint8_t{1};
     config = read_room_config(r, config_format);
@@ -453,7 +453,10 @@ bool room::decode_state(std::string_view bytes) {
     stock_from = r.u8();
     if (!claims.decode(r) || !stock.decode(r)) return false;
   }
-  if (format == state_format && !seats.decode(r, config ? config->inventory : config_.inventory)) return false;
+  if (format >= seats_state_format &&
+      !seats.decode(r, config ? config->inventory : config_.inventory, /*versioned=*/format > seats_state_format)) {
+    return false;
+  }
   if (!r.done() || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
       stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby || state > static_cast<std::uint8_t>(room_state::closed) ||
       served > joined || seed != seed_) {
@@ -486,7 +489,7 @@ bool room::decode_state(std::string_view bytes) {
     stock_ = stock_ledger{};
     stock_.retotal(std::nullopt, config_.stock);
   }
-  if (format == state_format) {
+  if (format >= seats_state_format) {
     seats_ = std::move(seats);
   } else {
     seats_ = seat_ledger{};

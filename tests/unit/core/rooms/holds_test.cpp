@@ -223,13 +223,68 @@ TEST_CASE_METHOD(holds_fixture, "a release racing a confirm: whichever the log a
   check_invariant();
 }
 
-TEST_CASE_METHOD(holds_fixture, "two placements for the last seats: the second applied places nothing") {
+TEST_CASE_METHOD(holds_fixture, "two placements for the last seats: the second applied places nothing, and says so") {
   start({seat_room(1)});
+  std::vector<std::pair<std::uint64_t, std::optional<hold_outcome>>> seen;
+  rooms->on_applied([&](std::uint64_t seq, const event&, std::optional<hold_outcome> o) { seen.emplace_back(seq, o); });
   auto a = std::get<event>(decide_hold(r(), "k1", {hold_action::place, hold_id(1), visitor(1), 1, 1}, clock.steady_ms()));
   auto b = std::get<event>(decide_hold(r(), "k2", {hold_action::place, hold_id(2), visitor(2), 2, 1}, clock.steady_ms()));
   REQUIRE_FALSE(commit(std::vector<event>{a, b}).first);
   CHECK(seats().held() == 1);
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].second == hold_outcome::placed);
+  CHECK(seen[1].second == hold_outcome::sold_out);
   CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  // The seat comes back: the lost request's key still answers what it did, a new key places.
+  receipt(act("r1", hold_action::release, 1));
+  CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  CHECK(receipt(place("k3", 2, 3, 1)).state == hold_state::held);
+  // Each outcome is a side record for the audit trail, written at once; it outlives a restart.
+  auto stored = [&](std::uint64_t seq) {
+    std::optional<hold_outcome> out;
+    store.read({journal::hold_outcome_key("r", seq)},
+               [&](std::error_code, std::vector<std::optional<std::string>> v) { out = journal::read_hold_outcome(v[0]); });
+    drain();
+    return out;
+  };
+  CHECK(stored(seen[0].first) == hold_outcome::placed);
+  CHECK(stored(seen[1].first) == hold_outcome::sold_out);
+  restart();
+  CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  CHECK(stored(seen[1].first) == hold_outcome::sold_out);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "every hold request's outcome is recorded under its key, refusals included") {
+  start({seat_room(4)});
+  receipt(place("k1", 1, 1, 2));
+  // Decided while the hold was held, applied after it was confirmed: refused, and so on retry.
+  auto extend = std::get<event>(decide_hold(r(), "e1", {hold_action::extend, hold_id(1), std::nullopt, 0, 0}, clock.steady_ms()));
+  auto release = std::get<event>(decide_hold(r(), "r1", {hold_action::release, hold_id(1), visitor(1), 0, 0}, clock.steady_ms()));
+  receipt(act("c1", hold_action::confirm, 1));
+  std::vector<std::optional<hold_outcome>> seen;
+  rooms->on_applied([&](std::uint64_t, const event&, std::optional<hold_outcome> o) { seen.push_back(o); });
+  REQUIRE_FALSE(commit(std::vector<event>{extend, release}).first);
+  CHECK(seen == std::vector<std::optional<hold_outcome>>{hold_outcome::not_held, hold_outcome::not_held});
+  CHECK(refusal(act("e1", hold_action::extend, 1)) == errc::hold_not_held);
+  CHECK(refusal(act("r1", hold_action::release, 1)) == errc::hold_not_held);
+  // A key applied twice: the second does nothing.
+  REQUIRE_FALSE(commit(release).first);
+  CHECK(seen.back() == hold_outcome::repeated);
+  // A placement applied while the visitor holds seats already.
+  receipt(place("k2", 2, 2, 1));
+  auto second = std::get<event>(decide_hold(r(), "k3", {hold_action::place, hold_id(3), visitor(3), 3, 1}, clock.steady_ms()));
+  std::get<hold_placed>(second).visitor = visitor(2);
+  REQUIRE_FALSE(commit(second).first);
+  CHECK(seen.back() == hold_outcome::live_hold_exists);
+  CHECK(seats().receipt("k3")->outcome == hold_outcome::live_hold_exists);
+  // The sweep says whether it ended anything.
+  advance_s(200);
+  REQUIRE(sweep());
+  CHECK(seen.back() == hold_outcome::expired);
+  REQUIRE_FALSE(commit(holds_expired{"r", {hold_id(2)}, clock.steady_ms()}).first);
+  CHECK(seen.back() == hold_outcome::nothing_due);
   check_invariant();
 }
 
@@ -311,8 +366,29 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
   std::mt19937 rng(GENERATE(1u, 2u, 3u, 4u, 5u));
   start({seat_room(20)});
   std::map<std::string, hold_receipt> first_answers;
+  // What each key's request did when it was last applied (a key is new again once its
+  // receipt is pruned), as the observer heard it.
+  std::map<std::string, std::pair<hold_outcome, std::int64_t>> applied_outcomes;
+  auto watch = [&] {
+    rooms->on_applied([&](std::uint64_t, const event& e, std::optional<hold_outcome> o) {
+      if (!has_hold_outcome(e)) return;
+      REQUIRE(o);
+      std::visit(
+          [&](const auto& v) {
+            if constexpr (requires { v.key; }) {
+              if (*o != hold_outcome::repeated) applied_outcomes[v.key] = {*o, v.at_ms};
+            }
+          },
+          e);
+    });
+  };
+  watch();
   std::set<id16> confirmed;
   std::uint32_t placed = 0;  // hold ids are new for every placement, as the handler's are
+  auto random_placement = [&] {
+    auto v = std::uniform_int_distribution<std::uint32_t>(0, 24)(rng);
+    return hold_request{hold_action::place, hold_id(++placed), visitor(v), v, 1 + v % 4};
+  };
   for (int step = 0; step < 600; ++step) {
     auto pick = std::uniform_int_distribution<int>(0, 99)(rng);
     auto h = std::uniform_int_distribution<std::uint32_t>(0, placed)(rng);
@@ -321,12 +397,21 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
       store.fail_next_writes(1);
     } else if (pick < 12) {
       restart();
+      watch();
+    } else if (pick < 16) {
+      // Requests decided on the same room, written together: later ones may lose the race.
+      std::vector<event> batch;
+      for (int i = 0; i < 3; ++i) {
+        auto d = decide_hold(r(), fmt::format("k{}", std::uniform_int_distribution<int>(0, 150)(rng)), random_placement(),
+                             clock.steady_ms());
+        if (auto* e = std::get_if<event>(&d)) batch.push_back(*e);
+      }
+      if (!batch.empty()) commit(batch);
     } else if (pick < 20) {
       advance_s(std::uniform_int_distribution<int>(1, 200)(rng));
       sweep();
     } else {
-      auto v = std::uniform_int_distribution<std::uint32_t>(0, 24)(rng);
-      hold_request request{hold_action::place, hold_id(++placed), visitor(v), v, 1 + v % 4};
+      auto request = random_placement();
       if (pick >= 50) request = {pick < 75 ? hold_action::confirm : pick < 90 ? hold_action::release : hold_action::extend,
                                  hold_id(h), std::nullopt, 0, 0};
       auto d = ask(key, request);
@@ -338,6 +423,16 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
           CHECK(it->second.hold == got->hold);
         }
         if (got->state == hold_state::confirmed) confirmed.insert(got->hold);
+      }
+      // A key whose request was applied answers what applying it did, refusals too.
+      auto applied = applied_outcomes.find(key);
+      if (applied != applied_outcomes.end() && !std::holds_alternative<hold_refusal>(d) &&
+          applied->second.second + r().seats().settings()->retention_ms() > clock.steady_ms()) {
+        CHECK_FALSE(refused(applied->second.first));
+      }
+      if (applied != applied_outcomes.end() && refused(applied->second.first) &&
+          applied->second.second + r().seats().settings()->retention_ms() > clock.steady_ms()) {
+        CHECK(std::holds_alternative<hold_refusal>(d));
       }
     }
     const auto& s = seats();
@@ -360,12 +455,12 @@ TEST_CASE_METHOD(holds_fixture, "a ledger whose counts disagree with its holds a
   start({seat_room(5)});
   receipt(place("k1", 1, 1, 2));
   auto bytes = r().encode_state();
-  // The ledger's `held` count, after total and available, then every hold: corrupt it.
+  // The ledger's `held` count, after its format, total and available: corrupt it.
   auto good = r().seats();
   writer w;
   good.encode(w);
   auto ledger_at = bytes.size() - w.bytes().size();
-  auto held_at = ledger_at + 16;
+  auto held_at = ledger_at + 1 + 16;  // after its format byte
   bytes[held_at] = static_cast<char>(3);
   reader seed(bytes);
   seed.u8();
