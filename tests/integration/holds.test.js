@@ -165,3 +165,44 @@ test('a hold refuses a second one, takes no seats from a bad pass, and answers r
     await f.cleanup();
   }
 });
+
+test('seats on legs: a hold takes every leg between its stations, and names the field it gets wrong', async () => {
+  const f = new Foyer({
+    server: { site_token: SITE },
+    rooms: [{
+      id: 'line', rate_per_minute: 6000, target_url: '/welcome',
+      inventory: { total: 2, legs: ['A', 'B', 'C', 'D'], leg_totals: [2, 1, 2] },
+    }],
+  });
+  try {
+    await f.start();
+    const passes = [];
+    for (let i = 0; i < 2; i++) {
+      const ticket = (await f.join('line')).json.ticket;
+      passes.push((await until('admission', async () => {
+        const s = (await f.status(ticket, 'line')).json;
+        return s.pass ? s : null;
+      })).pass);
+    }
+    const hold = (v, key, body) => f.request('POST', '/api/v1/rooms/line/holds',
+      { body, headers: { authorization: `Bearer ${passes[v]}`, 'idempotency-key': key } });
+    const missing = await hold(0, 'm', { seats: 1, to: 'C' });
+    assert.equal(missing.status, 422, missing.text);
+    assert.equal(missing.json.field, 'from');
+    assert.equal((await hold(0, 'r', { seats: 1, from: 'C', to: 'A' })).json.field, 'to');
+    assert.equal((await hold(0, 'a', { seats: 1, from: 'A', to: 'C' })).status, 201);
+    // B-C has one seat, taken: B-D is refused whole.
+    assert.equal((await hold(1, 'b', { seats: 1, from: 'B', to: 'D' })).json.error, 'sold_out');
+    assert.equal((await hold(1, 'c', { seats: 1, from: 'C', to: 'D' })).status, 201);
+    assert.deepEqual((await f.request('GET', '/api/v1/rooms/line/inventory')).json, {
+      total: 2, available: 0, held: 2, confirmed: 0, frozen: false,
+      legs: {
+        'A-B': { total: 2, available: 1, held: 1, confirmed: 0 },
+        'B-C': { total: 1, available: 0, held: 1, confirmed: 0 },
+        'C-D': { total: 2, available: 1, held: 1, confirmed: 0 },
+      },
+    });
+  } finally {
+    await f.cleanup();
+  }
+});

@@ -144,6 +144,9 @@ struct hold_placed {
   std::uint32_t seats = 0;
   std::string key;
   std::int64_t at_ms = 0;
+  // The stations the hold goes from and to, with legs; empty for the whole route.
+  std::string from{};
+  std::string to{};
 };
 
 // The site's payment is pending: the hold lasts extension_seconds longer, once.
@@ -200,8 +203,9 @@ enum class hold_outcome : std::uint8_t {
   repeated,      // the key had answered before: nothing done, its first answer stands
   no_inventory,  // the room has no seats (any more)
   frozen,        // the seat ledger is frozen: nothing applied
+  bad_route,     // stations the room's legs do not have, or the wrong way round
 };
-inline constexpr auto last_hold_outcome = hold_outcome::frozen;
+inline constexpr auto last_hold_outcome = hold_outcome::bad_route;
 std::string_view to_string(hold_outcome outcome);
 
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,

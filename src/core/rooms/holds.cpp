@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace foyer {
 namespace {
 
@@ -11,11 +14,31 @@ constexpr auto last_action = static_cast<std::uint8_t>(hold_action::release);
 
 // 1: the counts, the holds, the ended holds and the receipts, each receipt an answer
 //    (room states of format 4 carry it without a format byte);
-// 2: each receipt with its outcome, refusals included.
+// 2: each receipt with its outcome, refusals included;
+// 3: each leg's counts in place of the route's, each hold and receipt with its legs.
 constexpr std::uint8_t first_ledger_format = 1;
-constexpr std::uint8_t ledger_format = 2;
+constexpr std::uint8_t outcomes_ledger_format = 2;
+constexpr std::uint8_t ledger_format = 3;
+
+void write_legs(writer& w, leg_span legs) {
+  w.u32(legs.from);
+  w.u32(legs.to);
+}
+
+leg_span read_legs(reader& r, std::uint8_t format) {
+  if (format < ledger_format) return {};
+  leg_span legs;
+  legs.from = r.u32();
+  legs.to = r.u32();
+  return legs;
+}
 
 // What a receipt of format 1, always an answer, said.
+// A station as an event names it: none without legs.
+std::optional<std::string> as_station(const std::string& name) {
+  return name.empty() ? std::nullopt : std::optional<std::string>(name);
+}
+
 hold_outcome answered_outcome(const hold_receipt& r) {
   switch (r.action) {
     case hold_action::place: return hold_outcome::placed;
@@ -38,7 +61,8 @@ bool refused(hold_outcome outcome) {
     case hold_outcome::not_held:
     case hold_outcome::unknown_hold:
     case hold_outcome::no_inventory:
-    case hold_outcome::frozen: return true;
+    case hold_outcome::frozen:
+    case hold_outcome::bad_route: return true;
     case hold_outcome::placed:
     case hold_outcome::extended:
     case hold_outcome::confirmed:
@@ -72,16 +96,88 @@ std::string_view to_string(refund_reason reason) {
   return "unknown";
 }
 
+std::variant<leg_span, field_problem> route_of(const inventory_settings& settings, const std::optional<std::string>& from,
+                                               const std::optional<std::string>& to) {
+  const auto& stations = settings.legs;
+  if (stations.empty()) {
+    if (from) return field_problem{"from", "must not be sent: this room's seats have no legs"};
+    if (to) return field_problem{"to", "must not be sent: this room's seats have no legs"};
+    return leg_span{};
+  }
+  auto route = fmt::format("{}", fmt::join(stations, ", "));
+  auto index = [&](const std::optional<std::string>& name, std::string_view field) -> std::variant<std::uint32_t, field_problem> {
+    if (!name) return field_problem{std::string(field), fmt::format("is required: a station of this room ({})", route)};
+    auto it = std::find(stations.begin(), stations.end(), *name);
+    if (it == stations.end()) return field_problem{std::string(field), fmt::format("must be a station of this room ({})", route)};
+    return static_cast<std::uint32_t>(it - stations.begin());
+  };
+  auto first = index(from, "from");
+  if (auto* bad = std::get_if<field_problem>(&first)) return *bad;
+  auto last = index(to, "to");
+  if (auto* bad = std::get_if<field_problem>(&last)) return *bad;
+  leg_span span{std::get<std::uint32_t>(first), std::get<std::uint32_t>(last)};
+  if (span.to <= span.from) return field_problem{"to", fmt::format("must come after \"from\" on the route ({})", route)};
+  return span;
+}
+
 void seat_ledger::retotal(const std::optional<inventory_settings>& settings) {
+  std::size_t count = settings ? settings->leg_count() : 0;
+  if (legs_.size() != count) {
+    // Other legs: only while nothing is held or confirmed (room::refuses keeps the legs
+    // otherwise). Seats counted on legs that are gone cannot be put anywhere: freeze.
+    for (const auto& leg : legs_) {
+      if (leg.held + leg.confirmed > 0) frozen_ = true;
+    }
+    legs_.assign(count, {});
+  }
   settings_ = settings;
   total_ = settings ? settings->total : 0;
-  auto taken = held_ + confirmed_;
-  available_ = total_ >= taken ? total_ - taken : 0;
+  for (std::size_t i = 0; i < legs_.size(); ++i) {
+    auto& leg = legs_[i];
+    leg.total = settings->leg_total(i);
+    auto taken = leg.held + leg.confirmed;
+    leg.available = leg.total >= taken ? leg.total - taken : 0;
+  }
   check();
 }
 
 void seat_ledger::check() {
-  if (available_ + held_ + confirmed_ != total_) frozen_ = true;
+  for (const auto& leg : legs_) {
+    if (leg.available + leg.held + leg.confirmed != leg.total) frozen_ = true;
+  }
+}
+
+std::uint64_t seat_ledger::available() const {
+  if (legs_.empty()) return 0;
+  return available({0, static_cast<std::uint32_t>(legs_.size())});
+}
+
+std::uint64_t seat_ledger::available(leg_span legs) const {
+  std::uint64_t least = ~std::uint64_t{0};
+  for (auto i = legs.from; i < legs.to && i < legs_.size(); ++i) least = std::min(least, legs_[i].available);
+  return legs.from < legs.to && legs.to <= legs_.size() ? least : 0;
+}
+
+std::uint64_t seat_ledger::most_available() const {
+  std::uint64_t most = 0;
+  for (const auto& leg : legs_) most = std::max(most, leg.available);
+  return most;
+}
+
+bool seat_ledger::fits(leg_span legs, std::uint32_t seats, const hold* replaced) const {
+  if (legs.from >= legs.to || legs.to > legs_.size()) return false;
+  for (auto i = legs.from; i < legs.to; ++i) {
+    std::uint64_t freed = replaced && replaced->legs.from <= i && i < replaced->legs.to ? replaced->seats : 0;
+    if (legs_[i].available + freed < seats) return false;
+  }
+  return true;
+}
+
+void seat_ledger::move(const hold& h, std::uint64_t leg_seats::*from, std::uint64_t leg_seats::*to) {
+  for (auto i = h.legs.from; i < h.legs.to; ++i) {
+    legs_[i].*from -= h.seats;
+    legs_[i].*to += h.seats;
+  }
 }
 
 const hold* seat_ledger::find(const id16& hold_id) const {
@@ -136,7 +232,7 @@ void seat_ledger::end(const id16& hold_id, hold& h, hold_state state, std::int64
   h.state = state;
   h.ended_ms = at_ms;
   held_ -= h.seats;
-  available_ += h.seats;
+  move(h, &leg_seats::held, &leg_seats::available);
   ended_.emplace_back(at_ms, hold_id);
 }
 
@@ -150,7 +246,11 @@ std::optional<hold_outcome> seat_ledger::unanswered(std::string_view key, std::i
 
 hold_outcome seat_ledger::answer(std::string_view key, hold_action action, const id16& hold_id, const hold* h,
                                  hold_outcome outcome, std::int64_t at_ms) {
-  hold_receipt r{action, hold_id, {}, 0, hold_state::held, 0, refund_reason::none, at_ms, outcome};
+  hold_receipt r;
+  r.action = action;
+  r.hold = hold_id;
+  r.at_ms = at_ms;
+  r.outcome = outcome;
   if (h) {
     r.visitor = h->visitor;
     r.seats = h->seats;
@@ -163,21 +263,25 @@ hold_outcome seat_ledger::answer(std::string_view key, hold_action action, const
   return outcome;
 }
 
-hold_outcome seat_ledger::place(const hold_placed& e) {
+hold_outcome seat_ledger::place(const hold_placed& e, leg_span legs) {
   if (holds_.contains(e.hold)) return hold_outcome::hold_id_taken;
   if (e.seats == 0 || e.seats > settings_->max_seats_per_hold) return hold_outcome::bad_seats;
   auto earlier = live_hold_of(e.visitor);
-  std::uint64_t freed = 0;
+  const hold* replaced = nullptr;
   if (earlier) {
     if (settings_->second == second_hold::refuse) return hold_outcome::live_hold_exists;
-    freed = holds_.at(*earlier).seats;
+    replaced = &holds_.at(*earlier);
   }
   // All or nothing: the earlier hold goes only if the new one can take its place.
-  if (available_ + freed < e.seats) return hold_outcome::sold_out;
+  if (!fits(legs, e.seats, replaced)) return hold_outcome::sold_out;
   if (earlier) end(*earlier, holds_.at(*earlier), hold_state::released, e.at_ms);
-  hold h{e.visitor, e.seats, hold_state::held, e.at_ms + std::int64_t{settings_->hold_seconds} * 1000};
+  hold h;
+  h.visitor = e.visitor;
+  h.seats = e.seats;
+  h.expires_ms = e.at_ms + std::int64_t{settings_->hold_seconds} * 1000;
+  h.legs = legs;
   held_ += e.seats;
-  available_ -= e.seats;
+  move(h, &leg_seats::available, &leg_seats::held);
   holds_.emplace(e.hold, h);
   live_by_visitor_.emplace(e.visitor, e.hold);
   live_by_expiry_.emplace(h.expires_ms, e.hold);
@@ -186,8 +290,16 @@ hold_outcome seat_ledger::place(const hold_placed& e) {
 
 hold_outcome seat_ledger::apply(const hold_placed& e) {
   if (auto why = unanswered(e.key, e.at_ms)) return *why;
-  auto outcome = place(e);
-  hold_receipt r{hold_action::place, e.hold, e.visitor, e.seats, hold_state::held, 0, refund_reason::none, e.at_ms, outcome};
+  auto route = route_of(*settings_, as_station(e.from), as_station(e.to));
+  auto* legs = std::get_if<leg_span>(&route);
+  auto outcome = legs ? place(e, *legs) : hold_outcome::bad_route;
+  hold_receipt r;
+  r.hold = e.hold;
+  r.visitor = e.visitor;
+  r.seats = e.seats;
+  r.at_ms = e.at_ms;
+  r.outcome = outcome;
+  if (legs) r.legs = *legs;
   if (outcome == hold_outcome::placed) r.expires_ms = holds_.at(e.hold).expires_ms;
   record(e.key, r);
   check();
@@ -225,6 +337,7 @@ hold_outcome seat_ledger::apply(const hold_confirmed& e) {
       live_by_visitor_.erase(h.visitor);
       held_ -= h.seats;
       confirmed_ += h.seats;
+      move(h, &leg_seats::held, &leg_seats::confirmed);
       h.state = hold_state::confirmed;
       break;
     case hold_state::released:
@@ -233,9 +346,10 @@ hold_outcome seat_ledger::apply(const hold_confirmed& e) {
       if (e.at_ms > h.ended_ms + std::int64_t{settings_->late_grace_seconds} * 1000) {
         h.state = hold_state::refund_required;
         h.reason = refund_reason::late_success_after_grace;
-      } else if (available_ >= h.seats) {
-        available_ -= h.seats;
+      } else if (available(h.legs) >= h.seats) {
+        // On the same legs as before.
         confirmed_ += h.seats;
+        move(h, &leg_seats::available, &leg_seats::confirmed);
         h.state = hold_state::confirmed;
       } else {
         h.state = hold_state::refund_required;
@@ -284,10 +398,16 @@ hold_outcome seat_ledger::apply(const holds_expired& e) {
 void seat_ledger::encode(writer& w) const {
   w.u8(ledger_format);
   w.u64(total_);
-  w.u64(available_);
   w.u64(held_);
   w.u64(confirmed_);
   w.u8(frozen_);
+  w.u32(static_cast<std::uint32_t>(legs_.size()));
+  for (const auto& leg : legs_) {
+    w.u64(leg.total);
+    w.u64(leg.available);
+    w.u64(leg.held);
+    w.u64(leg.confirmed);
+  }
   // In id order: equal ledgers encode to equal bytes.
   std::vector<std::pair<id16, const hold*>> holds;
   holds.reserve(holds_.size());
@@ -303,6 +423,7 @@ void seat_ledger::encode(writer& w) const {
     w.u8(h->extended);
     w.i64(h->ended_ms);
     w.u8(static_cast<std::uint8_t>(h->reason));
+    write_legs(w, h->legs);
   }
   // Ended holds and keys in the order they came: the order pruning needs.
   w.u64(ended_.size());
@@ -323,6 +444,7 @@ void seat_ledger::encode(writer& w) const {
     w.u8(static_cast<std::uint8_t>(s.reason));
     w.i64(s.at_ms);
     w.u8(static_cast<std::uint8_t>(s.outcome));
+    write_legs(w, s.legs);
   }
 }
 
@@ -332,11 +454,27 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
   seat_ledger l;
   l.settings_ = settings;
   l.total_ = r.u64();
-  l.available_ = r.u64();
+  auto route_available = format < ledger_format ? r.u64() : 0;
   l.held_ = r.u64();
   l.confirmed_ = r.u64();
   l.frozen_ = r.u8() != 0;
+  if (format < ledger_format) {
+    // The route as its one leg.
+    if (settings) l.legs_.push_back({l.total_, route_available, l.held_, l.confirmed_});
+  } else {
+    auto legs = r.u32();
+    for (std::uint32_t i = 0; i < legs && !r.failed(); ++i) {
+      leg_seats leg;
+      leg.total = r.u64();
+      leg.available = r.u64();
+      leg.held = r.u64();
+      leg.confirmed = r.u64();
+      l.legs_.push_back(leg);
+    }
+  }
   std::uint64_t held = 0, confirmed = 0;
+  // Each leg's seats as its holds count them.
+  std::vector<leg_seats> counted(l.legs_.size());
   auto count = r.u64();
   for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
     auto id = r.raw<16>();
@@ -348,15 +486,21 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
     h.extended = r.u8() != 0;
     h.ended_ms = r.i64();
     auto reason = r.u8();
-    if (state > last_hold_state || reason > last_reason) return false;
+    h.legs = read_legs(r, format);
+    if (state > last_hold_state || reason > last_reason || h.legs.from >= h.legs.to) return false;
     h.state = static_cast<hold_state>(state);
     h.reason = static_cast<refund_reason>(reason);
+    // On legs the ledger does not have: readable, not countable.
+    bool countable = h.legs.to <= l.legs_.size();
+    if (!countable) l.frozen_ = true;
     if (h.state == hold_state::held) {
       held += h.seats;
+      for (auto leg = h.legs.from; countable && leg < h.legs.to; ++leg) counted[leg].held += h.seats;
       l.live_by_visitor_.emplace(h.visitor, id);
       l.live_by_expiry_.emplace(h.expires_ms, id);
     } else if (h.state == hold_state::confirmed) {
       confirmed += h.seats;
+      for (auto leg = h.legs.from; countable && leg < h.legs.to; ++leg) counted[leg].confirmed += h.seats;
     }
     l.holds_.emplace(id, h);
   }
@@ -377,7 +521,8 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
     s.expires_ms = r.i64();
     auto reason = r.u8();
     s.at_ms = r.i64();
-    auto outcome = format >= 2 ? r.u8() : std::uint8_t{0};
+    auto outcome = format >= outcomes_ledger_format ? r.u8() : std::uint8_t{0};
+    s.legs = read_legs(r, format);
     if (action > last_action || state > last_hold_state || reason > last_reason ||
         outcome > static_cast<std::uint8_t>(last_hold_outcome)) {
       return false;
@@ -385,13 +530,23 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
     s.action = static_cast<hold_action>(action);
     s.state = static_cast<hold_state>(state);
     s.reason = static_cast<refund_reason>(reason);
-    s.outcome = format >= 2 ? static_cast<hold_outcome>(outcome) : answered_outcome(s);
+    s.outcome = format >= outcomes_ledger_format ? static_cast<hold_outcome>(outcome) : answered_outcome(s);
     l.receipts_.emplace(digest, s);
     l.key_order_.emplace_back(s.at_ms, digest);
   }
   if (r.failed()) return false;
-  // After recovery the counters must agree with the holds they count.
-  if (held != l.held_ || confirmed != l.confirmed_ || l.total_ != (settings ? settings->total : 0)) l.frozen_ = true;
+  // After recovery the counters must agree with the holds they count, and the totals
+  // with the settings.
+  if (held != l.held_ || confirmed != l.confirmed_ || l.total_ != (settings ? settings->total : 0) ||
+      l.legs_.size() != (settings ? settings->leg_count() : 0)) {
+    l.frozen_ = true;
+  }
+  for (std::size_t i = 0; i < l.legs_.size() && !l.frozen_; ++i) {
+    const auto& leg = l.legs_[i];
+    if (leg.held != counted[i].held || leg.confirmed != counted[i].confirmed || leg.total != settings->leg_total(i)) {
+      l.frozen_ = true;
+    }
+  }
   l.check();
   *this = std::move(l);
   return true;

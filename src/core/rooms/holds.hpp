@@ -1,10 +1,12 @@
 #pragma once
 // A room's seats and the holds on them: the seat ledger, rebuilt from the log alone.
-// Its invariant, confirmed + held + available == total, is checked after every applied
-// change and after recovery; a violation freezes the ledger (it refuses every hold
-// request, never guesses) until the operator looks. The Idempotency-Keys of the
-// requests and the one-live-hold-per-visitor rule are decided from its indexes, kept
-// at least as long as the longest hold and its late grace.
+// With legs (inventory.legs: stations in order), every leg has its own seats and a hold
+// takes seats on each leg between its stations, all or nothing; without, the route is
+// one leg. The invariant, confirmed + held + available == total on every leg, is
+// checked after every applied change and after recovery; a violation freezes the ledger
+// (it refuses every hold request, never guesses) until the operator looks. The
+// Idempotency-Keys of the requests and the one-live-hold-per-visitor rule are decided
+// from its indexes, kept at least as long as the longest hold and its late grace.
 //
 // Single-threaded: owned by its room, on the event loop.
 
@@ -14,6 +16,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "core/base/codec.hpp"
@@ -30,6 +33,26 @@ std::string_view to_string(hold_state state);
 enum class refund_reason : std::uint8_t { none, late_success_no_seat, late_success_after_grace };
 std::string_view to_string(refund_reason reason);
 
+// Legs [from, to) of the route, by index; without legs the route is the one leg [0, 1).
+struct leg_span {
+  std::uint32_t from = 0;
+  std::uint32_t to = 1;
+  bool operator==(const leg_span&) const = default;
+};
+
+// The legs between two stations as a hold request names them (none without legs), or
+// which of them is wrong and why.
+std::variant<leg_span, field_problem> route_of(const inventory_settings& settings, const std::optional<std::string>& from,
+                                               const std::optional<std::string>& to);
+
+// One leg's seats: confirmed + held + available == total.
+struct leg_seats {
+  std::uint64_t total = 0;
+  std::uint64_t available = 0;
+  std::uint64_t held = 0;
+  std::uint64_t confirmed = 0;
+};
+
 struct hold {
   id16 visitor{};
   std::uint32_t seats = 0;
@@ -38,6 +61,7 @@ struct hold {
   bool extended = false;
   std::int64_t ended_ms = 0;  // when it was released, expired or refunded
   refund_reason reason = refund_reason::none;
+  leg_span legs{};
 };
 
 enum class hold_action : std::uint8_t { place, extend, confirm, release };
@@ -54,6 +78,7 @@ struct hold_receipt {
   refund_reason reason = refund_reason::none;
   std::int64_t at_ms = 0;
   hold_outcome outcome = hold_outcome::placed;
+  leg_span legs{};  // a placement's, as its request named them
 };
 
 // Whether the outcome refused the request (nothing done), as opposed to answering it.
@@ -61,8 +86,9 @@ bool refused(hold_outcome outcome);
 
 class seat_ledger {
  public:
-  // The inventory setting changed (or went away: nullopt). Total moves, and what is
-  // available with it; a total below what is held and confirmed freezes the ledger.
+  // The inventory setting changed (or went away: nullopt). The totals move, and what is
+  // available with them; a total below what is held and confirmed on a leg freezes the
+  // ledger, and so do other legs while seats are held or confirmed (room::refuses).
   void retotal(const std::optional<inventory_settings>& settings);
 
   // Each request is answered under its key, refusals included (a retry gets the same):
@@ -75,14 +101,26 @@ class seat_ledger {
 
   bool enabled() const { return settings_.has_value(); }
   const std::optional<inventory_settings>& settings() const { return settings_; }
+  // The setting.
   std::uint64_t total() const { return total_; }
-  std::uint64_t available() const { return available_; }
+  // Seats free end to end: the least available on any leg.
+  std::uint64_t available() const;
+  // Seats free on every leg of `legs`.
+  std::uint64_t available(leg_span legs) const;
+  // Whether `seats` are available on every leg of `legs`, counting those that `replaced`
+  // (the visitor's earlier hold, if it goes) gives back on its own legs.
+  bool fits(leg_span legs, std::uint32_t seats, const hold* replaced) const;
+  // The most seats available on any one leg.
+  std::uint64_t most_available() const;
+  // Seats in held and in confirmed holds.
   std::uint64_t held() const { return held_; }
   std::uint64_t confirmed() const { return confirmed_; }
+  // Each leg's seats, in route order (one without legs).
+  const std::vector<leg_seats>& legs() const { return legs_; }
   // The invariant failed once: every hold request is refused.
   bool frozen() const { return frozen_; }
-  // Nothing left and nothing that may come back: the room is sold out.
-  bool sold_out() const { return enabled() && available_ == 0 && held_ == 0; }
+  // No seat on any leg and nothing that may come back: the room is sold out.
+  bool sold_out() const { return enabled() && most_available() == 0 && held_ == 0; }
 
   const hold* find(const id16& hold_id) const;
   // The visitor's hold in state held, if any (it may be past its expiry, not swept yet).
@@ -103,20 +141,22 @@ class seat_ledger {
   // Why a request is not decided at all: no seats, a frozen ledger, a repeated key.
   // Otherwise prunes what is older than the retention at `at_ms`.
   std::optional<hold_outcome> unanswered(std::string_view key, std::int64_t at_ms);
-  hold_outcome place(const hold_placed& e);
+  hold_outcome place(const hold_placed& e, leg_span legs);
   // Records the answer under `key`, as `h` (if known) stands now, and checks the counts.
   hold_outcome answer(std::string_view key, hold_action action, const id16& hold_id, const hold* h,
                       hold_outcome outcome, std::int64_t at_ms);
   void record(std::string_view key, hold_receipt receipt);
   // A held hold ends: its seats are available again.
   void end(const id16& hold_id, hold& h, hold_state state, std::int64_t at_ms);
+  // Moves a hold's seats on each of its legs: `from` loses them, `to` gains them.
+  void move(const hold& h, std::uint64_t leg_seats::*from, std::uint64_t leg_seats::*to);
   void prune(std::int64_t now_ms);
-  // confirmed + held + available == total, or freeze.
+  // confirmed + held + available == total on every leg, or freeze.
   void check();
 
   std::optional<inventory_settings> settings_;
   std::uint64_t total_ = 0;
-  std::uint64_t available_ = 0;
+  std::vector<leg_seats> legs_;
   std::uint64_t held_ = 0;
   std::uint64_t confirmed_ = 0;
   bool frozen_ = false;

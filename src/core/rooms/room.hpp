@@ -152,6 +152,9 @@ class room {
   void derive_permutation();
   // Nobody joined and no lobby closed: the schedule may still change at will.
   bool untouched() const;
+  // Why `next` may not have these seats: fewer on a leg than held and confirmed there,
+  // or other legs while any are.
+  std::optional<field_problem> refuses_seats(const room_config& next) const;
   std::int64_t claim_window_ms() const { return std::int64_t{config_.claim_window_seconds} * 1000; }
   // How many may be admitted at `now` under max_active and the seats, if either is set.
   std::optional<std::uint64_t> admission_cap(std::int64_t now_ms) const;

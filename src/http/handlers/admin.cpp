@@ -78,14 +78,23 @@ std::optional<room_value> json_value_of(simdjson::ondemand::value v) {
       return std::string(text);
     }
     case simdjson::ondemand::json_type::array: {
+      // A list of names or of whole numbers, as the first item is; an empty list is read as names.
       simdjson::ondemand::array items;
       if (v.get_array().get(items)) return std::nullopt;
       std::vector<std::string> list;
+      std::vector<std::int64_t> numbers;
       for (auto item : items) {
         std::string_view text;
-        if (item.get_string().get(text)) return other_value{};
-        list.emplace_back(text);
+        std::int64_t n = 0;
+        if (list.empty() && !item.get_int64().get(n)) {
+          numbers.push_back(n);
+        } else if (!numbers.empty() || item.get_string().get(text)) {
+          return other_value{};
+        } else {
+          list.emplace_back(text);
+        }
       }
+      if (!numbers.empty()) return numbers;
       return list;
     }
     default: return other_value{};

@@ -32,6 +32,13 @@ room_config seat_room(std::uint64_t total, second_hold policy = second_hold::ref
   return c;
 }
 
+room_config legged_room(std::uint64_t total, std::vector<std::uint64_t> leg_totals = {}) {
+  auto c = seat_room(total);
+  c.inventory->legs = {"A", "B", "C", "D"};
+  c.inventory->leg_totals = std::move(leg_totals);
+  return c;
+}
+
 struct holds_fixture : journal_fixture {
   room& r() { return *rooms->find("r"); }
   const seat_ledger& seats() { return r().seats(); }
@@ -364,7 +371,8 @@ TEST_CASE_METHOD(holds_fixture, "admission follows the seats: released seats adm
 
 TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, failed writes and restarts keep the seats whole") {
   std::mt19937 rng(GENERATE(1u, 2u, 3u, 4u, 5u));
-  start({seat_room(20)});
+  bool legged = GENERATE(false, true);
+  start({legged ? legged_room(20, {20, 12, 20}) : seat_room(20)});
   std::map<std::string, hold_receipt> first_answers;
   // What each key's request did when it was last applied (a key is new again once its
   // receipt is pruned), as the observer heard it.
@@ -387,7 +395,14 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
   std::uint32_t placed = 0;  // hold ids are new for every placement, as the handler's are
   auto random_placement = [&] {
     auto v = std::uniform_int_distribution<std::uint32_t>(0, 24)(rng);
-    return hold_request{hold_action::place, hold_id(++placed), visitor(v), v, 1 + v % 4};
+    hold_request request{hold_action::place, hold_id(++placed), visitor(v), v, 1 + v % 4};
+    if (legged) {
+      auto from = std::uniform_int_distribution<std::size_t>(0, 2)(rng);
+      auto to = std::uniform_int_distribution<std::size_t>(from + 1, 3)(rng);
+      request.from = r().config().inventory->legs[from];
+      request.to = r().config().inventory->legs[to];
+    }
+    return request;
   };
   for (int step = 0; step < 600; ++step) {
     auto pick = std::uniform_int_distribution<int>(0, 99)(rng);
@@ -436,9 +451,9 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
       }
     }
     const auto& s = seats();
-    REQUIRE(s.confirmed() + s.held() + s.available() == s.total());
+    for (const auto& leg : s.legs()) REQUIRE(leg.confirmed + leg.held + leg.available == leg.total);
+    REQUIRE(s.legs().size() == (legged ? 3u : 1u));
     REQUIRE_FALSE(s.frozen());
-    REQUIRE(s.confirmed() <= 20);
   }
   // Every confirmation the requests heard of is in the ledger, each counted once.
   std::uint64_t seats_confirmed = 0;
@@ -455,12 +470,12 @@ TEST_CASE_METHOD(holds_fixture, "a ledger whose counts disagree with its holds a
   start({seat_room(5)});
   receipt(place("k1", 1, 1, 2));
   auto bytes = r().encode_state();
-  // The ledger's `held` count, after its format, total and available: corrupt it.
+  // The ledger's `held` count, after its format and total: corrupt it.
   auto good = r().seats();
   writer w;
   good.encode(w);
   auto ledger_at = bytes.size() - w.bytes().size();
-  auto held_at = ledger_at + 1 + 16;  // after its format byte
+  auto held_at = ledger_at + 1 + 8 + 7;  // its low byte
   bytes[held_at] = static_cast<char>(3);
   reader seed(bytes);
   seed.u8();
@@ -472,4 +487,135 @@ TEST_CASE_METHOD(holds_fixture, "a ledger whose counts disagree with its holds a
             .code == errc::inventory_frozen);
   clock.advance_ms(600'000);
   CHECK_FALSE(restored.expired_holds(clock.steady_ms()));
+}
+
+namespace {
+
+struct legs_fixture : holds_fixture {
+  hold_decision place_on(std::string key, std::uint32_t v, std::uint32_t h, std::uint32_t n, std::string from,
+                         std::string to) {
+    return ask(std::move(key), {hold_action::place, hold_id(h), visitor(v), v, n, std::move(from), std::move(to)});
+  }
+  // "total/available/held/confirmed" of each leg, in route order.
+  std::vector<std::string> legs() {
+    std::vector<std::string> out;
+    for (const auto& l : seats().legs()) out.push_back(fmt::format("{}/{}/{}/{}", l.total, l.available, l.held, l.confirmed));
+    return out;
+  }
+  void check_legs() {
+    for (const auto& l : seats().legs()) CHECK(l.confirmed + l.held + l.available == l.total);
+    CHECK_FALSE(seats().frozen());
+  }
+};
+
+using leg_list = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE_METHOD(legs_fixture, "legs that overlap compete for the leg they share; legs that don't, don't") {
+  start({legged_room(2)});
+  CHECK(receipt(place_on("k1", 1, 1, 2, "A", "C")).state == hold_state::held);
+  CHECK(legs() == leg_list{"2/0/2/0", "2/0/2/0", "2/2/0/0"});
+  // B-C is A-C's too: all or nothing, B-D takes no seat on C-D either.
+  CHECK(refusal(place_on("k2", 2, 2, 1, "B", "D")) == errc::sold_out);
+  CHECK(legs() == leg_list{"2/0/2/0", "2/0/2/0", "2/2/0/0"});
+  CHECK(receipt(place_on("k3", 3, 3, 2, "C", "D")).state == hold_state::held);
+  CHECK(seats().held() == 4);  // seats in held holds, not seats of one leg
+  CHECK(seats().available() == 0);
+  receipt(act("r1", hold_action::release, 1));
+  // B-C is free again, C-D is not.
+  CHECK(refusal(place_on("k4", 2, 4, 1, "B", "D")) == errc::sold_out);
+  receipt(act("c3", hold_action::confirm, 3));
+  CHECK(receipt(place_on("k5", 2, 5, 2, "A", "C")).state == hold_state::held);
+  CHECK(legs() == leg_list{"2/0/2/0", "2/0/2/0", "2/0/0/2"});
+  CHECK(seats().confirmed() == 2);
+  check_legs();
+}
+
+TEST_CASE_METHOD(legs_fixture, "a hold names a route of the room's legs, and only a room with legs takes one") {
+  SECTION("without legs") {
+    start({seat_room(5)});
+    auto d = ask("k1", {hold_action::place, hold_id(1), visitor(1), 1, 1, std::string("A"), std::nullopt});
+    CHECK(refusal(d) == errc::invalid_route);
+    CHECK(std::get<hold_refusal>(d).field == "from");
+    d = ask("k2", {hold_action::place, hold_id(2), visitor(1), 1, 1, std::nullopt, std::string("B")});
+    CHECK(std::get<hold_refusal>(d).field == "to");
+  }
+  SECTION("with legs") {
+    start({legged_room(5)});
+    auto field = [&](std::optional<std::string> from, std::optional<std::string> to) {
+      auto d = ask("k", {hold_action::place, hold_id(1), visitor(1), 1, 1, std::move(from), std::move(to)});
+      REQUIRE(refusal(d) == errc::invalid_route);
+      return std::get<hold_refusal>(d).field;
+    };
+    CHECK(field(std::nullopt, "B") == "from");
+    CHECK(field("A", std::nullopt) == "to");
+    CHECK(field("Z", "B") == "from");
+    CHECK(field("A", "Z") == "to");
+    CHECK(field("C", "A") == "to");
+    CHECK(field("B", "B") == "to");
+    // A placement written with stations the room no longer has is refused when applied, and stays so.
+    REQUIRE_FALSE(commit(hold_placed{"r", hold_id(9), visitor(9), std::nullopt, 1, "k9", clock.steady_ms(), "A", "Z"}).first);
+    CHECK(seats().receipt("k9")->outcome == hold_outcome::bad_route);
+    CHECK(refusal(place_on("k9", 9, 10, 1, "A", "Z")) == errc::invalid_route);
+  }
+  check_invariant();
+}
+
+TEST_CASE_METHOD(legs_fixture, "each leg keeps its own total, its invariant holds through a late confirm and a restart") {
+  start({legged_room(10, {2, 1, 2})});
+  receipt(place_on("k1", 1, 1, 1, "A", "C"));
+  advance_s(181);
+  REQUIRE(sweep());
+  CHECK(receipt(place_on("k2", 2, 2, 1, "B", "D")).state == hold_state::held);
+  // The late success finds B-C taken: no seat on its own legs, a refund.
+  CHECK(receipt(act("c1", hold_action::confirm, 1)).reason == refund_reason::late_success_no_seat);
+  receipt(place_on("k3", 3, 3, 2, "A", "B"));
+  advance_s(181);
+  REQUIRE(sweep());
+  receipt(place_on("k4", 4, 4, 2, "C", "D"));
+  // A-B is still free: the late success takes its seats again, on the same legs.
+  CHECK(receipt(act("c3", hold_action::confirm, 3)).state == hold_state::confirmed);
+  CHECK(legs() == leg_list{"2/0/0/2", "1/1/0/0", "2/0/2/0"});
+  check_legs();
+  restart();
+  CHECK(legs() == leg_list{"2/0/0/2", "1/1/0/0", "2/0/2/0"});
+  auto bytes = r().encode_state();
+  reader seed(bytes);
+  seed.u8();
+  room same(legged_room(10, {2, 1, 2}), room_created{"r", seed.raw<32>(), journal_fixture::start_ms});
+  REQUIRE(same.decode_state(bytes));
+  CHECK(same.encode_state() == bytes);
+  CHECK_FALSE(same.seats().frozen());
+  check_legs();
+}
+
+TEST_CASE_METHOD(legs_fixture, "the legs stay while seats are held on them; a leg's total never drops below its seats") {
+  start({legged_room(4)});
+  receipt(place_on("k1", 1, 1, 3, "B", "C"));
+  auto other = legged_room(4);
+  other.inventory->legs = {"A", "B", "C"};
+  auto p = r().refuses(other);
+  REQUIRE(p);
+  CHECK(p->field == "inventory.legs");
+  auto smaller = legged_room(4, {1, 2, 4});
+  p = r().refuses(smaller);
+  REQUIRE(p);
+  CHECK(p->field == "inventory.leg_totals");
+  CHECK(p->message == "cannot go below the 3 seats held and confirmed on leg B-C");
+  CHECK_FALSE(r().refuses(legged_room(4, {1, 3, 1})));
+  REQUIRE_FALSE(reconcile({legged_room(4, {1, 3, 1})}));
+  CHECK(legs() == leg_list{"1/1/0/0", "3/0/3/0", "1/1/0/0"});
+  // A change written before the hold was applied keeps the legs it would change.
+  REQUIRE_FALSE(commit(room_configured{"r", other, room_owner::file, other, clock.steady_ms()}).first);
+  CHECK(r().config().inventory->legs == leg_list{"A", "B", "C", "D"});
+  check_legs();
+}
+
+TEST_CASE_METHOD(legs_fixture, "with legs, admission follows the leg with the most seats available") {
+  start({legged_room(10, {1, 4, 1})});
+  for (std::uint8_t v = 0; v < 8; ++v) join("r", v);
+  advance_s(5);
+  tick("r");
+  CHECK(r().served(clock.steady_ms()) == 4);
 }
