@@ -206,3 +206,45 @@ test('seats on legs: a hold takes every leg between its stations, and names the 
     await f.cleanup();
   }
 });
+
+test('a waitlist: the third visitor waits in line, and holds the seat the first releases', async () => {
+  const f = new Foyer({
+    server: { site_token: SITE },
+    rooms: [{ id: 'club', rate_per_minute: 6000, target_url: '/welcome', inventory: { total: 3, waitlist: 1 } }],
+  });
+  try {
+    await f.start();
+    const passes = [];
+    for (let i = 0; i < 3; i++) {
+      const ticket = (await f.join('club')).json.ticket;
+      passes.push((await until('admission', async () => {
+        const s = (await f.status(ticket, 'club')).json;
+        return s.pass ? s : null;
+      })).pass);
+    }
+    const hold = (v, key, seats) => f.request('POST', '/api/v1/rooms/club/holds',
+      { body: { seats }, headers: { authorization: `Bearer ${passes[v]}`, 'idempotency-key': key } });
+    const first = await hold(0, 'a', 2);
+    assert.equal(first.status, 201, first.text);
+    assert.equal((await hold(1, 'b', 1)).status, 201);
+    const waiting = await hold(2, 'c', 1);
+    assert.equal(waiting.status, 409, waiting.text);
+    assert.equal(waiting.json.error, 'waitlist_offered');
+    assert.equal(waiting.json.waitlist_position, 1);
+    assert.deepEqual((await hold(2, 'c', 1)).json, waiting.json);
+    const mine = () => f.request('GET', `/api/v1/rooms/club/holds/${waiting.json.hold_id}`,
+      { headers: { authorization: `Bearer ${passes[2]}` } });
+    assert.equal((await mine()).json.state, 'waitlisted');
+    assert.equal((await mine()).json.waitlist_position, 1);
+    const released = await f.request('POST', `/api/v1/rooms/club/holds/${first.json.hold_id}/release`,
+      { headers: { authorization: `Bearer ${SITE}`, 'idempotency-key': 'r' } });
+    assert.equal(released.json.state, 'released');
+    await f.kill9();
+    await f.start();
+    const held = (await mine()).json;
+    assert.equal(held.state, 'held');
+    assert.ok(Date.parse(held.expires_at) > Date.now());
+  } finally {
+    await f.cleanup();
+  }
+});

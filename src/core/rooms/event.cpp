@@ -365,6 +365,7 @@ std::string_view to_string(hold_outcome outcome) {
     case hold_outcome::no_inventory: return "no_inventory";
     case hold_outcome::frozen: return "frozen";
     case hold_outcome::bad_route: return "bad_route";
+    case hold_outcome::waitlisted: return "waitlisted";
   }
   return "unknown";
 }

@@ -204,8 +204,9 @@ enum class hold_outcome : std::uint8_t {
   no_inventory,  // the room has no seats (any more)
   frozen,        // the seat ledger is frozen: nothing applied
   bad_route,     // stations the room's legs do not have, or the wrong way round
+  waitlisted,    // in line for seats that may come back (inventory.waitlist)
 };
-inline constexpr auto last_hold_outcome = hold_outcome::bad_route;
+inline constexpr auto last_hold_outcome = hold_outcome::waitlisted;
 std::string_view to_string(hold_outcome outcome);
 
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,

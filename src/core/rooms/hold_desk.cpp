@@ -51,15 +51,12 @@ hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_
     return hold_refusal{errc::invalid_route, fmt::format("\"{}\" {}.", bad->field, bad->message), bad->field};
   }
   const auto legs = std::get<leg_span>(route);
-  const hold* replaced = nullptr;
-  if (auto earlier = seats.live_hold_of(*request.visitor)) {
-    if (settings.second == second_hold::refuse) {
-      return hold_refusal{errc::live_hold_exists,
-                          fmt::format("You hold seats already (hold {}): confirm or release it first.", to_hex(*earlier))};
-    }
-    replaced = seats.find(*earlier);
+  auto earlier = seats.live_hold_of(*request.visitor);
+  if (earlier && settings.second == second_hold::refuse) {
+    return hold_refusal{errc::live_hold_exists,
+                        fmt::format("You hold seats already (hold {}): confirm or release it first.", to_hex(*earlier))};
   }
-  if (!seats.fits(legs, request.seats, replaced)) {
+  if (seats.placement(legs, request.seats, earlier ? &*earlier : nullptr) == hold_outcome::sold_out) {
     return hold_refusal{errc::sold_out, fmt::format("{} seats are available now; {} held may come back.",
                                                     seats.available(legs), seats.held())};
   }

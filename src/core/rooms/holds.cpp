@@ -8,17 +8,19 @@
 namespace foyer {
 namespace {
 
-constexpr auto last_hold_state = static_cast<std::uint8_t>(hold_state::refund_required);
+constexpr auto last_hold_state = static_cast<std::uint8_t>(hold_state::waitlisted);
 constexpr auto last_reason = static_cast<std::uint8_t>(refund_reason::late_success_after_grace);
 constexpr auto last_action = static_cast<std::uint8_t>(hold_action::release);
 
 // 1: the counts, the holds, the ended holds and the receipts, each receipt an answer
 //    (room states of format 4 carry it without a format byte);
 // 2: each receipt with its outcome, refusals included;
-// 3: each leg's counts in place of the route's, each hold and receipt with its legs.
+// 3: each leg's counts in place of the route's, each hold and receipt with its legs;
+// 4: the waitlist in order, each receipt with its place in line.
 constexpr std::uint8_t first_ledger_format = 1;
 constexpr std::uint8_t outcomes_ledger_format = 2;
-constexpr std::uint8_t ledger_format = 3;
+constexpr std::uint8_t legs_ledger_format = 3;
+constexpr std::uint8_t ledger_format = 4;
 
 void write_legs(writer& w, leg_span legs) {
   w.u32(legs.from);
@@ -26,7 +28,7 @@ void write_legs(writer& w, leg_span legs) {
 }
 
 leg_span read_legs(reader& r, std::uint8_t format) {
-  if (format < ledger_format) return {};
+  if (format < legs_ledger_format) return {};
   leg_span legs;
   legs.from = r.u32();
   legs.to = r.u32();
@@ -64,6 +66,7 @@ bool refused(hold_outcome outcome) {
     case hold_outcome::frozen:
     case hold_outcome::bad_route: return true;
     case hold_outcome::placed:
+    case hold_outcome::waitlisted:
     case hold_outcome::extended:
     case hold_outcome::confirmed:
     case hold_outcome::refund_required:
@@ -83,6 +86,7 @@ std::string_view to_string(hold_state state) {
     case hold_state::released: return "released";
     case hold_state::expired: return "expired";
     case hold_state::refund_required: return "refund_required";
+    case hold_state::waitlisted: return "waitlisted";
   }
   return "unknown";
 }
@@ -120,7 +124,7 @@ std::variant<leg_span, field_problem> route_of(const inventory_settings& setting
   return span;
 }
 
-void seat_ledger::retotal(const std::optional<inventory_settings>& settings) {
+void seat_ledger::retotal(const std::optional<inventory_settings>& settings, std::int64_t at_ms) {
   std::size_t count = settings ? settings->leg_count() : 0;
   if (legs_.size() != count) {
     // Other legs: only while nothing is held or confirmed (room::refuses keeps the legs
@@ -138,6 +142,8 @@ void seat_ledger::retotal(const std::optional<inventory_settings>& settings) {
     auto taken = leg.held + leg.confirmed;
     leg.available = leg.total >= taken ? leg.total - taken : 0;
   }
+  // Seats a larger total adds go to the line first.
+  if (settings_ && !frozen_) serve_waitlist(at_ms);
   check();
 }
 
@@ -229,11 +235,60 @@ void seat_ledger::prune(std::int64_t now_ms) {
 void seat_ledger::end(const id16& hold_id, hold& h, hold_state state, std::int64_t at_ms) {
   live_by_expiry_.erase({h.expires_ms, hold_id});
   live_by_visitor_.erase(h.visitor);
+  if (h.state == hold_state::waitlisted) {
+    waitlist_.erase(std::find(waitlist_.begin(), waitlist_.end(), hold_id));
+    owed_ -= h.seats;
+  } else {
+    held_ -= h.seats;
+    move(h, &leg_seats::held, &leg_seats::available);
+  }
   h.state = state;
   h.ended_ms = at_ms;
-  held_ -= h.seats;
-  move(h, &leg_seats::held, &leg_seats::available);
   ended_.emplace_back(at_ms, hold_id);
+}
+
+void seat_ledger::start_holding(const id16& hold_id, hold& h, std::int64_t at_ms) {
+  h.state = hold_state::held;
+  h.expires_ms = at_ms + std::int64_t{settings_->hold_seconds} * 1000;
+  held_ += h.seats;
+  move(h, &leg_seats::available, &leg_seats::held);
+  live_by_visitor_.insert_or_assign(h.visitor, hold_id);
+  live_by_expiry_.emplace(h.expires_ms, hold_id);
+}
+
+void seat_ledger::serve_waitlist(std::int64_t at_ms) {
+  while (!waitlist_.empty()) {
+    auto id = waitlist_.front();
+    hold& h = holds_.at(id);
+    if (!fits(h.legs, h.seats, nullptr)) break;
+    waitlist_.pop_front();
+    owed_ -= h.seats;
+    live_by_expiry_.erase({h.expires_ms, id});
+    start_holding(id, h, at_ms);
+  }
+  // Nothing can come back for those in line: their wait ends.
+  while (sold_out() && !waitlist_.empty()) {
+    auto id = waitlist_.front();
+    end(id, holds_.at(id), hold_state::expired, at_ms);
+  }
+}
+
+hold_outcome seat_ledger::placement(leg_span legs, std::uint32_t seats, const id16* replaced) const {
+  const hold* earlier = replaced ? find(*replaced) : nullptr;
+  bool earlier_waits = earlier && earlier->state == hold_state::waitlisted;
+  auto ahead = waitlist_.size() - (earlier_waits ? 1 : 0);
+  // Nobody is overtaken: while anyone waits, a new placement waits behind them.
+  if (ahead == 0 && fits(legs, seats, earlier_waits ? nullptr : earlier)) return hold_outcome::placed;
+  bool may_come_back = ahead > 0;
+  for (auto i = legs.from; i < legs.to && i < legs_.size(); ++i) may_come_back = may_come_back || legs_[i].held > 0;
+  if (may_come_back && ahead < settings_->waitlist) return hold_outcome::waitlisted;
+  return hold_outcome::sold_out;
+}
+
+std::optional<std::uint32_t> seat_ledger::waitlist_position(const id16& hold_id) const {
+  auto it = std::find(waitlist_.begin(), waitlist_.end(), hold_id);
+  if (it == waitlist_.end()) return std::nullopt;
+  return static_cast<std::uint32_t>(it - waitlist_.begin()) + 1;
 }
 
 std::optional<hold_outcome> seat_ledger::unanswered(std::string_view key, std::int64_t at_ms) {
@@ -267,25 +322,27 @@ hold_outcome seat_ledger::place(const hold_placed& e, leg_span legs) {
   if (holds_.contains(e.hold)) return hold_outcome::hold_id_taken;
   if (e.seats == 0 || e.seats > settings_->max_seats_per_hold) return hold_outcome::bad_seats;
   auto earlier = live_hold_of(e.visitor);
-  const hold* replaced = nullptr;
-  if (earlier) {
-    if (settings_->second == second_hold::refuse) return hold_outcome::live_hold_exists;
-    replaced = &holds_.at(*earlier);
-  }
+  if (earlier && settings_->second == second_hold::refuse) return hold_outcome::live_hold_exists;
   // All or nothing: the earlier hold goes only if the new one can take its place.
-  if (!fits(legs, e.seats, replaced)) return hold_outcome::sold_out;
+  auto outcome = placement(legs, e.seats, earlier ? &*earlier : nullptr);
+  if (outcome == hold_outcome::sold_out) return outcome;
   if (earlier) end(*earlier, holds_.at(*earlier), hold_state::released, e.at_ms);
-  hold h;
+  hold& h = holds_[e.hold];
   h.visitor = e.visitor;
   h.seats = e.seats;
-  h.expires_ms = e.at_ms + std::int64_t{settings_->hold_seconds} * 1000;
+  h.state = hold_state::waitlisted;
   h.legs = legs;
-  held_ += e.seats;
-  move(h, &leg_seats::available, &leg_seats::held);
-  holds_.emplace(e.hold, h);
-  live_by_visitor_.emplace(e.visitor, e.hold);
-  live_by_expiry_.emplace(h.expires_ms, e.hold);
-  return hold_outcome::placed;
+  if (outcome == hold_outcome::placed) {
+    start_holding(e.hold, h, e.at_ms);
+  } else {
+    // By then every seat held now has come back or been confirmed.
+    h.expires_ms = e.at_ms + (std::int64_t{settings_->hold_seconds} + settings_->extension_seconds) * 1000;
+    waitlist_.push_back(e.hold);
+    owed_ += h.seats;
+    live_by_visitor_.emplace(e.visitor, e.hold);
+    live_by_expiry_.emplace(h.expires_ms, e.hold);
+  }
+  return outcome;
 }
 
 hold_outcome seat_ledger::apply(const hold_placed& e) {
@@ -300,8 +357,15 @@ hold_outcome seat_ledger::apply(const hold_placed& e) {
   r.at_ms = e.at_ms;
   r.outcome = outcome;
   if (legs) r.legs = *legs;
-  if (outcome == hold_outcome::placed) r.expires_ms = holds_.at(e.hold).expires_ms;
+  if (outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) {
+    const hold& h = holds_.at(e.hold);
+    r.state = h.state;
+    r.expires_ms = h.expires_ms;
+    r.waitlist_position = waitlist_position(e.hold).value_or(0);
+  }
   record(e.key, r);
+  // An earlier hold it replaced may have given seats back.
+  serve_waitlist(e.at_ms);
   check();
   return outcome;
 }
@@ -358,8 +422,11 @@ hold_outcome seat_ledger::apply(const hold_confirmed& e) {
       break;
     case hold_state::confirmed:
     case hold_state::refund_required: break;
+    case hold_state::waitlisted: return answer(e.key, hold_action::confirm, e.hold, &h, hold_outcome::not_held, e.at_ms);
   }
   auto outcome = h.state == hold_state::confirmed ? hold_outcome::confirmed : hold_outcome::refund_required;
+  // The last seats held, confirmed, may sell the room out: the line then ends.
+  serve_waitlist(e.at_ms);
   return answer(e.key, hold_action::confirm, e.hold, &h, outcome, e.at_ms);
 }
 
@@ -372,9 +439,10 @@ hold_outcome seat_ledger::apply(const hold_released& e) {
   // A confirmed hold is not released.
   if (h.state == hold_state::confirmed || h.state == hold_state::refund_required) {
     outcome = hold_outcome::not_held;
-  } else if (h.state == hold_state::held) {
+  } else if (h.state == hold_state::held || h.state == hold_state::waitlisted) {
     end(e.hold, h, hold_state::released, e.at_ms);
     outcome = hold_outcome::released;
+    serve_waitlist(e.at_ms);
   }
   return answer(e.key, hold_action::release, e.hold, &h, outcome, e.at_ms);
 }
@@ -386,11 +454,13 @@ hold_outcome seat_ledger::apply(const holds_expired& e) {
   auto outcome = hold_outcome::nothing_due;
   for (const auto& id : e.holds) {
     auto it = holds_.find(id);
-    if (it == holds_.end() || it->second.state != hold_state::held || it->second.expires_ms > e.at_ms) continue;
+    if (it == holds_.end() || it->second.expires_ms > e.at_ms) continue;
+    if (it->second.state != hold_state::held && it->second.state != hold_state::waitlisted) continue;
     // The late grace counts from the hold's time, not from the sweep.
     end(id, it->second, hold_state::expired, it->second.expires_ms);
     outcome = hold_outcome::expired;
   }
+  serve_waitlist(e.at_ms);
   check();
   return outcome;
 }
@@ -445,7 +515,10 @@ void seat_ledger::encode(writer& w) const {
     w.i64(s.at_ms);
     w.u8(static_cast<std::uint8_t>(s.outcome));
     write_legs(w, s.legs);
+    w.u32(s.waitlist_position);
   }
+  w.u32(static_cast<std::uint32_t>(waitlist_.size()));
+  for (const auto& id : waitlist_) w.raw(id);
 }
 
 bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& settings, bool versioned) {
@@ -454,11 +527,11 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
   seat_ledger l;
   l.settings_ = settings;
   l.total_ = r.u64();
-  auto route_available = format < ledger_format ? r.u64() : 0;
+  auto route_available = format < legs_ledger_format ? r.u64() : 0;
   l.held_ = r.u64();
   l.confirmed_ = r.u64();
   l.frozen_ = r.u8() != 0;
-  if (format < ledger_format) {
+  if (format < legs_ledger_format) {
     // The route as its one leg.
     if (settings) l.legs_.push_back({l.total_, route_available, l.held_, l.confirmed_});
   } else {
@@ -493,7 +566,10 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
     // On legs the ledger does not have: readable, not countable.
     bool countable = h.legs.to <= l.legs_.size();
     if (!countable) l.frozen_ = true;
-    if (h.state == hold_state::held) {
+    if (h.state == hold_state::waitlisted) {
+      l.live_by_visitor_.emplace(h.visitor, id);
+      l.live_by_expiry_.emplace(h.expires_ms, id);
+    } else if (h.state == hold_state::held) {
       held += h.seats;
       for (auto leg = h.legs.from; countable && leg < h.legs.to; ++leg) counted[leg].held += h.seats;
       l.live_by_visitor_.emplace(h.visitor, id);
@@ -523,6 +599,7 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
     s.at_ms = r.i64();
     auto outcome = format >= outcomes_ledger_format ? r.u8() : std::uint8_t{0};
     s.legs = read_legs(r, format);
+    if (format >= ledger_format) s.waitlist_position = r.u32();
     if (action > last_action || state > last_hold_state || reason > last_reason ||
         outcome > static_cast<std::uint8_t>(last_hold_outcome)) {
       return false;
@@ -533,6 +610,23 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
     s.outcome = format >= outcomes_ledger_format ? static_cast<hold_outcome>(outcome) : answered_outcome(s);
     l.receipts_.emplace(digest, s);
     l.key_order_.emplace_back(s.at_ms, digest);
+  }
+  std::size_t waitlisted = 0;
+  for (const auto& [id, h] : l.holds_) waitlisted += h.state == hold_state::waitlisted;
+  if (format >= ledger_format) {
+    auto in_line = r.u32();
+    for (std::uint32_t i = 0; i < in_line && !r.failed(); ++i) {
+      auto id = r.raw<16>();
+      auto it = l.holds_.find(id);
+      if (it == l.holds_.end() || it->second.state != hold_state::waitlisted) return false;
+      l.waitlist_.push_back(id);
+      l.owed_ += it->second.seats;
+    }
+  }
+  // Every waitlisted hold is in line, once.
+  if (l.waitlist_.size() != waitlisted ||
+      std::set<id16>(l.waitlist_.begin(), l.waitlist_.end()).size() != waitlisted) {
+    return false;
   }
   if (r.failed()) return false;
   // After recovery the counters must agree with the holds they count, and the totals

@@ -8,6 +8,11 @@
 // Idempotency-Keys of the requests and the one-live-hold-per-visitor rule are decided
 // from its indexes, kept at least as long as the longest hold and its late grace.
 //
+// With a waitlist (inventory.waitlist), a placement that finds too few seats while some
+// are held on its legs (they may come back) waits in line instead of being refused, and
+// while anyone waits every new placement waits behind them: seats that come back go to
+// the head of the line as soon as its seats fit, strictly in order, on apply.
+//
 // Single-threaded: owned by its room, on the event loop.
 
 #include <cstdint>
@@ -26,7 +31,8 @@
 
 namespace foyer {
 
-enum class hold_state : std::uint8_t { held, confirmed, released, expired, refund_required };
+// `waitlisted`: in line for seats, holding none; it becomes held, or lapses (expired).
+enum class hold_state : std::uint8_t { held, confirmed, released, expired, refund_required, waitlisted };
 std::string_view to_string(hold_state state);
 
 // Why a confirmation ended in a refund.
@@ -57,7 +63,7 @@ struct hold {
   id16 visitor{};
   std::uint32_t seats = 0;
   hold_state state = hold_state::held;
-  std::int64_t expires_ms = 0;
+  std::int64_t expires_ms = 0;  // while waitlisted: when its place in line lapses
   bool extended = false;
   std::int64_t ended_ms = 0;  // when it was released, expired or refunded
   refund_reason reason = refund_reason::none;
@@ -79,6 +85,7 @@ struct hold_receipt {
   std::int64_t at_ms = 0;
   hold_outcome outcome = hold_outcome::placed;
   leg_span legs{};  // a placement's, as its request named them
+  std::uint32_t waitlist_position = 0;  // a placement that was waitlisted: its place in line then, from 1
 };
 
 // Whether the outcome refused the request (nothing done), as opposed to answering it.
@@ -89,7 +96,8 @@ class seat_ledger {
   // The inventory setting changed (or went away: nullopt). The totals move, and what is
   // available with them; a total below what is held and confirmed on a leg freezes the
   // ledger, and so do other legs while seats are held or confirmed (room::refuses).
-  void retotal(const std::optional<inventory_settings>& settings);
+  // Seats it adds go to the waitlist first, at `at_ms`.
+  void retotal(const std::optional<inventory_settings>& settings, std::int64_t at_ms);
 
   // Each request is answered under its key, refusals included (a retry gets the same):
   // only a repeated key, a frozen ledger and a room without seats record nothing.
@@ -121,9 +129,18 @@ class seat_ledger {
   bool frozen() const { return frozen_; }
   // No seat on any leg and nothing that may come back: the room is sold out.
   bool sold_out() const { return enabled() && most_available() == 0 && held_ == 0; }
+  // What a placement of `seats` on `legs` would get now: placed, waitlisted or sold_out
+  // (`replaced`: the visitor's earlier hold or place in line, which it would replace).
+  hold_outcome placement(leg_span legs, std::uint32_t seats, const id16* replaced) const;
+  // Seats the line waits for: not for admission to count on.
+  std::uint64_t owed() const { return owed_; }
+  std::size_t waiting() const { return waitlist_.size(); }
+  // The hold's place in line, from 1, while it is waitlisted.
+  std::optional<std::uint32_t> waitlist_position(const id16& hold_id) const;
 
   const hold* find(const id16& hold_id) const;
-  // The visitor's hold in state held, if any (it may be past its expiry, not swept yet).
+  // The visitor's hold in state held or waitlisted, if any (it may be past its expiry,
+  // not swept yet): one live hold per visitor, a place in line included.
   std::optional<id16> live_hold_of(const id16& visitor) const;
   const hold_receipt* receipt(std::string_view key) const;
   // The held holds whose time passed by `now`, for the ticker's sweep.
@@ -146,8 +163,12 @@ class seat_ledger {
   hold_outcome answer(std::string_view key, hold_action action, const id16& hold_id, const hold* h,
                       hold_outcome outcome, std::int64_t at_ms);
   void record(std::string_view key, hold_receipt receipt);
-  // A held hold ends: its seats are available again.
+  // A held hold ends: its seats are available again. A waitlisted one leaves the line.
   void end(const id16& hold_id, hold& h, hold_state state, std::int64_t at_ms);
+  // Seats that came back go to the head of the line while its seats fit; a room sold out
+  // (nothing available, nothing held) empties the line.
+  void serve_waitlist(std::int64_t at_ms);
+  void start_holding(const id16& hold_id, hold& h, std::int64_t at_ms);
   // Moves a hold's seats on each of its legs: `from` loses them, `to` gains them.
   void move(const hold& h, std::uint64_t leg_seats::*from, std::uint64_t leg_seats::*to);
   void prune(std::int64_t now_ms);
@@ -161,6 +182,8 @@ class seat_ledger {
   std::uint64_t confirmed_ = 0;
   bool frozen_ = false;
   std::unordered_map<id16, hold, id16_hash> holds_;
+  std::deque<id16> waitlist_;  // head first
+  std::uint64_t owed_ = 0;     // seats of the waitlisted
   std::unordered_map<id16, id16, id16_hash> live_by_visitor_;
   std::set<std::pair<std::int64_t, id16>> live_by_expiry_;
   std::deque<std::pair<std::int64_t, id16>> ended_;  // (ended, hold), oldest first

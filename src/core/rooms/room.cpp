@@ -42,7 +42,7 @@ room::room(room_config config, const room_created& created)
   if (state_ == room_state::open) opened_at_ms_ = created.at_ms;
   reset_rate();
   stock_.retotal(std::nullopt, config_.stock);
-  seats_.retotal(config_.inventory);
+  seats_.retotal(config_.inventory, created.at_ms);
 }
 
 void room::reset_rate() {
@@ -133,7 +133,7 @@ void room::apply(const room_configured& e) {
   }
   stock_.retotal(before.stock, config_.stock);
   if (before.inventory != config_.inventory) {
-    seats_.retotal(config_.inventory);
+    seats_.retotal(config_.inventory, e.at_ms);
     follow_supply(e.at_ms);
   }
   if (untouched() && (first || schedule_moved)) {
@@ -214,7 +214,8 @@ void room::follow_supply(std::int64_t at_ms) {
 
 hold_outcome room::apply(const hold_placed& e) {
   auto outcome = seats_.apply(e);
-  if (outcome == hold_outcome::placed && e.place) claims_.finish(*e.place);
+  // In line or holding, the visitor's seats count from here, not their pass slot.
+  if ((outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) && e.place) claims_.finish(*e.place);
   follow_supply(e.at_ms);
   return outcome;
 }
@@ -256,7 +257,12 @@ std::optional<std::uint64_t> room::admission_cap(std::int64_t now_ms) const {
   // legs, for the leg with the most seats: a visitor may want any part of the route, and
   // the fullest leg must not stop admission for the others (the hold itself is refused
   // if its own legs are full).
-  if (seats_.enabled()) cap = std::min(cap.value_or(~std::uint64_t{0}), claims_.freed(now_ms) + seats_.most_available());
+  // Seats owed to the waitlist are its, not the queue's.
+  if (seats_.enabled()) {
+    auto most = seats_.most_available();
+    auto open_seats = most > seats_.owed() ? most - seats_.owed() : 0;
+    cap = std::min(cap.value_or(~std::uint64_t{0}), claims_.freed(now_ms) + open_seats);
+  }
   return cap;
 }
 
@@ -523,7 +529,7 @@ bool room::decode_state(std::string_view bytes) {
     seats_ = std::move(seats);
   } else {
     seats_ = seat_ledger{};
-    seats_.retotal(config_.inventory);
+    seats_.retotal(config_.inventory, tick_ms_);
   }
   lobby_root_.reset();
   permutation_.reset();

@@ -27,6 +27,7 @@ constexpr std::string_view inventory_prefix = "inventory.";
 constexpr std::int64_t max_hold_seconds = 3600;
 constexpr std::int64_t max_late_grace_seconds = 24 * 3600;
 constexpr std::size_t max_stations = 64;
+constexpr std::int64_t max_waitlist = 1'000'000;
 constexpr std::size_t max_station_size = 32;
 
 // One setting's identity and how to compare and copy it, for diffs and merges.
@@ -195,6 +196,7 @@ std::optional<field_problem> set_inventory(inventory_settings& s, std::string_vi
   if (name == "late_grace_seconds") return set_integer(key, value, s.late_grace_seconds, 0, max_late_grace_seconds);
   if (name == "max_seats_per_hold") return set_integer(key, value, s.max_seats_per_hold, 1, 1000);
   if (name == "legs") return set_stations(s, key, value);
+  if (name == "waitlist") return set_integer(key, value, s.waitlist, 0, max_waitlist);
   if (name == "leg_totals") return set_leg_totals(s, key, value);
   if (name == "second_hold") {
     const auto* text = std::get_if<std::string>(&value);
@@ -425,6 +427,7 @@ std::string to_json(const room_config& c) {
                            .str("second_hold", to_string(s->second))
                            .raw("legs", json_string_list(s->legs))
                            .raw("leg_totals", fmt::format("[{}]", fmt::join(s->leg_totals, ",")))
+                           .num("waitlist", s->waitlist)
                            .done());
   } else {
     o.null("inventory");
@@ -476,6 +479,7 @@ void write_room_config(writer& w, const room_config& c) {
   for (const auto& station : s.legs) w.str(station);
   w.u32(static_cast<std::uint32_t>(s.leg_totals.size()));
   for (auto total : s.leg_totals) w.u64(total);
+  w.u32(s.waitlist);
 }
 
 room_config read_room_config(reader& r, std::uint8_t format) {
@@ -527,6 +531,7 @@ room_config read_room_config(reader& r, std::uint8_t format) {
     auto totals = r.u32();
     for (std::uint32_t i = 0; i < totals && !r.failed(); ++i) s.leg_totals.push_back(r.u64());
   }
+  if (format >= 5) s.waitlist = r.u32();
   if (inventory) c.inventory = s;
   return c;
 }

@@ -46,6 +46,7 @@ struct inventory_settings {
   // N-1 legs between them, and a hold names the stations it goes from and to.
   std::vector<std::string> legs;
   std::vector<std::uint64_t> leg_totals;  // Default: `total` seats on each leg; else one per leg
+  std::uint32_t waitlist = 0;  // Default: 0, no waitlist; else how many may wait for seats that may come back
 
   // Legs of the route: one without stations.
   std::size_t leg_count() const { return legs.size() < 2 ? 1 : legs.size() - 1; }
@@ -128,8 +129,8 @@ std::string to_json(const room_config& config);
 
 // The encoding of the settings in events and snapshots. Format 1 has no admission
 // settings (max_active and after): they take their defaults; format 2 has no inventory;
-// format 3 no legs.
-inline constexpr std::uint8_t room_config_format = 4;
+// format 3 no legs, format 4 no waitlist.
+inline constexpr std::uint8_t room_config_format = 5;
 void write_room_config(writer& w, const room_config& config);
 room_config read_room_config(reader& r, std::uint8_t format = room_config_format);
 

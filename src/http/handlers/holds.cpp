@@ -1,6 +1,7 @@
 #include "http/handlers/holds.hpp"
 
 #include <boost/beast/http/field.hpp>
+#include <fmt/format.h>
 #include <foyer/pass_verifier.hpp>
 
 #include "core/base/json.hpp"
@@ -58,10 +59,14 @@ response refused(const request& req, const hold_refusal& why) {
 // Times on the rooms' clock, which runs with the wall clock (foyer/clock.hpp): the same
 // text for every answer about one hold.
 response hold_response(const request& req, bhttp::status status, const id16& id, hold_state state,
-                       std::uint32_t seats, std::int64_t expires_ms, refund_reason reason) {
+                       std::uint32_t seats, std::int64_t expires_ms, refund_reason reason,
+                       std::uint32_t waitlist_position = 0) {
   json_object body;
   body.str("hold_id", to_hex(id)).str("state", to_string(state));
   switch (state) {
+    case hold_state::waitlisted:
+      body.num("seats", std::uint64_t{seats}).num("waitlist_position", std::uint64_t{waitlist_position});
+      break;
     case hold_state::held: body.num("seats", std::uint64_t{seats}).str("expires_at", format_rfc3339_ms(expires_ms)); break;
     case hold_state::confirmed: body.str("confirmation_id", to_hex(confirmation_id(id))); break;
     case hold_state::refund_required: body.str("reason", to_string(reason)); break;
@@ -72,6 +77,15 @@ response hold_response(const request& req, bhttp::status status, const id16& id,
 }
 
 response receipt_response(const request& req, const hold_receipt& receipt) {
+  // In line, not holding: a conflict that says where the visitor stands, as it first did.
+  if (receipt.state == hold_state::waitlisted) {
+    auto position = std::to_string(receipt.waitlist_position);
+    return problem(req, errc::waitlist_offered,
+                   fmt::format("Too few seats are available now: you are number {} in line for seats that come back. "
+                               "Ask about the hold to see when it holds seats.",
+                               receipt.waitlist_position),
+                   {{"waitlist_position", position}, {"hold_id", json_quote(to_hex(receipt.hold))}});
+  }
   auto status = receipt.action == hold_action::place ? bhttp::status::created : bhttp::status::ok;
   return hold_response(req, status, receipt.hold, receipt.state, receipt.seats, receipt.expires_ms, receipt.reason);
 }
@@ -177,7 +191,8 @@ response get_hold(context& ctx, const request& req, const room& r, std::string_v
   auto found = hold_for(r, *id, who->visitor);
   if (const auto* why = std::get_if<hold_refusal>(&found)) return refused(req, *why);
   const hold& h = *std::get<const hold*>(found);
-  return hold_response(req, bhttp::status::ok, *id, h.state, h.seats, h.expires_ms, h.reason);
+  return hold_response(req, bhttp::status::ok, *id, h.state, h.seats, h.expires_ms, h.reason,
+                       r.seats().waitlist_position(*id).value_or(0));
 }
 
 response inventory(const request& req, const room& r) {

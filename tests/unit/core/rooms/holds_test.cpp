@@ -372,7 +372,9 @@ TEST_CASE_METHOD(holds_fixture, "admission follows the seats: released seats adm
 TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, failed writes and restarts keep the seats whole") {
   std::mt19937 rng(GENERATE(1u, 2u, 3u, 4u, 5u));
   bool legged = GENERATE(false, true);
-  start({legged ? legged_room(20, {20, 12, 20}) : seat_room(20)});
+  auto config = legged ? legged_room(20, {20, 12, 20}) : seat_room(20);
+  config.inventory->waitlist = 3;
+  start({config});
   std::map<std::string, hold_receipt> first_answers;
   // What each key's request did when it was last applied (a key is new again once its
   // receipt is pruned), as the observer heard it.
@@ -454,6 +456,9 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
     for (const auto& leg : s.legs()) REQUIRE(leg.confirmed + leg.held + leg.available == leg.total);
     REQUIRE(s.legs().size() == (legged ? 3u : 1u));
     REQUIRE_FALSE(s.frozen());
+    REQUIRE(s.waiting() <= 3);
+    // Nothing can come back for a line in a sold-out room.
+    if (s.sold_out()) REQUIRE(s.waiting() == 0);
   }
   // Every confirmation the requests heard of is in the ledger, each counted once.
   std::uint64_t seats_confirmed = 0;
@@ -618,4 +623,114 @@ TEST_CASE_METHOD(legs_fixture, "with legs, admission follows the leg with the mo
   advance_s(5);
   tick("r");
   CHECK(r().served(clock.steady_ms()) == 4);
+}
+
+namespace {
+
+room_config waitlist_room(std::uint64_t total, std::uint32_t waitlist) {
+  auto c = seat_room(total);
+  c.inventory->waitlist = waitlist;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(holds_fixture, "a placement that finds too few seats while some are held waits in line, served in order") {
+  start({waitlist_room(2, 2)});
+  receipt(place("k1", 1, 1, 2));
+  auto first = receipt(place("k2", 2, 2, 1));
+  CHECK(first.state == hold_state::waitlisted);
+  CHECK(first.waitlist_position == 1);
+  CHECK(receipt(place("k3", 3, 3, 2)).waitlist_position == 2);
+  // The line is full: refused.
+  CHECK(refusal(place("k4", 4, 4, 1)) == errc::sold_out);
+  // A retry gets the first answer; the visitor in line holds their one live hold.
+  CHECK(receipt(place("k2", 2, 2, 1)).waitlist_position == 1);
+  CHECK(seats().live_hold_of(visitor(2)) == hold_id(2));
+  CHECK(refusal(place("k5", 2, 5, 1)) == errc::live_hold_exists);
+  CHECK(seats().owed() == 3);
+  advance_s(10);
+  receipt(act("r1", hold_action::release, 1));
+  // The head fits and holds, its time counted from now; the next needs two, one is free.
+  const hold* head = seats().find(hold_id(2));
+  REQUIRE(head);
+  CHECK(head->state == hold_state::held);
+  CHECK(head->expires_ms == clock.steady_ms() + 180'000);
+  CHECK(seats().waitlist_position(hold_id(3)) == 1u);
+  CHECK(seats().available() == 1);
+  // Nobody overtakes: a new placement for the free seat waits behind.
+  CHECK(receipt(place("k6", 6, 6, 1)).waitlist_position == 2);
+  CHECK(seats().available() == 1);
+  receipt(act("c2", hold_action::confirm, 2));
+  CHECK(seats().find(hold_id(3))->state == hold_state::waitlisted);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a place in line lapses after hold and extension time, by the sweep") {
+  start({waitlist_room(1, 3)});
+  receipt(place("k1", 1, 1, 1));
+  advance_s(100);
+  receipt(place("k2", 2, 2, 1));
+  receipt(act("e1", hold_action::extend, 1));
+  advance_s(269);
+  REQUIRE(sweep());
+  // Hold 1 lasted 180 + 90 s: it expired at 270 s, and gave its seat to the head.
+  CHECK(seats().find(hold_id(2))->state == hold_state::held);
+  receipt(place("k3", 3, 3, 1));
+  advance_s(269);
+  REQUIRE(sweep());
+  // Hold 2 expired at 180 s from 269 s, and gave its seat to hold 3, which waited 269 s.
+  CHECK(seats().find(hold_id(3))->state == hold_state::held);
+  receipt(place("k4", 4, 4, 1));
+  receipt(act("c3", hold_action::confirm, 3));
+  // Nothing available, nothing held: the room is sold out, the line emptied.
+  CHECK(r().state() == room_state::sold_out);
+  CHECK(seats().find(hold_id(4))->state == hold_state::expired);
+  CHECK(seats().waiting() == 0);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "an entry whose seats never fit lapses, a total that grows serves the line, and the line survives a restart") {
+  start({waitlist_room(2, 3)});
+  receipt(place("k1", 1, 1, 1));
+  receipt(place("k2", 2, 2, 1));
+  CHECK(receipt(place("k3", 3, 3, 2)).state == hold_state::waitlisted);
+  receipt(act("c1", hold_action::confirm, 1));
+  advance_s(180);
+  REQUIRE(sweep());
+  // One seat came back; the head needs two, and the next waits behind it.
+  CHECK(seats().find(hold_id(3))->state == hold_state::waitlisted);
+  CHECK(receipt(place("k4", 4, 4, 1)).waitlist_position == 2);
+  restart();
+  CHECK(seats().waitlist_position(hold_id(3)) == 1u);
+  CHECK(seats().waitlist_position(hold_id(4)) == 2u);
+  CHECK(seats().owed() == 3);
+  // 270 s after it joined, every seat held then has come back or been confirmed: it lapses.
+  advance_s(90);
+  REQUIRE(sweep());
+  CHECK(seats().find(hold_id(3))->state == hold_state::expired);
+  CHECK(seats().find(hold_id(4))->state == hold_state::held);
+  CHECK(receipt(place("k5", 5, 5, 2)).state == hold_state::waitlisted);
+  REQUIRE_FALSE(reconcile({waitlist_room(4, 3)}));
+  CHECK(seats().find(hold_id(5))->state == hold_state::held);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "seats owed to the waitlist are not admitted for") {
+  start({waitlist_room(3, 2)});
+  for (std::uint8_t v = 0; v < 8; ++v) join("r", v);
+  advance_s(5);
+  tick("r");
+  CHECK(r().served(clock.steady_ms()) == 3);
+  for (std::uint8_t v = 0; v < 3; ++v) REQUIRE_FALSE(commit(pass_claimed{"r", v, id_of(3, v), clock.now_ms()}).first);
+  receipt(ask("k0", {hold_action::place, hold_id(0), visitor(0), 0, 2}));
+  receipt(ask("k1", {hold_action::place, hold_id(1), visitor(1), 1, 1}));
+  CHECK(receipt(ask("k2", {hold_action::place, hold_id(2), visitor(2), 2, 3})).state == hold_state::waitlisted);
+  receipt(act("r1", hold_action::release, 1));
+  // One seat is free, and owed to the head of the line, which waits for three.
+  CHECK(seats().available() == 1);
+  advance_s(5);
+  tick("r");
+  CHECK(r().served(clock.steady_ms()) == 3);
+  check_invariant();
 }

@@ -135,6 +135,11 @@ TEST_CASE("an inventory table needs a total, takes its defaults and round-trips"
   CHECK(c.inventory->max_seats_per_hold == 4);
   CHECK(c.inventory->second == second_hold::release_first);
   CHECK(c.inventory->retention_ms() == (60 + 90 + 300) * 1000);
+  CHECK(c.inventory->waitlist == 0);
+  CHECK(set(c, "inventory.waitlist", std::int64_t{-1})->field == "inventory.waitlist");
+  CHECK_FALSE(set(c, "inventory.waitlist", std::int64_t{50}));
+  CHECK(c.inventory->waitlist == 50);
+  REQUIRE_FALSE(set(c, "inventory.waitlist", std::int64_t{0}));
   writer w;
   write_room_config(w, c);
   reader r(w.bytes());
@@ -142,7 +147,7 @@ TEST_CASE("an inventory table needs a total, takes its defaults and round-trips"
   CHECK(r.done());
   CHECK(to_json(c).ends_with(R"("inventory":{"total":200,"hold_seconds":60,"extension_seconds":90,)"
                              R"("late_grace_seconds":300,"max_seats_per_hold":4,"second_hold":"release_first",)"
-                             R"("legs":[],"leg_totals":[]}})"));
+                             R"("legs":[],"leg_totals":[],"waitlist":0}})"));
   CHECK_FALSE(set(c, "inventory", unset_value{}));
   CHECK_FALSE(c.inventory);
 }
@@ -177,7 +182,7 @@ TEST_CASE("inventory legs are stations in order, leg_totals one per leg, and bot
   reader r(w.bytes());
   CHECK(read_room_config(r) == c);
   CHECK(r.done());
-  CHECK_THAT(to_json(c), Catch::EndsWith(R"("legs":["A","B","C","D"],"leg_totals":[200,150,200]}})"));
+  CHECK_THAT(to_json(c), Catch::EndsWith(R"("legs":["A","B","C","D"],"leg_totals":[200,150,200],"waitlist":0}})"));
   // An empty list is the default: total on every leg.
   REQUIRE_FALSE(set(c, "inventory.leg_totals", names{}));
   CHECK(c.inventory->leg_total(1) == 200);
