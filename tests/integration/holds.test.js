@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Foyer, until } from '../lib/foyer.js';
 
 const SITE = 'site-token-for-the-tests-0123';
+const ADMIN = 'admin-token-for-the-tests-0123';
 const TOTAL = 200;
 const VISITORS = 40;
 const ROUNDS = 6;
@@ -209,7 +210,7 @@ test('seats on legs: a hold takes every leg between its stations, and names the 
 
 test('a waitlist: the third visitor waits in line, and holds the seat the first releases', async () => {
   const f = new Foyer({
-    server: { site_token: SITE },
+    server: { site_token: SITE, admin_token: ADMIN },
     rooms: [{ id: 'club', rate_per_minute: 6000, target_url: '/welcome', inventory: { total: 3, waitlist: 1 } }],
   });
   try {
@@ -244,6 +245,11 @@ test('a waitlist: the third visitor waits in line, and holds the seat the first 
     const held = (await mine()).json;
     assert.equal(held.state, 'held');
     assert.ok(Date.parse(held.expires_at) > Date.now());
+    // The audit trail says what each request did.
+    const audit = await f.request('GET', '/api/v1/admin/rooms/club/audit', { headers: { authorization: `Bearer ${ADMIN}` } });
+    const holds = audit.text.trimEnd().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type.startsWith('hold'));
+    assert.deepEqual(holds.map((l) => [l.type, l.outcome]),
+      [['hold_placed', 'placed'], ['hold_placed', 'placed'], ['hold_placed', 'waitlisted'], ['hold_released', 'released']]);
   } finally {
     await f.cleanup();
   }
