@@ -78,6 +78,16 @@ room_value room_value_of(const toml::node& node) {
   if (auto v = node.value_exact<double>()) return *v;
   if (auto v = node.value_exact<std::string>()) return *v;
   if (const auto* list = node.as_array()) {
+    // A list of names or of whole numbers; an empty list is read as names.
+    if (!list->empty() && list->front().value_exact<std::int64_t>()) {
+      std::vector<std::int64_t> numbers;
+      for (const auto& item : *list) {
+        auto n = item.value_exact<std::int64_t>();
+        if (!n) return other_value{};
+        numbers.push_back(*n);
+      }
+      return numbers;
+    }
     std::vector<std::string> items;
     for (const auto& item : *list) {
       auto text = item.value_exact<std::string>();

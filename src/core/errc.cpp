@@ -67,6 +67,8 @@ std::string_view to_string(errc e) {
     case errc::unknown_hold: return "unknown_hold";
     case errc::hold_not_held: return "hold_not_held";
     case errc::hold_extended_already: return "hold_extended_already";
+    case errc::invalid_route: return "invalid_route";
+    case errc::waitlist_offered: return "waitlist_offered";
     case errc::internal_error: return "internal_error";
   }
   return "unknown";

@@ -70,6 +70,8 @@ enum class errc {
   unknown_hold,
   hold_not_held,     // the hold is no longer held (confirmed, released, expired)
   hold_extended_already,
+  invalid_route,  // a hold's stations: named without legs, missing, unknown or reversed
+  waitlist_offered,  // a placement waits in line for seats that may come back
   internal_error,
 };
 

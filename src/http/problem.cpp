@@ -63,6 +63,8 @@ problem_type type_of(errc e) {
     case errc::unknown_hold: return {404, "Unknown hold"};
     case errc::hold_not_held: return {409, "Hold not held"};
     case errc::hold_extended_already: return {409, "Hold extended already"};
+    case errc::invalid_route: return {422, "Invalid route"};
+    case errc::waitlist_offered: return {409, "Waitlisted"};
     case errc::internal_error: return {500, "Internal error"};
   }
   return {500, "Internal error"};

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Foyer, until } from '../lib/foyer.js';
 
 const SITE = 'site-token-for-the-tests-0123';
+const ADMIN = 'admin-token-for-the-tests-0123';
 const TOTAL = 200;
 const VISITORS = 40;
 const ROUNDS = 6;
@@ -161,6 +162,94 @@ test('a hold refuses a second one, takes no seats from a bad pass, and answers r
     const own = await f.request('GET', `/api/v1/rooms/hall/holds/${first.json.hold_id}`, { headers: { authorization: `Bearer ${pass}` } });
     assert.equal(own.json.state, 'confirmed');
     assert.equal((await hold('d', { seats: 2 })).json.error, 'sold_out');
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('seats on legs: a hold takes every leg between its stations, and names the field it gets wrong', async () => {
+  const f = new Foyer({
+    server: { site_token: SITE },
+    rooms: [{
+      id: 'line', rate_per_minute: 6000, target_url: '/welcome',
+      inventory: { total: 2, legs: ['A', 'B', 'C', 'D'], leg_totals: [2, 1, 2] },
+    }],
+  });
+  try {
+    await f.start();
+    const passes = [];
+    for (let i = 0; i < 2; i++) {
+      const ticket = (await f.join('line')).json.ticket;
+      passes.push((await until('admission', async () => {
+        const s = (await f.status(ticket, 'line')).json;
+        return s.pass ? s : null;
+      })).pass);
+    }
+    const hold = (v, key, body) => f.request('POST', '/api/v1/rooms/line/holds',
+      { body, headers: { authorization: `Bearer ${passes[v]}`, 'idempotency-key': key } });
+    const missing = await hold(0, 'm', { seats: 1, to: 'C' });
+    assert.equal(missing.status, 422, missing.text);
+    assert.equal(missing.json.field, 'from');
+    assert.equal((await hold(0, 'r', { seats: 1, from: 'C', to: 'A' })).json.field, 'to');
+    assert.equal((await hold(0, 'a', { seats: 1, from: 'A', to: 'C' })).status, 201);
+    // B-C has one seat, taken: B-D is refused whole.
+    assert.equal((await hold(1, 'b', { seats: 1, from: 'B', to: 'D' })).json.error, 'sold_out');
+    assert.equal((await hold(1, 'c', { seats: 1, from: 'C', to: 'D' })).status, 201);
+    assert.deepEqual((await f.request('GET', '/api/v1/rooms/line/inventory')).json, {
+      total: 2, available: 0, held: 2, confirmed: 0, frozen: false,
+      legs: {
+        'A-B': { total: 2, available: 1, held: 1, confirmed: 0 },
+        'B-C': { total: 1, available: 0, held: 1, confirmed: 0 },
+        'C-D': { total: 2, available: 1, held: 1, confirmed: 0 },
+      },
+    });
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('a waitlist: the third visitor waits in line, and holds the seat the first releases', async () => {
+  const f = new Foyer({
+    server: { site_token: SITE, admin_token: ADMIN },
+    rooms: [{ id: 'club', rate_per_minute: 6000, target_url: '/welcome', inventory: { total: 3, waitlist: 1 } }],
+  });
+  try {
+    await f.start();
+    const passes = [];
+    for (let i = 0; i < 3; i++) {
+      const ticket = (await f.join('club')).json.ticket;
+      passes.push((await until('admission', async () => {
+        const s = (await f.status(ticket, 'club')).json;
+        return s.pass ? s : null;
+      })).pass);
+    }
+    const hold = (v, key, seats) => f.request('POST', '/api/v1/rooms/club/holds',
+      { body: { seats }, headers: { authorization: `Bearer ${passes[v]}`, 'idempotency-key': key } });
+    const first = await hold(0, 'a', 2);
+    assert.equal(first.status, 201, first.text);
+    assert.equal((await hold(1, 'b', 1)).status, 201);
+    const waiting = await hold(2, 'c', 1);
+    assert.equal(waiting.status, 409, waiting.text);
+    assert.equal(waiting.json.error, 'waitlist_offered');
+    assert.equal(waiting.json.waitlist_position, 1);
+    assert.deepEqual((await hold(2, 'c', 1)).json, waiting.json);
+    const mine = () => f.request('GET', `/api/v1/rooms/club/holds/${waiting.json.hold_id}`,
+      { headers: { authorization: `Bearer ${passes[2]}` } });
+    assert.equal((await mine()).json.state, 'waitlisted');
+    assert.equal((await mine()).json.waitlist_position, 1);
+    const released = await f.request('POST', `/api/v1/rooms/club/holds/${first.json.hold_id}/release`,
+      { headers: { authorization: `Bearer ${SITE}`, 'idempotency-key': 'r' } });
+    assert.equal(released.json.state, 'released');
+    await f.kill9();
+    await f.start();
+    const held = (await mine()).json;
+    assert.equal(held.state, 'held');
+    assert.ok(Date.parse(held.expires_at) > Date.now());
+    // The audit trail says what each request did.
+    const audit = await f.request('GET', '/api/v1/admin/rooms/club/audit', { headers: { authorization: `Bearer ${ADMIN}` } });
+    const holds = audit.text.trimEnd().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type.startsWith('hold'));
+    assert.deepEqual(holds.map((l) => [l.type, l.outcome]),
+      [['hold_placed', 'placed'], ['hold_placed', 'placed'], ['hold_placed', 'waitlisted'], ['hold_released', 'released']]);
   } finally {
     await f.cleanup();
   }

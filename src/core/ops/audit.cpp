@@ -15,6 +15,7 @@ json_object header(std::uint64_t seq, std::int64_t at_ms, std::string_view type)
 
 struct describe {
   std::uint64_t seq;
+  std::optional<hold_outcome> outcome;
 
   std::string operator()(const room_created& e) const {
     return header(seq, e.at_ms, "room_created").str("commitment", to_hex(lottery::commitment(e.seed))).done();
@@ -63,12 +64,11 @@ struct describe {
         .done();
   }
   std::string operator()(const hold_placed& e) const {
-    return header(seq, e.at_ms, "hold_placed")
-        .str("hold_id", to_hex(e.hold))
-        .str("visitor_id", to_hex(e.visitor))
-        .num("seats", std::uint64_t{e.seats})
-        .str("idempotency_key", e.key)
-        .done();
+    return with_outcome(header(seq, e.at_ms, "hold_placed")
+                            .str("hold_id", to_hex(e.hold))
+                            .str("visitor_id", to_hex(e.visitor))
+                            .num("seats", std::uint64_t{e.seats})
+                            .str("idempotency_key", e.key));
   }
   std::string operator()(const hold_extended& e) const { return hold_request(e, "hold_extended"); }
   std::string operator()(const hold_confirmed& e) const { return hold_request(e, "hold_confirmed"); }
@@ -76,17 +76,24 @@ struct describe {
   std::string operator()(const holds_expired& e) const {
     std::vector<std::string> ids;
     for (const auto& hold : e.holds) ids.push_back(to_hex(hold));
-    return header(seq, e.at_ms, "holds_expired").raw("hold_ids", json_string_list(ids)).done();
+    return with_outcome(header(seq, e.at_ms, "holds_expired").raw("hold_ids", json_string_list(ids)));
   }
 
   template <class E>
   std::string hold_request(const E& e, std::string_view type) const {
-    return header(seq, e.at_ms, type).str("hold_id", to_hex(e.hold)).str("idempotency_key", e.key).done();
+    return with_outcome(header(seq, e.at_ms, type).str("hold_id", to_hex(e.hold)).str("idempotency_key", e.key));
+  }
+  // Null while its side record is not written yet.
+  std::string with_outcome(json_object& o) const {
+    if (outcome) return o.str("outcome", to_string(*outcome)).done();
+    return o.null("outcome").done();
   }
 };
 
 }  // namespace
 
-std::string audit_record(std::uint64_t seq, const event& e) { return std::visit(describe{seq}, e); }
+std::string audit_record(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome) {
+  return std::visit(describe{seq, outcome}, e);
+}
 
 }  // namespace foyer

@@ -10,7 +10,8 @@
 
 namespace foyer {
 
-// One JSON object, no newline.
-std::string audit_record(std::uint64_t seq, const event& e);
+// One JSON object, no newline. A hold event's line carries its `outcome` (what applying
+// it did, journal::hold_outcome_key), null if that is not known.
+std::string audit_record(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome = std::nullopt);
 
 }  // namespace foyer

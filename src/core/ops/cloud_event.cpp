@@ -55,26 +55,49 @@ kind describe(const rate_changed& e) {
               .done()};
 }
 
-kind describe(const hold_placed& e) {
+// A hold event's outcome, as room::apply decided it.
+std::string_view outcome_text(const std::optional<hold_outcome>& outcome) {
+  return outcome ? to_string(*outcome) : "unknown";
+}
+
+kind describe(const hold_placed& e, std::optional<hold_outcome> outcome) {
   return {"dev.foyer.room.hold_placed", e.at_ms,
           json_object()
               .str("hold_id", to_hex(e.hold))
               .str("visitor_id", to_hex(e.visitor))
               .num("seats", std::uint64_t{e.seats})
               .str("idempotency_key", e.key)
+              .str("outcome", outcome_text(outcome))
               .done()};
 }
 template <class E>
-kind describe_hold_request(const E& e, std::string_view type) {
-  return {type, e.at_ms, json_object().str("hold_id", to_hex(e.hold)).str("idempotency_key", e.key).done()};
+kind describe_hold_request(const E& e, std::string_view type, std::optional<hold_outcome> outcome) {
+  return {type, e.at_ms,
+          json_object()
+              .str("hold_id", to_hex(e.hold))
+              .str("idempotency_key", e.key)
+              .str("outcome", outcome_text(outcome))
+              .done()};
 }
-kind describe(const hold_extended& e) { return describe_hold_request(e, "dev.foyer.room.hold_extended"); }
-kind describe(const hold_confirmed& e) { return describe_hold_request(e, "dev.foyer.room.hold_confirmed"); }
-kind describe(const hold_released& e) { return describe_hold_request(e, "dev.foyer.room.hold_released"); }
-kind describe(const holds_expired& e) {
+kind describe(const hold_extended& e, std::optional<hold_outcome> outcome) {
+  return describe_hold_request(e, "dev.foyer.room.hold_extended", outcome);
+}
+kind describe(const hold_confirmed& e, std::optional<hold_outcome> outcome) {
+  return describe_hold_request(e, "dev.foyer.room.hold_confirmed", outcome);
+}
+kind describe(const hold_released& e, std::optional<hold_outcome> outcome) {
+  return describe_hold_request(e, "dev.foyer.room.hold_released", outcome);
+}
+kind describe(const holds_expired& e, std::optional<hold_outcome> outcome) {
   std::vector<std::string> ids;
   for (const auto& hold : e.holds) ids.push_back(to_hex(hold));
-  return {"dev.foyer.room.holds_expired", e.at_ms, json_object().raw("hold_ids", json_string_list(ids)).done()};
+  return {"dev.foyer.room.holds_expired", e.at_ms,
+          json_object().raw("hold_ids", json_string_list(ids)).str("outcome", outcome_text(outcome)).done()};
+}
+// Every other event has no outcome of its own.
+template <class E>
+kind describe(const E& e, std::optional<hold_outcome>) {
+  return describe(e);
 }
 
 std::int64_t second_of(std::int64_t ms) { return ms >= 0 ? ms / 1000 : (ms - 999) / 1000; }
@@ -84,7 +107,7 @@ std::int64_t second_of(std::int64_t ms) { return ms >= 0 ? ms / 1000 : (ms - 999
 cloud_events::cloud_events(std::string source, std::function<void(envelope)> emit)
     : source_(std::move(source)), emit_(std::move(emit)) {}
 
-void cloud_events::on_applied(std::uint64_t seq, const event& e) {
+void cloud_events::on_applied(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome) {
   std::visit(
       [&](const auto& v) {
         using kind_of = std::decay_t<decltype(v)>;
@@ -98,7 +121,7 @@ void cloud_events::on_applied(std::uint64_t seq, const event& e) {
             send_joins(it->first, it->second);
             joins_.erase(it);
           }
-          auto k = describe(v);
+          auto k = describe(v, outcome);
           send(std::to_string(seq), v.room, k.type, k.at_ms, std::move(k.data));
         }
       },

@@ -33,8 +33,8 @@ class cloud_events {
   // `source` is every envelope's CloudEvents source, e.g. "/foyer/queue-1".
   cloud_events(std::string source, std::function<void(envelope)> emit);
 
-  // `e` was applied at log seq `seq`.
-  void on_applied(std::uint64_t seq, const event& e);
+  // `e` was applied at log seq `seq`; a hold event's data carries its `outcome`.
+  void on_applied(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome = std::nullopt);
   // Sends the join counts of every second before the one `now_ms` (unix ms) is in.
   void flush(std::int64_t now_ms);
 

@@ -29,6 +29,8 @@ enum class tag : std::uint8_t {
   hold_confirmed = 17,
   hold_released = 18,
   holds_expired = 19,
+  // hold_placed with the stations it goes from and to.
+  hold_placed_on_legs = 20,
 };
 
 // The events that name one hold by a request's key share a layout.
@@ -138,7 +140,7 @@ struct encoder {
     w.i64(e.at_ms);
   }
   void operator()(const hold_placed& e) {
-    w.u8(static_cast<std::uint8_t>(tag::hold_placed));
+    w.u8(static_cast<std::uint8_t>(tag::hold_placed_on_legs));
     w.str(e.room);
     w.raw(e.hold);
     w.raw(e.visitor);
@@ -147,6 +149,8 @@ struct encoder {
     w.u32(e.seats);
     w.str(e.key);
     w.i64(e.at_ms);
+    w.str(e.from);
+    w.str(e.to);
   }
   void operator()(const hold_extended& e) { write_hold_request(w, tag::hold_extended, e); }
   void operator()(const hold_confirmed& e) { write_hold_request(w, tag::hold_confirmed, e); }
@@ -175,7 +179,8 @@ std::optional<event> read_room_configured(reader& r, std::uint8_t format) {
 }
 
 std::optional<event> read_event(reader& r) {
-  switch (static_cast<tag>(r.u8())) {
+  auto kind = r.u8();
+  switch (static_cast<tag>(kind)) {
     case tag::room_created: {
       room_created e{r.str(), r.raw<32>(), 0};
       e.at_ms = r.i64();
@@ -227,7 +232,9 @@ std::optional<event> read_event(reader& r) {
       if (format < 3 || format > room_config_format) return std::nullopt;
       return read_room_configured(r, format);
     }
-    case tag::hold_placed: {
+    case tag::hold_placed:
+    case tag::hold_placed_on_legs: {
+      bool on_legs = static_cast<tag>(kind) == tag::hold_placed_on_legs;
       hold_placed e;
       e.room = r.str();
       e.hold = r.raw<16>();
@@ -238,6 +245,10 @@ std::optional<event> read_event(reader& r) {
       e.seats = r.u32();
       e.key = r.str();
       e.at_ms = r.i64();
+      if (on_legs) {
+        e.from = r.str();
+        e.to = r.str();
+      }
       return e;
     }
     case tag::hold_extended: return read_hold_request<hold_extended>(r);
@@ -333,6 +344,32 @@ std::string_view to_string(rate_reason reason) {
   return "unknown";
 }
 
+std::string_view to_string(hold_outcome outcome) {
+  switch (outcome) {
+    case hold_outcome::placed: return "placed";
+    case hold_outcome::sold_out: return "sold_out";
+    case hold_outcome::live_hold_exists: return "live_hold_exists";
+    case hold_outcome::bad_seats: return "bad_seats";
+    case hold_outcome::hold_id_taken: return "hold_id_taken";
+    case hold_outcome::extended: return "extended";
+    case hold_outcome::extended_already: return "extended_already";
+    case hold_outcome::not_held: return "not_held";
+    case hold_outcome::confirmed: return "confirmed";
+    case hold_outcome::refund_required: return "refund_required";
+    case hold_outcome::released: return "released";
+    case hold_outcome::ended_already: return "ended_already";
+    case hold_outcome::expired: return "expired";
+    case hold_outcome::nothing_due: return "nothing_due";
+    case hold_outcome::unknown_hold: return "unknown_hold";
+    case hold_outcome::repeated: return "repeated";
+    case hold_outcome::no_inventory: return "no_inventory";
+    case hold_outcome::frozen: return "frozen";
+    case hold_outcome::bad_route: return "bad_route";
+    case hold_outcome::waitlisted: return "waitlisted";
+  }
+  return "unknown";
+}
+
 std::string encode(const event& e) {
   writer w(128);  // a join, the event written most, fits: one allocation
   std::visit(encoder{w}, e);
@@ -344,6 +381,12 @@ std::optional<event> decode_event(std::string_view bytes) {
   auto e = read_event(r);
   if (!e || !r.done()) return std::nullopt;
   return e;
+}
+
+bool has_hold_outcome(const event& e) {
+  return std::holds_alternative<hold_placed>(e) || std::holds_alternative<hold_extended>(e) ||
+         std::holds_alternative<hold_confirmed>(e) || std::holds_alternative<hold_released>(e) ||
+         std::holds_alternative<holds_expired>(e);
 }
 
 const std::string& room_of(const event& e) {

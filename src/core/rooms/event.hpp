@@ -144,6 +144,9 @@ struct hold_placed {
   std::uint32_t seats = 0;
   std::string key;
   std::int64_t at_ms = 0;
+  // The stations the hold goes from and to, with legs; empty for the whole route.
+  std::string from{};
+  std::string to{};
 };
 
 // The site's payment is pending: the hold lasts extension_seconds longer, once.
@@ -177,11 +180,42 @@ struct holds_expired {
   std::int64_t at_ms = 0;
 };
 
+// What applying a hold event did, decided from the room as the log left it (replay
+// decides the same): kept under the request's key for its retries, and carried to the
+// sinks and the audit trail. Refusals are outcomes too: a placement written while seats
+// were free may find them taken when it is applied.
+enum class hold_outcome : std::uint8_t {
+  placed,
+  sold_out,          // too few seats available when it was applied
+  live_hold_exists,  // the visitor holds seats already (second_hold = refuse)
+  bad_seats,         // more seats than max_seats_per_hold, or none
+  hold_id_taken,
+  extended,
+  extended_already,
+  not_held,  // the hold is no longer held: nothing to extend or release
+  confirmed,
+  refund_required,
+  released,
+  ended_already,  // a release of a hold that had ended: answered as the hold is
+  expired,        // the sweep ended at least one hold
+  nothing_due,    // the sweep found none of its holds still held past their time
+  unknown_hold,
+  repeated,      // the key had answered before: nothing done, its first answer stands
+  no_inventory,  // the room has no seats (any more)
+  frozen,        // the seat ledger is frozen: nothing applied
+  bad_route,     // stations the room's legs do not have, or the wrong way round
+  waitlisted,    // in line for seats that may come back (inventory.waitlist)
+};
+inline constexpr auto last_hold_outcome = hold_outcome::waitlisted;
+std::string_view to_string(hold_outcome outcome);
+
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,
                            state_changed, room_configured, room_removed, pass_claimed, passes_done, stock_reported,
                            rate_changed, hold_placed, hold_extended, hold_confirmed, hold_released, holds_expired>;
 
 std::string encode(const event& e);
+// Whether `e` is a hold event, whose applying has a hold_outcome.
+bool has_hold_outcome(const event& e);
 std::optional<event> decode_event(std::string_view bytes);
 const std::string& room_of(const event& e);
 

@@ -9,10 +9,34 @@
 namespace foyer {
 namespace {
 
-bool same_request(const hold_receipt& first, const hold_request& request) {
+bool same_request(const seat_ledger& seats, const hold_receipt& first, const hold_request& request) {
   if (first.action != request.action) return false;
-  if (request.action == hold_action::place) return request.visitor == first.visitor && request.seats == first.seats;
-  return request.hold == first.hold;
+  if (request.action != hold_action::place) return request.hold == first.hold;
+  auto route = route_of(*seats.settings(), request.from, request.to);
+  const auto* legs = std::get_if<leg_span>(&route);
+  // A request that was applied with stations no route has is the same if it still has none.
+  bool same_route = first.outcome == hold_outcome::bad_route ? !legs : legs && *legs == first.legs;
+  return request.visitor == first.visitor && request.seats == first.seats && same_route;
+}
+
+// A refusal recorded under the key when its request was applied, as the desk would say it.
+hold_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats) {
+  switch (first.outcome) {
+    case hold_outcome::sold_out:
+      return {errc::sold_out, fmt::format("Too few seats were available when the request was applied; {} are available "
+                                          "now, {} held may come back. Ask again with a new key.",
+                                          seats.available(), seats.held())};
+    case hold_outcome::live_hold_exists:
+      return {errc::live_hold_exists, "You held seats already when the request was applied: confirm or release them first."};
+    case hold_outcome::bad_seats: return {errc::bad_body, "The request asked for a number of seats a hold cannot take."};
+    case hold_outcome::extended_already: return {errc::hold_extended_already, "A hold is extended once only."};
+    case hold_outcome::not_held:
+      return {errc::hold_not_held, fmt::format("The hold was {} when the request was applied.", to_string(first.state))};
+    case hold_outcome::unknown_hold: return {errc::unknown_hold, "There is no such hold."};
+    case hold_outcome::bad_route:
+      return {errc::invalid_route, "The stations were not a route of this room when the request was applied.", "from"};
+    default: return {errc::internal_error, "The request was refused; ask again with a new key."};
+  }
 }
 
 hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_view key, const hold_request& request,
@@ -22,19 +46,22 @@ hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_
   if (request.seats == 0 || request.seats > settings.max_seats_per_hold) {
     return hold_refusal{errc::bad_body, fmt::format("Ask for 1 to {} seats.", settings.max_seats_per_hold)};
   }
-  std::uint64_t freed = 0;
-  if (auto earlier = seats.live_hold_of(*request.visitor)) {
-    if (settings.second == second_hold::refuse) {
-      return hold_refusal{errc::live_hold_exists,
-                          fmt::format("You hold seats already (hold {}): confirm or release it first.", to_hex(*earlier))};
-    }
-    freed = seats.find(*earlier)->seats;
+  auto route = route_of(settings, request.from, request.to);
+  if (const auto* bad = std::get_if<field_problem>(&route)) {
+    return hold_refusal{errc::invalid_route, fmt::format("\"{}\" {}.", bad->field, bad->message), bad->field};
   }
-  if (seats.available() + freed < request.seats) {
+  const auto legs = std::get<leg_span>(route);
+  auto earlier = seats.live_hold_of(*request.visitor);
+  if (earlier && settings.second == second_hold::refuse) {
+    return hold_refusal{errc::live_hold_exists,
+                        fmt::format("You hold seats already (hold {}): confirm or release it first.", to_hex(*earlier))};
+  }
+  if (seats.placement(legs, request.seats, earlier ? &*earlier : nullptr) == hold_outcome::sold_out) {
     return hold_refusal{errc::sold_out, fmt::format("{} seats are available now; {} held may come back.",
-                                                    seats.available(), seats.held())};
+                                                    seats.available(legs), seats.held())};
   }
-  return hold_placed{r.config().id, request.hold, *request.visitor, request.place, request.seats, std::string(key), now_ms};
+  return hold_placed{r.config().id, request.hold, *request.visitor, request.place, request.seats, std::string(key), now_ms,
+                     request.from.value_or(""), request.to.value_or("")};
 }
 
 }  // namespace
@@ -69,10 +96,11 @@ hold_decision decide_hold(const room& r, std::string_view key, const hold_reques
                         "The room's seat count failed its check: holds are refused until an operator looks."};
   }
   if (const hold_receipt* first = seats.receipt(key)) {
-    if (!same_request(*first, request)) {
+    if (!same_request(seats, *first, request)) {
       return hold_refusal{errc::idempotency_key_reused,
                           "This Idempotency-Key was first used for another request; use a new key for a new request."};
     }
+    if (refused(first->outcome)) return refusal_of(*first, seats);
     return *first;
   }
   if (request.action == hold_action::place) return decide_place(r, seats, key, request, now_ms);

@@ -23,11 +23,15 @@ struct hold_request {
   std::optional<id16> visitor;
   std::optional<std::uint64_t> place;  // placement: the visitor's place, if their claim is known
   std::uint32_t seats = 0;  // placement: how many seats
+  // Placement: the stations, with legs (route_of).
+  std::optional<std::string> from{};
+  std::optional<std::string> to{};
 };
 
 struct hold_refusal {
   errc code;
   std::string detail;
+  std::string field = {};  // the request's field at fault, if one is
 };
 
 // An event to write, the first answer to a retried key, or a refusal.

@@ -1,10 +1,17 @@
 #pragma once
 // A room's seats and the holds on them: the seat ledger, rebuilt from the log alone.
-// Its invariant, confirmed + held + available == total, is checked after every applied
-// change and after recovery; a violation freezes the ledger (it refuses every hold
-// request, never guesses) until the operator looks. The Idempotency-Keys of the
-// requests and the one-live-hold-per-visitor rule are decided from its indexes, kept
-// at least as long as the longest hold and its late grace.
+// With legs (inventory.legs: stations in order), every leg has its own seats and a hold
+// takes seats on each leg between its stations, all or nothing; without, the route is
+// one leg. The invariant, confirmed + held + available == total on every leg, is
+// checked after every applied change and after recovery; a violation freezes the ledger
+// (it refuses every hold request, never guesses) until the operator looks. The
+// Idempotency-Keys of the requests and the one-live-hold-per-visitor rule are decided
+// from its indexes, kept at least as long as the longest hold and its late grace.
+//
+// With a waitlist (inventory.waitlist), a placement that finds too few seats while some
+// are held on its legs (they may come back) waits in line instead of being refused, and
+// while anyone waits every new placement waits behind them: seats that come back go to
+// the head of the line as soon as its seats fit, strictly in order, on apply.
 //
 // Single-threaded: owned by its room, on the event loop.
 
@@ -14,6 +21,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "core/base/codec.hpp"
@@ -23,26 +31,49 @@
 
 namespace foyer {
 
-enum class hold_state : std::uint8_t { held, confirmed, released, expired, refund_required };
+// `waitlisted`: in line for seats, holding none; it becomes held, or lapses (expired).
+enum class hold_state : std::uint8_t { held, confirmed, released, expired, refund_required, waitlisted };
 std::string_view to_string(hold_state state);
 
 // Why a confirmation ended in a refund.
 enum class refund_reason : std::uint8_t { none, late_success_no_seat, late_success_after_grace };
 std::string_view to_string(refund_reason reason);
 
+// Legs [from, to) of the route, by index; without legs the route is the one leg [0, 1).
+struct leg_span {
+  std::uint32_t from = 0;
+  std::uint32_t to = 1;
+  bool operator==(const leg_span&) const = default;
+};
+
+// The legs between two stations as a hold request names them (none without legs), or
+// which of them is wrong and why.
+std::variant<leg_span, field_problem> route_of(const inventory_settings& settings, const std::optional<std::string>& from,
+                                               const std::optional<std::string>& to);
+
+// One leg's seats: confirmed + held + available == total.
+struct leg_seats {
+  std::uint64_t total = 0;
+  std::uint64_t available = 0;
+  std::uint64_t held = 0;
+  std::uint64_t confirmed = 0;
+};
+
 struct hold {
   id16 visitor{};
   std::uint32_t seats = 0;
   hold_state state = hold_state::held;
-  std::int64_t expires_ms = 0;
+  std::int64_t expires_ms = 0;  // while waitlisted: when its place in line lapses
   bool extended = false;
   std::int64_t ended_ms = 0;  // when it was released, expired or refunded
   refund_reason reason = refund_reason::none;
+  leg_span legs{};
 };
 
 enum class hold_action : std::uint8_t { place, extend, confirm, release };
 
-// What a request did, kept under its key so that a retry gets the same answer.
+// What a request did, kept under its key so that a retry gets the same answer: the hold
+// as the request left it, or, if `outcome` is a refusal, why nothing was done.
 struct hold_receipt {
   hold_action action = hold_action::place;
   id16 hold{};
@@ -52,34 +83,64 @@ struct hold_receipt {
   std::int64_t expires_ms = 0;
   refund_reason reason = refund_reason::none;
   std::int64_t at_ms = 0;
+  hold_outcome outcome = hold_outcome::placed;
+  leg_span legs{};  // a placement's, as its request named them
+  std::uint32_t waitlist_position = 0;  // a placement that was waitlisted: its place in line then, from 1
 };
+
+// Whether the outcome refused the request (nothing done), as opposed to answering it.
+bool refused(hold_outcome outcome);
 
 class seat_ledger {
  public:
-  // The inventory setting changed (or went away: nullopt). Total moves, and what is
-  // available with it; a total below what is held and confirmed freezes the ledger.
-  void retotal(const std::optional<inventory_settings>& settings);
+  // The inventory setting changed (or went away: nullopt). The totals move, and what is
+  // available with them; a total below what is held and confirmed on a leg freezes the
+  // ledger, and so do other legs while seats are held or confirmed (room::refuses).
+  // Seats it adds go to the waitlist first, at `at_ms`.
+  void retotal(const std::optional<inventory_settings>& settings, std::int64_t at_ms);
 
-  // Whether the placement took effect.
-  bool apply(const hold_placed& e);
-  void apply(const hold_extended& e);
-  void apply(const hold_confirmed& e);
-  void apply(const hold_released& e);
-  void apply(const holds_expired& e);
+  // Each request is answered under its key, refusals included (a retry gets the same):
+  // only a repeated key, a frozen ledger and a room without seats record nothing.
+  hold_outcome apply(const hold_placed& e);
+  hold_outcome apply(const hold_extended& e);
+  hold_outcome apply(const hold_confirmed& e);
+  hold_outcome apply(const hold_released& e);
+  hold_outcome apply(const holds_expired& e);
 
   bool enabled() const { return settings_.has_value(); }
   const std::optional<inventory_settings>& settings() const { return settings_; }
+  // The setting.
   std::uint64_t total() const { return total_; }
-  std::uint64_t available() const { return available_; }
+  // Seats free end to end: the least available on any leg.
+  std::uint64_t available() const;
+  // Seats free on every leg of `legs`.
+  std::uint64_t available(leg_span legs) const;
+  // Whether `seats` are available on every leg of `legs`, counting those that `replaced`
+  // (the visitor's earlier hold, if it goes) gives back on its own legs.
+  bool fits(leg_span legs, std::uint32_t seats, const hold* replaced) const;
+  // The most seats available on any one leg.
+  std::uint64_t most_available() const;
+  // Seats in held and in confirmed holds.
   std::uint64_t held() const { return held_; }
   std::uint64_t confirmed() const { return confirmed_; }
+  // Each leg's seats, in route order (one without legs).
+  const std::vector<leg_seats>& legs() const { return legs_; }
   // The invariant failed once: every hold request is refused.
   bool frozen() const { return frozen_; }
-  // Nothing left and nothing that may come back: the room is sold out.
-  bool sold_out() const { return enabled() && available_ == 0 && held_ == 0; }
+  // No seat on any leg and nothing that may come back: the room is sold out.
+  bool sold_out() const { return enabled() && most_available() == 0 && held_ == 0; }
+  // What a placement of `seats` on `legs` would get now: placed, waitlisted or sold_out
+  // (`replaced`: the visitor's earlier hold or place in line, which it would replace).
+  hold_outcome placement(leg_span legs, std::uint32_t seats, const id16* replaced) const;
+  // Seats the line waits for: not for admission to count on.
+  std::uint64_t owed() const { return owed_; }
+  std::size_t waiting() const { return waitlist_.size(); }
+  // The hold's place in line, from 1, while it is waitlisted.
+  std::optional<std::uint32_t> waitlist_position(const id16& hold_id) const;
 
   const hold* find(const id16& hold_id) const;
-  // The visitor's hold in state held, if any (it may be past its expiry, not swept yet).
+  // The visitor's hold in state held or waitlisted, if any (it may be past its expiry,
+  // not swept yet): one live hold per visitor, a place in line included.
   std::optional<id16> live_hold_of(const id16& visitor) const;
   const hold_receipt* receipt(std::string_view key) const;
   // The last `count` holds that expired, newest first, for the console.
@@ -87,26 +148,44 @@ class seat_ledger {
   // The held holds whose time passed by `now`, for the ticker's sweep.
   std::vector<id16> due(std::int64_t now_ms) const;
 
+  // The ledger's own format byte first, so that it changes without the room's.
   void encode(writer& w) const;
   // Restores what encode wrote, under the room's `settings`, and checks the invariant
   // against the settings and the holds themselves (a failure freezes, it is readable).
-  bool decode(reader& r, const std::optional<inventory_settings>& settings);
+  // `versioned`: the bytes start with the ledger's format (room states of format 5 on);
+  // before, they are format 1, whose receipts were all answers.
+  bool decode(reader& r, const std::optional<inventory_settings>& settings, bool versioned);
 
  private:
+  // Why a request is not decided at all: no seats, a frozen ledger, a repeated key.
+  // Otherwise prunes what is older than the retention at `at_ms`.
+  std::optional<hold_outcome> unanswered(std::string_view key, std::int64_t at_ms);
+  hold_outcome place(const hold_placed& e, leg_span legs);
+  // Records the answer under `key`, as `h` (if known) stands now, and checks the counts.
+  hold_outcome answer(std::string_view key, hold_action action, const id16& hold_id, const hold* h,
+                      hold_outcome outcome, std::int64_t at_ms);
   void record(std::string_view key, hold_receipt receipt);
-  // A held hold ends: its seats are available again.
+  // A held hold ends: its seats are available again. A waitlisted one leaves the line.
   void end(const id16& hold_id, hold& h, hold_state state, std::int64_t at_ms);
+  // Seats that came back go to the head of the line while its seats fit; a room sold out
+  // (nothing available, nothing held) empties the line.
+  void serve_waitlist(std::int64_t at_ms);
+  void start_holding(const id16& hold_id, hold& h, std::int64_t at_ms);
+  // Moves a hold's seats on each of its legs: `from` loses them, `to` gains them.
+  void move(const hold& h, std::uint64_t leg_seats::*from, std::uint64_t leg_seats::*to);
   void prune(std::int64_t now_ms);
-  // confirmed + held + available == total, or freeze.
+  // confirmed + held + available == total on every leg, or freeze.
   void check();
 
   std::optional<inventory_settings> settings_;
   std::uint64_t total_ = 0;
-  std::uint64_t available_ = 0;
+  std::vector<leg_seats> legs_;
   std::uint64_t held_ = 0;
   std::uint64_t confirmed_ = 0;
   bool frozen_ = false;
   std::unordered_map<id16, hold, id16_hash> holds_;
+  std::deque<id16> waitlist_;  // head first
+  std::uint64_t owed_ = 0;     // seats of the waitlisted
   std::unordered_map<id16, id16, id16_hash> live_by_visitor_;
   std::set<std::pair<std::int64_t, id16>> live_by_expiry_;
   std::deque<std::pair<std::int64_t, id16>> ended_;  // (ended, hold), oldest first

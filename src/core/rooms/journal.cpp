@@ -1,6 +1,7 @@
 #include "core/rooms/journal.hpp"
 
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/core.h>
@@ -42,6 +43,21 @@ std::string journal::lobby_leaf_key(std::string_view room, std::uint64_t index) 
   return w.take();
 }
 
+std::string journal::hold_outcome_key(std::string_view room, std::uint64_t seq) {
+  writer w;
+  w.u8('o');
+  w.str(room);
+  w.u64(seq);
+  return w.take();
+}
+
+std::optional<hold_outcome> journal::read_hold_outcome(const std::optional<std::string>& value) {
+  if (!value || value->size() != 1) return std::nullopt;
+  auto byte = static_cast<std::uint8_t>((*value)[0]);
+  if (byte > static_cast<std::uint8_t>(last_hold_outcome)) return std::nullopt;
+  return static_cast<hold_outcome>(byte);
+}
+
 room_config journal::config_for(std::string_view id) const {
   if (auto it = legacy_.find(id); it != legacy_.end()) return it->second;
   room_config unlisted;
@@ -74,8 +90,7 @@ void journal::recover(const recovered_log& log, const std::vector<room_config>& 
   for (const auto& bytes : log.events) {
     auto e = decode_event(bytes);
     if (!e) throw std::runtime_error(fmt::format("event {} in the log is not readable", applied_seq_ + 1));
-    apply(*e);
-    ++applied_seq_;
+    apply(*e, ++applied_seq_);
   }
   since_snapshot_ = log.events.size();
 }
@@ -145,16 +160,32 @@ void journal::submit(std::vector<event> events, applied_handler done) {
                     done(ec, {});
                     return;
                   }
-                  join_outcome outcome;
+                  applied last;
+                  bool any_hold = false;
                   for (std::size_t i = 0; i < written.size(); ++i) {
-                    outcome = apply(written[i]);
-                    if (observer_) observer_(seq + i, written[i]);
+                    last = apply(written[i], seq + i);
+                    any_hold = any_hold || last.hold;
+                    if (observer_) observer_(seq + i, written[i], last.hold);
                   }
                   applied_seq_ = seq + written.size() - 1;
                   since_snapshot_ += written.size();
-                  if (since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) snapshot();
-                  done({}, outcome);
+                  if (since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) {
+                    snapshot();
+                  } else if (any_hold) {
+                    // Hold outcomes are few and the audit trail reads them at once: they do
+                    // not wait for the next event to carry them.
+                    write_side();
+                  }
+                  done({}, last.join);
                 });
+}
+
+void journal::write_side() {
+  auto side = std::exchange(pending_side_, {});
+  store_.append({}, side, [this, side](std::error_code ec, std::uint64_t) {
+    loop_.check();
+    if (ec) requeue(side);
+  });
 }
 
 void journal::requeue(const std::vector<side_record>& side) {
@@ -162,18 +193,18 @@ void journal::requeue(const std::vector<side_record>& side) {
   pending_side_.insert(pending_side_.end(), side.begin(), side.end());
 }
 
-join_outcome journal::apply(const event& e) {
+journal::applied journal::apply(const event& e, std::uint64_t seq) {
   return std::visit(
       overloaded{
-          [&](const room_created& c) -> join_outcome {
+          [&](const room_created& c) -> applied {
             if (!retired_.contains(c.room)) rooms_.try_emplace(c.room, config_for(c.room), c);
             return {};
           },
-          [&](const room_removed& removed) -> join_outcome {
+          [&](const room_removed& removed) -> applied {
             if (rooms_.erase(removed.room) > 0) retired_.insert(removed.room);
             return {};
           },
-          [&](const visitor_joined& j) -> join_outcome {
+          [&](const visitor_joined& j) -> applied {
             auto it = rooms_.find(j.room);
             if (it == rooms_.end()) return {};
             std::vector<merkle::stored_node> nodes;
@@ -187,11 +218,20 @@ join_outcome journal::apply(const event& e) {
               pending_side_.push_back(
                   {lobby_node_key(j.room, n.level, n.index), std::string(as_chars(n.hash))});
             }
-            return outcome;
+            return {outcome, std::nullopt};
           },
-          [&](const auto& other) -> join_outcome {
-            if (auto it = rooms_.find(other.room); it != rooms_.end()) it->second.apply(other);
-            return {};
+          [&](const auto& other) -> applied {
+            auto it = rooms_.find(other.room);
+            if (it == rooms_.end()) return {};
+            if constexpr (std::is_same_v<decltype(it->second.apply(other)), hold_outcome>) {
+              auto outcome = it->second.apply(other);
+              pending_side_.push_back(
+                  {hold_outcome_key(other.room, seq), std::string(1, static_cast<char>(outcome))});
+              return {{}, outcome};
+            } else {
+              it->second.apply(other);
+              return {};
+            }
           },
       },
       e);

@@ -27,7 +27,8 @@ struct journal_options {
 class journal {
  public:
   using applied_handler = std::function<void(std::error_code ec, const join_outcome& outcome)>;
-  using applied_observer = std::function<void(std::uint64_t seq, const event& e)>;
+  // `outcome`: what a hold event did (room::apply), none for other events.
+  using applied_observer = std::function<void(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome)>;
 
   journal(event_store& store, journal_options options = {});
 
@@ -65,10 +66,20 @@ class journal {
   // Keys of the side records that hold a lobby's tree, for inclusion proofs.
   static std::string lobby_node_key(std::string_view room, unsigned level, std::uint64_t index);
   static std::string lobby_leaf_key(std::string_view room, std::uint64_t index);
+  // The side record of what the hold event at `seq` did, for the audit trail: written
+  // right after it is applied, and again by a replay that finds it missing.
+  static std::string hold_outcome_key(std::string_view room, std::uint64_t seq);
+  static std::optional<hold_outcome> read_hold_outcome(const std::optional<std::string>& value);
 
  private:
+  struct applied {
+    join_outcome join;
+    std::optional<hold_outcome> hold;
+  };
   room_config config_for(std::string_view id) const;
-  join_outcome apply(const event& e);
+  applied apply(const event& e, std::uint64_t seq);
+  // Writes the side records waiting, without an event.
+  void write_side();
   // The frontier to write before `e`, if `e` may stop an open room or change its rate.
   std::optional<visitors_admitted> frontier_before(const event& e) const;
   void snapshot();

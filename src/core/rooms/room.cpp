@@ -19,11 +19,15 @@ constexpr std::int64_t checkpoint_every_ms = 1'000;
 // 2: the configuration in force, who owns the room, and the accounts that joined;
 // 3: admission that follows the site: settings of room_config_format 2, the rate, the
 //    passes claimed and the stock;
-// 4: settings of room_config_format 3, and the seats and their holds.
+// 4: settings of room_config_format 3, and the seats and their holds;
+// 5: the seat ledger with its own format byte (seat_ledger::encode);
+// 6: the settings' room_config_format before them: later formats need no new state.
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
-constexpr std::uint8_t state_format = 4;
+constexpr std::uint8_t seats_state_format = 4;
+constexpr std::uint8_t ledger_state_format = 5;
+constexpr std::uint8_t state_format = 6;
 
 }  // namespace
 
@@ -38,7 +42,7 @@ room::room(room_config config, const room_created& created)
   if (state_ == room_state::open) opened_at_ms_ = created.at_ms;
   reset_rate();
   stock_.retotal(std::nullopt, config_.stock);
-  seats_.retotal(config_.inventory);
+  seats_.retotal(config_.inventory, created.at_ms);
 }
 
 void room::reset_rate() {
@@ -52,13 +56,29 @@ bool room::untouched() const {
   return joined_ == 0 && !closed_at_ms_ && (state_ == room_state::lobby || state_ == room_state::open);
 }
 
+std::optional<field_problem> room::refuses_seats(const room_config& next) const {
+  auto taken = seats_.held() + seats_.confirmed();
+  if (taken == 0 || !config_.inventory) return std::nullopt;
+  if (!next.inventory) return field_problem{"inventory", fmt::format("cannot be removed while {} seats are held or confirmed", taken)};
+  const auto& now = *config_.inventory;
+  const auto& after = *next.inventory;
+  if (after.legs != now.legs) {
+    return field_problem{"inventory.legs", fmt::format("cannot change while {} seats are held or confirmed", taken)};
+  }
+  const auto& legs = seats_.legs();
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    auto on_leg = legs[i].held + legs[i].confirmed;
+    if (after.leg_total(i) >= on_leg) continue;
+    if (after.legs.empty()) return field_problem{"inventory.total", fmt::format("cannot go below the {} seats held and confirmed", on_leg)};
+    return field_problem{after.leg_totals.empty() ? "inventory.total" : "inventory.leg_totals",
+                         fmt::format("cannot go below the {} seats held and confirmed on leg {}", on_leg, after.leg_name(i))};
+  }
+  return std::nullopt;
+}
+
 std::optional<field_problem> room::refuses(const room_config& next) const {
   if (next.id != config_.id) return field_problem{"id", "cannot change: it is part of every ticket and pass"};
-  auto taken = seats_.held() + seats_.confirmed();
-  if (taken > 0 && (!next.inventory || next.inventory->total < taken)) {
-    return field_problem{next.inventory ? "inventory.total" : "inventory",
-                         fmt::format("cannot go below the {} seats held and confirmed", taken)};
-  }
+  if (auto p = refuses_seats(next)) return p;
   if (untouched()) return std::nullopt;
   if (next.beacon_rule != config_.beacon_rule) {
     return field_problem{"beacon_rule",
@@ -91,6 +111,12 @@ void room::apply(const room_configured& e) {
     }
     next.beacon_rule = config_.beacon_rule;
   }
+  // Likewise the legs, while seats are held or confirmed on them.
+  if (config_.inventory && next.inventory && seats_.held() + seats_.confirmed() > 0 &&
+      next.inventory->legs != config_.inventory->legs) {
+    next.inventory->legs = config_.inventory->legs;
+    next.inventory->leg_totals = config_.inventory->leg_totals;
+  }
   bool first = !configured_;
   bool schedule_moved = next.opens_at_ms != config_.opens_at_ms;
   configured_ = true;
@@ -107,7 +133,7 @@ void room::apply(const room_configured& e) {
   }
   stock_.retotal(before.stock, config_.stock);
   if (before.inventory != config_.inventory) {
-    seats_.retotal(config_.inventory);
+    seats_.retotal(config_.inventory, e.at_ms);
     follow_supply(e.at_ms);
   }
   if (untouched() && (first || schedule_moved)) {
@@ -186,27 +212,26 @@ void room::follow_supply(std::int64_t at_ms) {
   }
 }
 
-void room::apply(const hold_placed& e) {
-  if (seats_.apply(e) && e.place) claims_.finish(*e.place);
+hold_outcome room::apply(const hold_placed& e) {
+  auto outcome = seats_.apply(e);
+  // In line or holding, the visitor's seats count from here, not their pass slot.
+  if ((outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) && e.place) claims_.finish(*e.place);
   follow_supply(e.at_ms);
+  return outcome;
 }
 
-void room::apply(const hold_extended& e) { seats_.apply(e); }
+hold_outcome room::apply(const hold_extended& e) { return seats_.apply(e); }
 
-void room::apply(const hold_confirmed& e) {
-  seats_.apply(e);
+template <class E>
+hold_outcome room::apply_and_follow(const E& e) {
+  auto outcome = seats_.apply(e);
   follow_supply(e.at_ms);
+  return outcome;
 }
 
-void room::apply(const hold_released& e) {
-  seats_.apply(e);
-  follow_supply(e.at_ms);
-}
-
-void room::apply(const holds_expired& e) {
-  seats_.apply(e);
-  follow_supply(e.at_ms);
-}
+hold_outcome room::apply(const hold_confirmed& e) { return apply_and_follow(e); }
+hold_outcome room::apply(const hold_released& e) { return apply_and_follow(e); }
+hold_outcome room::apply(const holds_expired& e) { return apply_and_follow(e); }
 
 void room::apply(const rate_changed& e) {
   base_rate_ = std::max<std::uint32_t>(e.base_rate_per_minute, 1);
@@ -228,8 +253,16 @@ std::optional<std::uint64_t> room::admission_cap(std::int64_t now_ms) const {
   if (config_.max_active) cap = claims_.freed(now_ms) + *config_.max_active;
   // With seats, each admitted visitor whose slot is not free counts as one seat until
   // they hold (a hold frees the slot: its seats count as held from then), so the queue
-  // admits for the seats available, and for seats that come back, in place order.
-  if (seats_.enabled()) cap = std::min(cap.value_or(~std::uint64_t{0}), claims_.freed(now_ms) + seats_.available());
+  // admits for the seats available, and for seats that come back, in place order. With
+  // legs, for the leg with the most seats: a visitor may want any part of the route, and
+  // the fullest leg must not stop admission for the others (the hold itself is refused
+  // if its own legs are full).
+  // Seats owed to the waitlist are its, not the queue's.
+  if (seats_.enabled()) {
+    auto most = seats_.most_available();
+    auto open_seats = most > seats_.owed() ? most - seats_.owed() : 0;
+    cap = std::min(cap.value_or(~std::uint64_t{0}), claims_.freed(now_ms) + open_seats);
+  }
   return cap;
 }
 
@@ -372,6 +405,7 @@ std::string room::encode_state() const {
   write_optional(w, opened_at_ms_);
   w.u8(beacon_.has_value());
   w.str(beacon_.value_or(""));
+  w.u8(room_config_format);
   write_room_config(w, config_);
   w.u8(static_cast<std::uint8_t>(owner_));
   write_room_config(w, declared_);
@@ -429,9 +463,11 @@ bool room::decode_state(std::string_view bytes) {
   std::uint8_t reason = 0, stock_from = 0;
   bool sold_out_by_stock = false;
   if (format >= accounts_state_format) {
-    auto config_format = format == state_format         ? room_config_format
-                         : format == site_state_format ? std::uint8_t{2}
-                                                       : std::uint8_t{1};
+    auto config_format = format >= state_format        ? r.u8()
+                         : format >= seats_state_format ? std::uint8_t{3}
+                         : format == site_state_format  ? std::uint8_t{2}
+                                                        : std::uint8_t{1};
+    if (config_format > room_config_format) return false;
     config = read_room_config(r, config_format);
     owner = r.u8();
     declared = read_room_config(r, config_format);
@@ -453,7 +489,10 @@ bool room::decode_state(std::string_view bytes) {
     stock_from = r.u8();
     if (!claims.decode(r) || !stock.decode(r)) return false;
   }
-  if (format == state_format && !seats.decode(r, config ? config->inventory : config_.inventory)) return false;
+  if (format >= seats_state_format &&
+      !seats.decode(r, config ? config->inventory : config_.inventory, /*versioned=*/format >= ledger_state_format)) {
+    return false;
+  }
   if (!r.done() || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
       stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby || state > static_cast<std::uint8_t>(room_state::closed) ||
       served > joined || seed != seed_) {
@@ -486,11 +525,11 @@ bool room::decode_state(std::string_view bytes) {
     stock_ = stock_ledger{};
     stock_.retotal(std::nullopt, config_.stock);
   }
-  if (format == state_format) {
+  if (format >= seats_state_format) {
     seats_ = std::move(seats);
   } else {
     seats_ = seat_ledger{};
-    seats_.retotal(config_.inventory);
+    seats_.retotal(config_.inventory, tick_ms_);
   }
   lobby_root_.reset();
   permutation_.reset();

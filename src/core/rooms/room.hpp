@@ -66,12 +66,13 @@ class room {
   void apply(const rate_changed& e);
   // Holds on the seats: a placement takes over the visitor's pass slot (their seats
   // count from then); no seats available and none held sells the room out, seats
-  // coming back reopen a room the seats (not the operator) sold out.
-  void apply(const hold_placed& e);
-  void apply(const hold_extended& e);
-  void apply(const hold_confirmed& e);
-  void apply(const hold_released& e);
-  void apply(const holds_expired& e);
+  // coming back reopen a room the seats (not the operator) sold out. Each returns what
+  // it did (seat_ledger::apply).
+  hold_outcome apply(const hold_placed& e);
+  hold_outcome apply(const hold_extended& e);
+  hold_outcome apply(const hold_confirmed& e);
+  hold_outcome apply(const hold_released& e);
+  hold_outcome apply(const holds_expired& e);
 
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
@@ -151,6 +152,9 @@ class room {
   void derive_permutation();
   // Nobody joined and no lobby closed: the schedule may still change at will.
   bool untouched() const;
+  // Why `next` may not have these seats: fewer on a leg than held and confirmed there,
+  // or other legs while any are.
+  std::optional<field_problem> refuses_seats(const room_config& next) const;
   std::int64_t claim_window_ms() const { return std::int64_t{config_.claim_window_seconds} * 1000; }
   // How many may be admitted at `now` under max_active and the seats, if either is set.
   std::optional<std::uint64_t> admission_cap(std::int64_t now_ms) const;
@@ -161,6 +165,8 @@ class room {
   void resume_admission(room_state state, std::int64_t at_ms);
   // Sells out or reopens the room as the stock and the seats say.
   void follow_supply(std::int64_t at_ms);
+  template <class E>
+  hold_outcome apply_and_follow(const E& e);
 
   room_config config_;
   room_owner owner_ = room_owner::file;

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/base/json.hpp"
 #include "core/base/time_text.hpp"
@@ -25,6 +26,9 @@ constexpr std::string_view adaptive_prefix = "adaptive.";
 constexpr std::string_view inventory_prefix = "inventory.";
 constexpr std::int64_t max_hold_seconds = 3600;
 constexpr std::int64_t max_late_grace_seconds = 24 * 3600;
+constexpr std::size_t max_stations = 64;
+constexpr std::int64_t max_waitlist = 1'000'000;
+constexpr std::size_t max_station_size = 32;
 
 // One setting's identity and how to compare and copy it, for diffs and merges.
 struct setting {
@@ -153,6 +157,37 @@ std::optional<field_problem> set_adaptive(adaptive_settings& a, std::string_view
   return problem(key, "unknown setting");
 }
 
+std::optional<field_problem> set_stations(inventory_settings& s, std::string_view key, const room_value& value) {
+  const auto* list = std::get_if<std::vector<std::string>>(&value);
+  if (!list || list->size() < 2 || list->size() > max_stations) {
+    return problem(key, fmt::format("must be a list of 2 to {} stations, in route order", max_stations));
+  }
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const auto& name = (*list)[i];
+    if (name.empty() || name.size() > max_station_size || has_control_or_space(name) || name.find('-') != std::string::npos) {
+      return problem(key, fmt::format("'{}' is not a station name: 1 to {} visible characters, no '-'", name, max_station_size));
+    }
+    if (std::find(list->begin(), list->begin() + static_cast<std::ptrdiff_t>(i), name) != list->begin() + static_cast<std::ptrdiff_t>(i)) {
+      return problem(key, fmt::format("names '{}' twice", name));
+    }
+  }
+  s.legs = *list;
+  return std::nullopt;
+}
+
+std::optional<field_problem> set_leg_totals(inventory_settings& s, std::string_view key, const room_value& value) {
+  const auto* numbers = std::get_if<std::vector<std::int64_t>>(&value);
+  const auto* empty = std::get_if<std::vector<std::string>>(&value);
+  if (!numbers && !(empty && empty->empty())) return problem(key, "must be a list of seat counts, one per leg");
+  std::vector<std::uint64_t> totals;
+  for (auto n : numbers ? *numbers : std::vector<std::int64_t>{}) {
+    if (n < 0 || n > max_stock) return problem(key, fmt::format("each must be a whole number from 0 to {}", max_stock));
+    totals.push_back(static_cast<std::uint64_t>(n));
+  }
+  s.leg_totals = std::move(totals);
+  return std::nullopt;
+}
+
 std::optional<field_problem> set_inventory(inventory_settings& s, std::string_view key, const room_value& value) {
   auto name = key.substr(inventory_prefix.size());
   if (name == "total") return set_integer(key, value, s.total, 1, max_stock);
@@ -160,6 +195,9 @@ std::optional<field_problem> set_inventory(inventory_settings& s, std::string_vi
   if (name == "extension_seconds") return set_integer(key, value, s.extension_seconds, 0, max_hold_seconds);
   if (name == "late_grace_seconds") return set_integer(key, value, s.late_grace_seconds, 0, max_late_grace_seconds);
   if (name == "max_seats_per_hold") return set_integer(key, value, s.max_seats_per_hold, 1, 1000);
+  if (name == "legs") return set_stations(s, key, value);
+  if (name == "waitlist") return set_integer(key, value, s.waitlist, 0, max_waitlist);
+  if (name == "leg_totals") return set_leg_totals(s, key, value);
   if (name == "second_hold") {
     const auto* text = std::get_if<std::string>(&value);
     if (text && *text == "refuse") s.second = second_hold::refuse;
@@ -204,6 +242,11 @@ std::optional<field_problem> set_text(std::string_view key, const room_value& va
 }  // namespace
 
 std::string_view to_string(room_owner owner) { return owner == room_owner::file ? "file" : "api"; }
+
+std::string inventory_settings::leg_name(std::size_t leg) const {
+  if (legs.size() < 2) return {};
+  return fmt::format("{}-{}", legs[leg], legs[leg + 1]);
+}
 
 std::string_view to_string(second_hold policy) {
   return policy == second_hold::refuse ? "refuse" : "release_first";
@@ -309,7 +352,13 @@ std::optional<field_problem> check_room(room_config& c) {
       return problem("adaptive.max_rate_per_minute", "must not be below adaptive.min_rate_per_minute");
     }
   }
-  if (c.inventory && c.inventory->total == 0) return problem("inventory.total", "is required with inventory");
+  if (const auto& s = c.inventory) {
+    if (s->total == 0) return problem("inventory.total", "is required with inventory");
+    if (!s->leg_totals.empty() && s->legs.empty()) return problem("inventory.leg_totals", "needs inventory.legs");
+    if (!s->leg_totals.empty() && s->leg_totals.size() != s->leg_count()) {
+      return problem("inventory.leg_totals", fmt::format("must give one total for each of the {} legs", s->leg_count()));
+    }
+  }
   return std::nullopt;
 }
 
@@ -376,6 +425,9 @@ std::string to_json(const room_config& c) {
                            .num("late_grace_seconds", s->late_grace_seconds)
                            .num("max_seats_per_hold", s->max_seats_per_hold)
                            .str("second_hold", to_string(s->second))
+                           .raw("legs", json_string_list(s->legs))
+                           .raw("leg_totals", fmt::format("[{}]", fmt::join(s->leg_totals, ",")))
+                           .num("waitlist", s->waitlist)
                            .done());
   } else {
     o.null("inventory");
@@ -423,6 +475,11 @@ void write_room_config(writer& w, const room_config& c) {
   w.u32(s.late_grace_seconds);
   w.u32(s.max_seats_per_hold);
   w.u8(static_cast<std::uint8_t>(s.second));
+  w.u32(static_cast<std::uint32_t>(s.legs.size()));
+  for (const auto& station : s.legs) w.str(station);
+  w.u32(static_cast<std::uint32_t>(s.leg_totals.size()));
+  for (auto total : s.leg_totals) w.u64(total);
+  w.u32(s.waitlist);
 }
 
 room_config read_room_config(reader& r, std::uint8_t format) {
@@ -468,6 +525,13 @@ room_config read_room_config(reader& r, std::uint8_t format) {
   s.max_seats_per_hold = r.u32();
   // Any other byte is read as the default policy, refuse, which changes no seat count.
   s.second = r.u8() == static_cast<std::uint8_t>(second_hold::release_first) ? second_hold::release_first : second_hold::refuse;
+  if (format >= 4) {
+    auto stations = r.u32();
+    for (std::uint32_t i = 0; i < stations && !r.failed(); ++i) s.legs.push_back(r.str());
+    auto totals = r.u32();
+    for (std::uint32_t i = 0; i < totals && !r.failed(); ++i) s.leg_totals.push_back(r.u64());
+  }
+  if (format >= 5) s.waitlist = r.u32();
   if (inventory) c.inventory = s;
   return c;
 }

@@ -42,6 +42,17 @@ struct inventory_settings {
   std::uint32_t late_grace_seconds = 300;  // Default: a confirmation up to 5 min late still gets seats if free
   std::uint32_t max_seats_per_hold = 4;    // Default: 4 seats in one hold at most
   second_hold second = second_hold::refuse;  // Default: refuse, 409 live_hold_exists
+  // Default: none, the route is one leg. Else the stations in order: N stations make the
+  // N-1 legs between them, and a hold names the stations it goes from and to.
+  std::vector<std::string> legs;
+  std::vector<std::uint64_t> leg_totals;  // Default: `total` seats on each leg; else one per leg
+  std::uint32_t waitlist = 0;  // Default: 0, no waitlist; else how many may wait for seats that may come back
+
+  // Legs of the route: one without stations.
+  std::size_t leg_count() const { return legs.size() < 2 ? 1 : legs.size() - 1; }
+  std::uint64_t leg_total(std::size_t leg) const { return leg_totals.empty() ? total : leg_totals[leg]; }
+  // "A-B" for the leg from A to B; empty without legs.
+  std::string leg_name(std::size_t leg) const;
 
   // From placing a hold to the end of its late grace, at the longest: how long a hold
   // and the Idempotency-Keys of its requests are kept.
@@ -88,8 +99,8 @@ struct field_problem {
 // null); `other_value` is any kind no setting takes (a fraction, a list, a table).
 struct unset_value {};
 struct other_value {};
-using room_value =
-    std::variant<unset_value, other_value, std::int64_t, double, std::string, std::vector<std::string>>;
+using room_value = std::variant<unset_value, other_value, std::int64_t, double, std::string, std::vector<std::string>,
+                                std::vector<std::int64_t>>;
 
 // The settings of a room, in the order they are documented and listed. A table's keys
 // are set as "table.key" (adaptive.min_rate_per_minute); the table is one setting.
@@ -117,8 +128,9 @@ room_config apply_changes(room_config current, const room_config& before, const 
 std::string to_json(const room_config& config);
 
 // The encoding of the settings in events and snapshots. Format 1 has no admission
-// settings (max_active and after): they take their defaults; format 2 has no inventory.
-inline constexpr std::uint8_t room_config_format = 3;
+// settings (max_active and after): they take their defaults; format 2 has no inventory;
+// format 3 no legs, format 4 no waitlist.
+inline constexpr std::uint8_t room_config_format = 5;
 void write_room_config(writer& w, const room_config& config);
 room_config read_room_config(reader& r, std::uint8_t format = room_config_format);
 

@@ -94,14 +94,23 @@ std::optional<room_value> json_value_of(simdjson::ondemand::value v) {
       return std::string(text);
     }
     case simdjson::ondemand::json_type::array: {
+      // A list of names or of whole numbers, as the first item is; an empty list is read as names.
       simdjson::ondemand::array items;
       if (v.get_array().get(items)) return std::nullopt;
       std::vector<std::string> list;
+      std::vector<std::int64_t> numbers;
       for (auto item : items) {
         std::string_view text;
-        if (item.get_string().get(text)) return other_value{};
-        list.emplace_back(text);
+        std::int64_t n = 0;
+        if (list.empty() && !item.get_int64().get(n)) {
+          numbers.push_back(n);
+        } else if (!numbers.empty() || item.get_string().get(text)) {
+          return other_value{};
+        } else {
+          list.emplace_back(text);
+        }
       }
+      if (!numbers.empty()) return numbers;
       return list;
     }
     default: return other_value{};
@@ -258,13 +267,30 @@ task<response> audit(context& ctx, const request& req, std::string_view room_id)
   for (;;) {
     auto batch = co_await read_events(ctx, seq, audit_batch);
     if (!batch) co_return unavailable(req);
+    std::vector<std::pair<std::uint64_t, event>> events;
+    std::vector<std::string> outcome_keys;
     for (const auto& bytes : batch->events) {
       ++seq;
       auto e = decode_event(bytes);
       if (!e || room_of(*e) != id) continue;
-      lines += audit_record(seq, *e);
+      if (has_hold_outcome(*e)) outcome_keys.push_back(journal::hold_outcome_key(id, seq));
+      events.emplace_back(seq, std::move(*e));
+      if (count + events.size() == *limit) break;
+    }
+    // What each hold event did, from its side record.
+    std::vector<std::optional<std::string>> outcomes;
+    if (!outcome_keys.empty()) {
+      auto stored = co_await read_side_records(ctx, std::move(outcome_keys));
+      if (!stored) co_return unavailable(req);
+      outcomes = std::move(*stored);
+    }
+    std::size_t next_outcome = 0;
+    for (const auto& [at, e] : events) {
+      std::optional<hold_outcome> outcome;
+      if (has_hold_outcome(e)) outcome = journal::read_hold_outcome(outcomes[next_outcome++]);
+      lines += audit_record(at, e, outcome);
       lines += '\n';
-      if (++count == *limit) break;
+      ++count;
     }
     if (count == *limit || batch->events.size() < audit_batch) break;
   }

@@ -1,6 +1,7 @@
 #include "http/handlers/holds.hpp"
 
 #include <boost/beast/http/field.hpp>
+#include <fmt/format.h>
 #include <foyer/pass_verifier.hpp>
 
 #include "core/base/json.hpp"
@@ -46,16 +47,21 @@ response refused(const request& req, const hold_refusal& why) {
   if (why.code == errc::sold_out) {
     return problem(req.version(), req.keep_alive(), 409, to_string(errc::sold_out), "No seats available", why.detail);
   }
+  if (!why.field.empty()) return problem(req, why.code, why.detail, {{"field", json_quote(why.field)}});
   return problem(req, why.code, why.detail);
 }
 
 // Times on the rooms' clock, which runs with the wall clock (foyer/clock.hpp): the same
 // text for every answer about one hold.
 response hold_response(const request& req, bhttp::status status, const id16& id, hold_state state,
-                       std::uint32_t seats, std::int64_t expires_ms, refund_reason reason) {
+                       std::uint32_t seats, std::int64_t expires_ms, refund_reason reason,
+                       std::uint32_t waitlist_position = 0) {
   json_object body;
   body.str("hold_id", to_hex(id)).str("state", to_string(state));
   switch (state) {
+    case hold_state::waitlisted:
+      body.num("seats", std::uint64_t{seats}).num("waitlist_position", std::uint64_t{waitlist_position});
+      break;
     case hold_state::held: body.num("seats", std::uint64_t{seats}).str("expires_at", format_rfc3339_ms(expires_ms)); break;
     case hold_state::confirmed: body.str("confirmation_id", to_hex(confirmation_id(id))); break;
     case hold_state::refund_required: body.str("reason", to_string(reason)); break;
@@ -66,6 +72,15 @@ response hold_response(const request& req, bhttp::status status, const id16& id,
 }
 
 response receipt_response(const request& req, const hold_receipt& receipt) {
+  // In line, not holding: a conflict that says where the visitor stands, as it first did.
+  if (receipt.state == hold_state::waitlisted) {
+    auto position = std::to_string(receipt.waitlist_position);
+    return problem(req, errc::waitlist_offered,
+                   fmt::format("Too few seats are available now: you are number {} in line for seats that come back. "
+                               "Ask about the hold to see when it holds seats.",
+                               receipt.waitlist_position),
+                   {{"waitlist_position", position}, {"hold_id", json_quote(to_hex(receipt.hold))}});
+  }
   auto status = receipt.action == hold_action::place ? bhttp::status::created : bhttp::status::ok;
   return hold_response(req, status, receipt.hold, receipt.state, receipt.seats, receipt.expires_ms, receipt.reason);
 }
@@ -99,7 +114,14 @@ task<response> carry(context& ctx, const request& req, std::string room_id, std:
   co_return problem(req, errc::internal_error, "The request was written but not answered; retry with the same key.");
 }
 
-std::optional<std::uint32_t> parse_seats(context& ctx, const request& req) {
+struct placement_body {
+  std::uint32_t seats = 0;
+  std::optional<std::string> from;
+  std::optional<std::string> to;
+};
+
+// {"seats": n}, with "from" and "to" if given; whether they make a route is the desk's.
+std::optional<placement_body> parse_placement(context& ctx, const request& req) {
   simdjson::ondemand::document doc;
   simdjson::ondemand::object object;
   std::uint64_t seats = 0;
@@ -107,7 +129,15 @@ std::optional<std::uint32_t> parse_seats(context& ctx, const request& req) {
       object.find_field_unordered("seats").get_uint64().get(seats) || seats > 1000) {
     return std::nullopt;
   }
-  return static_cast<std::uint32_t>(seats);
+  placement_body body{static_cast<std::uint32_t>(seats), {}, {}};
+  for (auto [name, station] : {std::pair{"from", &body.from}, std::pair{"to", &body.to}}) {
+    auto field = object.find_field_unordered(name);
+    if (field.error() == simdjson::NO_SUCH_FIELD) continue;
+    std::string_view text;
+    if (field.get_string().get(text)) return std::nullopt;
+    *station = std::string(text);
+  }
+  return body;
 }
 
 }  // namespace
@@ -117,10 +147,13 @@ task<response> place_hold(context& ctx, const request& req, const room& r) {
   if (!visitor) co_return pass_required(req);
   auto key = idempotency_key(req);
   if (auto* bad = std::get_if<response>(&key)) co_return std::move(*bad);
-  auto seats = parse_seats(ctx, req);
-  if (!seats) co_return problem(req, errc::bad_body, "The body must be {\"seats\": n}, n a whole number.");
+  auto body = parse_placement(ctx, req);
+  if (!body) {
+    co_return problem(req, errc::bad_body,
+                      "The body must be {\"seats\": n}, n a whole number, with \"from\" and \"to\" stations if the seats have legs.");
+  }
   hold_request request{hold_action::place, random_array<16>(), visitor, r.place_of_pass(pass::pass_id(r.config().id, *visitor)),
-                       *seats};
+                       body->seats, std::move(body->from), std::move(body->to)};
   std::string id = r.config().id;
   co_return co_await carry(ctx, req, std::move(id), std::get<std::string>(std::move(key)), request);
 }
@@ -153,12 +186,25 @@ response get_hold(context& ctx, const request& req, const room& r, std::string_v
   auto found = hold_for(r, *id, who->visitor);
   if (const auto* why = std::get_if<hold_refusal>(&found)) return refused(req, *why);
   const hold& h = *std::get<const hold*>(found);
-  return hold_response(req, bhttp::status::ok, *id, h.state, h.seats, h.expires_ms, h.reason);
+  return hold_response(req, bhttp::status::ok, *id, h.state, h.seats, h.expires_ms, h.reason,
+                       r.seats().waitlist_position(*id).value_or(0));
 }
 
 response inventory(const request& req, const room& r) {
   const seat_ledger& s = r.seats();
   if (!s.enabled()) return problem(req, errc::no_inventory, "This room has no seats to hold.");
+  // Each leg by its stations, "A-B"; none without legs.
+  json_object legs;
+  const auto& settings = *s.settings();
+  for (std::size_t i = 0; !settings.legs.empty() && i < s.legs().size(); ++i) {
+    const auto& leg = s.legs()[i];
+    legs.raw(settings.leg_name(i), json_object()
+                                       .num("total", leg.total)
+                                       .num("available", leg.available)
+                                       .num("held", leg.held)
+                                       .num("confirmed", leg.confirmed)
+                                       .done());
+  }
   auto res = json_response(req, bhttp::status::ok,
                            json_object()
                                .num("total", s.total())
@@ -166,7 +212,7 @@ response inventory(const request& req, const room& r) {
                                .num("held", s.held())
                                .num("confirmed", s.confirmed())
                                .boolean("frozen", s.frozen())
-                               .raw("legs", "{}")
+                               .raw("legs", legs.done())
                                .done());
   // The availability band a CDN may serve: a second old at most.
   res.set(bhttp::field::cache_control, "public, max-age=1");

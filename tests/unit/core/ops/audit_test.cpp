@@ -25,3 +25,15 @@ TEST_CASE("audit records carry seq, UTC time and type, and nothing secret") {
   CHECK(audit_record(7, lobby_closed{"r", 0}).ends_with(R"("type":"lobby_closed"})"));
   CHECK(audit_record(8, beacon_supplied{"r", "\x01\xff", 0}).ends_with(R"("type":"beacon_supplied","value":"01ff"})"));
 }
+
+TEST_CASE("a hold event's audit record carries what applying it did") {
+  hold_placed placed{"r", id16{1}, id16{2}, std::nullopt, 2, "k1", 0};
+  CHECK_THAT(audit_record(9, placed, hold_outcome::sold_out),
+             Catch::EndsWith(R"("seats":2,"idempotency_key":"k1","outcome":"sold_out"})"));
+  CHECK_THAT(audit_record(10, hold_confirmed{"r", id16{1}, "c1", 0}, hold_outcome::refund_required),
+             Catch::EndsWith(R"("idempotency_key":"c1","outcome":"refund_required"})"));
+  CHECK_THAT(audit_record(11, holds_expired{"r", {id16{1}}, 0}, hold_outcome::expired),
+             Catch::EndsWith(R"("outcome":"expired"})"));
+  // Not known (its side record not written yet): said, not guessed.
+  CHECK_THAT(audit_record(12, placed), Catch::EndsWith(R"("outcome":null})"));
+}

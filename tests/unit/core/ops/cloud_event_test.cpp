@@ -115,3 +115,25 @@ TEST_CASE("type patterns: the type itself, a prefix ending in .*, or everything"
   CHECK_FALSE(type_matches("dev.foyer.room.*", "dev.foyer.roomy.joins"));
   CHECK_FALSE(type_matches("dev.foyer.room", "dev.foyer.room.joins"));
 }
+
+TEST_CASE_METHOD(stream, "a hold event's CloudEvent carries what applying it did, as the journal tells it") {
+  test::journal_fixture f;
+  auto c = test::test_room("r", 60);
+  c.inventory = inventory_settings{};
+  c.inventory->total = 1;
+  f.start({c});
+  f.rooms->on_applied([&](std::uint64_t seq, const event& e, std::optional<hold_outcome> o) { events.on_applied(seq, e, o); });
+  // Both written while one seat was free: the second applied finds it taken.
+  REQUIRE_FALSE(f.commit({hold_placed{"r", id16{1}, id16{11}, std::nullopt, 1, "k1", f.clock.steady_ms()},
+                          hold_placed{"r", id16{2}, id16{12}, std::nullopt, 1, "k2", f.clock.steady_ms()}})
+                    .first);
+  REQUIRE_FALSE(f.commit(hold_confirmed{"r", id16{1}, "c1", f.clock.steady_ms()}).first);
+  std::vector<std::string> holds;
+  for (const auto& e : sent) {
+    if (e.type.starts_with("dev.foyer.room.hold")) holds.push_back(e.json);
+  }
+  REQUIRE(holds.size() == 3);
+  CHECK_THAT(holds[0], Catch::EndsWith(R"("idempotency_key":"k1","outcome":"placed"}})"));
+  CHECK_THAT(holds[1], Catch::EndsWith(R"("idempotency_key":"k2","outcome":"sold_out"}})"));
+  CHECK_THAT(holds[2], Catch::EndsWith(R"("idempotency_key":"c1","outcome":"confirmed"}})"));
+}

@@ -27,7 +27,7 @@ std::vector<event> one_of_each() {
       passes_done{"r", {21, 22}, 23},
       stock_reported{"r", stock_change::released, 24, "key-25", 26},
       rate_changed{"r", 27, 28, rate_reason::adaptive_decrease, 29},
-      hold_placed{"r", id16{30}, id16{31}, 32, 2, "key-33", 34},
+      hold_placed{"r", id16{30}, id16{31}, 32, 2, "key-33", 34, "A", "C"},
       hold_extended{"r", id16{35}, "key-36", 37},
       hold_confirmed{"r", id16{38}, "key-39", 40},
       hold_released{"r", id16{41}, "key-42", 43},
@@ -72,7 +72,8 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
   CHECK(tag_of(passes_done{}) == 11);
   CHECK(tag_of(stock_reported{}) == 12);
   CHECK(tag_of(rate_changed{}) == 13);
-  CHECK(tag_of(hold_placed{}) == 15);
+  // 15 is hold_placed without stations, as older logs hold it.
+  CHECK(tag_of(hold_placed{}) == 20);
   CHECK(tag_of(hold_extended{}) == 16);
   CHECK(tag_of(hold_confirmed{}) == 17);
   CHECK(tag_of(hold_released{}) == 18);
@@ -88,7 +89,7 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
 TEST_CASE("a corrupt tag is refused") {
   for (const auto& e : one_of_each()) {
     auto bytes = encode(e);
-    for (std::uint8_t tag : {0, 20, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
+    for (std::uint8_t tag : {0, 21, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
   }
 }
 
@@ -130,8 +131,9 @@ TEST_CASE("a room_configured with settings of format 2 still decodes, and an unk
   config.max_active = 5;
   auto bytes = encode(room_configured{"r", config, room_owner::file, std::nullopt, 16});
   REQUIRE(bytes[1] == room_config_format);
-  // Format 2 is format 3 without the inventory at the settings' end, under tag 9.
-  constexpr std::size_t inventory_size = 1 + 8 + 4 * 4 + 1;
+  // Format 2 is format 5 without the inventory at the settings' end (no legs: two empty
+  // lists; the waitlist), under tag 9.
+  constexpr std::size_t inventory_size = 1 + 8 + 4 * 4 + 1 + 4 + 4 + 4;
   constexpr std::size_t trailer_size = 1 + 1 + 8;  // owner, no declaration, time
   auto settings_end = bytes.size() - trailer_size;
   std::string old = "\x09" + bytes.substr(2, settings_end - inventory_size - 2) + bytes.substr(settings_end);
@@ -141,7 +143,26 @@ TEST_CASE("a room_configured with settings of format 2 still decodes, and an unk
   CHECK(e.config.max_active == 5u);
   CHECK_FALSE(e.config.inventory);
   CHECK(e.at_ms == 16);
-  for (std::uint8_t bad : {0, 1, 2, 4, 0xff}) CHECK_FALSE(decode_with(bytes, 1, bad));
+  for (std::uint8_t bad : {0, 1, 2, room_config_format + 1, 0xff}) {
+    CHECK_FALSE(decode_with(bytes, 1, static_cast<std::uint8_t>(bad)));
+  }
+}
+
+TEST_CASE("a hold_placed of an older log, tag 15 without stations, still decodes as a hold on the whole route") {
+  hold_placed placed{"r", id16{1}, id16{2}, 3, 2, "k", 4};
+  auto bytes = encode(placed);
+  // The new tag's two empty stations at the end, each a u32 length.
+  auto old = "\x0f" + bytes.substr(1, bytes.size() - 1 - 8);
+  auto back = decode_event(old);
+  REQUIRE(back);
+  const auto& e = std::get<hold_placed>(*back);
+  CHECK(e.key == "k");
+  CHECK(e.seats == 2);
+  CHECK(e.place == 3u);
+  CHECK(e.at_ms == 4);
+  CHECK(e.from.empty());
+  CHECK(e.to.empty());
+  CHECK(encode(e) == bytes);
 }
 
 TEST_CASE("a state change to an unknown room state is refused") {

@@ -32,6 +32,13 @@ room_config seat_room(std::uint64_t total, second_hold policy = second_hold::ref
   return c;
 }
 
+room_config legged_room(std::uint64_t total, std::vector<std::uint64_t> leg_totals = {}) {
+  auto c = seat_room(total);
+  c.inventory->legs = {"A", "B", "C", "D"};
+  c.inventory->leg_totals = std::move(leg_totals);
+  return c;
+}
+
 struct holds_fixture : journal_fixture {
   room& r() { return *rooms->find("r"); }
   const seat_ledger& seats() { return r().seats(); }
@@ -223,13 +230,68 @@ TEST_CASE_METHOD(holds_fixture, "a release racing a confirm: whichever the log a
   check_invariant();
 }
 
-TEST_CASE_METHOD(holds_fixture, "two placements for the last seats: the second applied places nothing") {
+TEST_CASE_METHOD(holds_fixture, "two placements for the last seats: the second applied places nothing, and says so") {
   start({seat_room(1)});
+  std::vector<std::pair<std::uint64_t, std::optional<hold_outcome>>> seen;
+  rooms->on_applied([&](std::uint64_t seq, const event&, std::optional<hold_outcome> o) { seen.emplace_back(seq, o); });
   auto a = std::get<event>(decide_hold(r(), "k1", {hold_action::place, hold_id(1), visitor(1), 1, 1}, clock.steady_ms()));
   auto b = std::get<event>(decide_hold(r(), "k2", {hold_action::place, hold_id(2), visitor(2), 2, 1}, clock.steady_ms()));
   REQUIRE_FALSE(commit(std::vector<event>{a, b}).first);
   CHECK(seats().held() == 1);
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].second == hold_outcome::placed);
+  CHECK(seen[1].second == hold_outcome::sold_out);
   CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  // The seat comes back: the lost request's key still answers what it did, a new key places.
+  receipt(act("r1", hold_action::release, 1));
+  CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  CHECK(receipt(place("k3", 2, 3, 1)).state == hold_state::held);
+  // Each outcome is a side record for the audit trail, written at once; it outlives a restart.
+  auto stored = [&](std::uint64_t seq) {
+    std::optional<hold_outcome> out;
+    store.read({journal::hold_outcome_key("r", seq)},
+               [&](std::error_code, std::vector<std::optional<std::string>> v) { out = journal::read_hold_outcome(v[0]); });
+    drain();
+    return out;
+  };
+  CHECK(stored(seen[0].first) == hold_outcome::placed);
+  CHECK(stored(seen[1].first) == hold_outcome::sold_out);
+  restart();
+  CHECK(refusal(place("k2", 2, 2, 1)) == errc::sold_out);
+  CHECK(stored(seen[1].first) == hold_outcome::sold_out);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "every hold request's outcome is recorded under its key, refusals included") {
+  start({seat_room(4)});
+  receipt(place("k1", 1, 1, 2));
+  // Decided while the hold was held, applied after it was confirmed: refused, and so on retry.
+  auto extend = std::get<event>(decide_hold(r(), "e1", {hold_action::extend, hold_id(1), std::nullopt, 0, 0}, clock.steady_ms()));
+  auto release = std::get<event>(decide_hold(r(), "r1", {hold_action::release, hold_id(1), visitor(1), 0, 0}, clock.steady_ms()));
+  receipt(act("c1", hold_action::confirm, 1));
+  std::vector<std::optional<hold_outcome>> seen;
+  rooms->on_applied([&](std::uint64_t, const event&, std::optional<hold_outcome> o) { seen.push_back(o); });
+  REQUIRE_FALSE(commit(std::vector<event>{extend, release}).first);
+  CHECK(seen == std::vector<std::optional<hold_outcome>>{hold_outcome::not_held, hold_outcome::not_held});
+  CHECK(refusal(act("e1", hold_action::extend, 1)) == errc::hold_not_held);
+  CHECK(refusal(act("r1", hold_action::release, 1)) == errc::hold_not_held);
+  // A key applied twice: the second does nothing.
+  REQUIRE_FALSE(commit(release).first);
+  CHECK(seen.back() == hold_outcome::repeated);
+  // A placement applied while the visitor holds seats already.
+  receipt(place("k2", 2, 2, 1));
+  auto second = std::get<event>(decide_hold(r(), "k3", {hold_action::place, hold_id(3), visitor(3), 3, 1}, clock.steady_ms()));
+  std::get<hold_placed>(second).visitor = visitor(2);
+  REQUIRE_FALSE(commit(second).first);
+  CHECK(seen.back() == hold_outcome::live_hold_exists);
+  CHECK(seats().receipt("k3")->outcome == hold_outcome::live_hold_exists);
+  // The sweep says whether it ended anything.
+  advance_s(200);
+  REQUIRE(sweep());
+  CHECK(seen.back() == hold_outcome::expired);
+  REQUIRE_FALSE(commit(holds_expired{"r", {hold_id(2)}, clock.steady_ms()}).first);
+  CHECK(seen.back() == hold_outcome::nothing_due);
   check_invariant();
 }
 
@@ -309,10 +371,41 @@ TEST_CASE_METHOD(holds_fixture, "admission follows the seats: released seats adm
 
 TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, failed writes and restarts keep the seats whole") {
   std::mt19937 rng(GENERATE(1u, 2u, 3u, 4u, 5u));
-  start({seat_room(20)});
+  bool legged = GENERATE(false, true);
+  auto config = legged ? legged_room(20, {20, 12, 20}) : seat_room(20);
+  config.inventory->waitlist = 3;
+  start({config});
   std::map<std::string, hold_receipt> first_answers;
+  // What each key's request did when it was last applied (a key is new again once its
+  // receipt is pruned), as the observer heard it.
+  std::map<std::string, std::pair<hold_outcome, std::int64_t>> applied_outcomes;
+  auto watch = [&] {
+    rooms->on_applied([&](std::uint64_t, const event& e, std::optional<hold_outcome> o) {
+      if (!has_hold_outcome(e)) return;
+      REQUIRE(o);
+      std::visit(
+          [&](const auto& v) {
+            if constexpr (requires { v.key; }) {
+              if (*o != hold_outcome::repeated) applied_outcomes[v.key] = {*o, v.at_ms};
+            }
+          },
+          e);
+    });
+  };
+  watch();
   std::set<id16> confirmed;
   std::uint32_t placed = 0;  // hold ids are new for every placement, as the handler's are
+  auto random_placement = [&] {
+    auto v = std::uniform_int_distribution<std::uint32_t>(0, 24)(rng);
+    hold_request request{hold_action::place, hold_id(++placed), visitor(v), v, 1 + v % 4};
+    if (legged) {
+      auto from = std::uniform_int_distribution<std::size_t>(0, 2)(rng);
+      auto to = std::uniform_int_distribution<std::size_t>(from + 1, 3)(rng);
+      request.from = r().config().inventory->legs[from];
+      request.to = r().config().inventory->legs[to];
+    }
+    return request;
+  };
   for (int step = 0; step < 600; ++step) {
     auto pick = std::uniform_int_distribution<int>(0, 99)(rng);
     auto h = std::uniform_int_distribution<std::uint32_t>(0, placed)(rng);
@@ -321,12 +414,21 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
       store.fail_next_writes(1);
     } else if (pick < 12) {
       restart();
+      watch();
+    } else if (pick < 16) {
+      // Requests decided on the same room, written together: later ones may lose the race.
+      std::vector<event> batch;
+      for (int i = 0; i < 3; ++i) {
+        auto d = decide_hold(r(), fmt::format("k{}", std::uniform_int_distribution<int>(0, 150)(rng)), random_placement(),
+                             clock.steady_ms());
+        if (auto* e = std::get_if<event>(&d)) batch.push_back(*e);
+      }
+      if (!batch.empty()) commit(batch);
     } else if (pick < 20) {
       advance_s(std::uniform_int_distribution<int>(1, 200)(rng));
       sweep();
     } else {
-      auto v = std::uniform_int_distribution<std::uint32_t>(0, 24)(rng);
-      hold_request request{hold_action::place, hold_id(++placed), visitor(v), v, 1 + v % 4};
+      auto request = random_placement();
       if (pick >= 50) request = {pick < 75 ? hold_action::confirm : pick < 90 ? hold_action::release : hold_action::extend,
                                  hold_id(h), std::nullopt, 0, 0};
       auto d = ask(key, request);
@@ -339,11 +441,24 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
         }
         if (got->state == hold_state::confirmed) confirmed.insert(got->hold);
       }
+      // A key whose request was applied answers what applying it did, refusals too.
+      auto applied = applied_outcomes.find(key);
+      if (applied != applied_outcomes.end() && !std::holds_alternative<hold_refusal>(d) &&
+          applied->second.second + r().seats().settings()->retention_ms() > clock.steady_ms()) {
+        CHECK_FALSE(refused(applied->second.first));
+      }
+      if (applied != applied_outcomes.end() && refused(applied->second.first) &&
+          applied->second.second + r().seats().settings()->retention_ms() > clock.steady_ms()) {
+        CHECK(std::holds_alternative<hold_refusal>(d));
+      }
     }
     const auto& s = seats();
-    REQUIRE(s.confirmed() + s.held() + s.available() == s.total());
+    for (const auto& leg : s.legs()) REQUIRE(leg.confirmed + leg.held + leg.available == leg.total);
+    REQUIRE(s.legs().size() == (legged ? 3u : 1u));
     REQUIRE_FALSE(s.frozen());
-    REQUIRE(s.confirmed() <= 20);
+    REQUIRE(s.waiting() <= 3);
+    // Nothing can come back for a line in a sold-out room.
+    if (s.sold_out()) REQUIRE(s.waiting() == 0);
   }
   // Every confirmation the requests heard of is in the ledger, each counted once.
   std::uint64_t seats_confirmed = 0;
@@ -360,12 +475,12 @@ TEST_CASE_METHOD(holds_fixture, "a ledger whose counts disagree with its holds a
   start({seat_room(5)});
   receipt(place("k1", 1, 1, 2));
   auto bytes = r().encode_state();
-  // The ledger's `held` count, after total and available, then every hold: corrupt it.
+  // The ledger's `held` count, after its format and total: corrupt it.
   auto good = r().seats();
   writer w;
   good.encode(w);
   auto ledger_at = bytes.size() - w.bytes().size();
-  auto held_at = ledger_at + 16;
+  auto held_at = ledger_at + 1 + 8 + 7;  // its low byte
   bytes[held_at] = static_cast<char>(3);
   reader seed(bytes);
   seed.u8();
@@ -377,4 +492,245 @@ TEST_CASE_METHOD(holds_fixture, "a ledger whose counts disagree with its holds a
             .code == errc::inventory_frozen);
   clock.advance_ms(600'000);
   CHECK_FALSE(restored.expired_holds(clock.steady_ms()));
+}
+
+namespace {
+
+struct legs_fixture : holds_fixture {
+  hold_decision place_on(std::string key, std::uint32_t v, std::uint32_t h, std::uint32_t n, std::string from,
+                         std::string to) {
+    return ask(std::move(key), {hold_action::place, hold_id(h), visitor(v), v, n, std::move(from), std::move(to)});
+  }
+  // "total/available/held/confirmed" of each leg, in route order.
+  std::vector<std::string> legs() {
+    std::vector<std::string> out;
+    for (const auto& l : seats().legs()) out.push_back(fmt::format("{}/{}/{}/{}", l.total, l.available, l.held, l.confirmed));
+    return out;
+  }
+  void check_legs() {
+    for (const auto& l : seats().legs()) CHECK(l.confirmed + l.held + l.available == l.total);
+    CHECK_FALSE(seats().frozen());
+  }
+};
+
+using leg_list = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE_METHOD(legs_fixture, "legs that overlap compete for the leg they share; legs that don't, don't") {
+  start({legged_room(2)});
+  CHECK(receipt(place_on("k1", 1, 1, 2, "A", "C")).state == hold_state::held);
+  CHECK(legs() == leg_list{"2/0/2/0", "2/0/2/0", "2/2/0/0"});
+  // B-C is A-C's too: all or nothing, B-D takes no seat on C-D either.
+  CHECK(refusal(place_on("k2", 2, 2, 1, "B", "D")) == errc::sold_out);
+  CHECK(legs() == leg_list{"2/0/2/0", "2/0/2/0", "2/2/0/0"});
+  CHECK(receipt(place_on("k3", 3, 3, 2, "C", "D")).state == hold_state::held);
+  CHECK(seats().held() == 4);  // seats in held holds, not seats of one leg
+  CHECK(seats().available() == 0);
+  receipt(act("r1", hold_action::release, 1));
+  // B-C is free again, C-D is not.
+  CHECK(refusal(place_on("k4", 2, 4, 1, "B", "D")) == errc::sold_out);
+  receipt(act("c3", hold_action::confirm, 3));
+  CHECK(receipt(place_on("k5", 2, 5, 2, "A", "C")).state == hold_state::held);
+  CHECK(legs() == leg_list{"2/0/2/0", "2/0/2/0", "2/0/0/2"});
+  CHECK(seats().confirmed() == 2);
+  check_legs();
+}
+
+TEST_CASE_METHOD(legs_fixture, "a hold names a route of the room's legs, and only a room with legs takes one") {
+  SECTION("without legs") {
+    start({seat_room(5)});
+    auto d = ask("k1", {hold_action::place, hold_id(1), visitor(1), 1, 1, std::string("A"), std::nullopt});
+    CHECK(refusal(d) == errc::invalid_route);
+    CHECK(std::get<hold_refusal>(d).field == "from");
+    d = ask("k2", {hold_action::place, hold_id(2), visitor(1), 1, 1, std::nullopt, std::string("B")});
+    CHECK(std::get<hold_refusal>(d).field == "to");
+  }
+  SECTION("with legs") {
+    start({legged_room(5)});
+    auto field = [&](std::optional<std::string> from, std::optional<std::string> to) {
+      auto d = ask("k", {hold_action::place, hold_id(1), visitor(1), 1, 1, std::move(from), std::move(to)});
+      REQUIRE(refusal(d) == errc::invalid_route);
+      return std::get<hold_refusal>(d).field;
+    };
+    CHECK(field(std::nullopt, "B") == "from");
+    CHECK(field("A", std::nullopt) == "to");
+    CHECK(field("Z", "B") == "from");
+    CHECK(field("A", "Z") == "to");
+    CHECK(field("C", "A") == "to");
+    CHECK(field("B", "B") == "to");
+    // A placement written with stations the room no longer has is refused when applied, and stays so.
+    REQUIRE_FALSE(commit(hold_placed{"r", hold_id(9), visitor(9), std::nullopt, 1, "k9", clock.steady_ms(), "A", "Z"}).first);
+    CHECK(seats().receipt("k9")->outcome == hold_outcome::bad_route);
+    CHECK(refusal(place_on("k9", 9, 10, 1, "A", "Z")) == errc::invalid_route);
+  }
+  check_invariant();
+}
+
+TEST_CASE_METHOD(legs_fixture, "each leg keeps its own total, its invariant holds through a late confirm and a restart") {
+  start({legged_room(10, {2, 1, 2})});
+  receipt(place_on("k1", 1, 1, 1, "A", "C"));
+  advance_s(181);
+  REQUIRE(sweep());
+  CHECK(receipt(place_on("k2", 2, 2, 1, "B", "D")).state == hold_state::held);
+  // The late success finds B-C taken: no seat on its own legs, a refund.
+  CHECK(receipt(act("c1", hold_action::confirm, 1)).reason == refund_reason::late_success_no_seat);
+  receipt(place_on("k3", 3, 3, 2, "A", "B"));
+  advance_s(181);
+  REQUIRE(sweep());
+  receipt(place_on("k4", 4, 4, 2, "C", "D"));
+  // A-B is still free: the late success takes its seats again, on the same legs.
+  CHECK(receipt(act("c3", hold_action::confirm, 3)).state == hold_state::confirmed);
+  CHECK(legs() == leg_list{"2/0/0/2", "1/1/0/0", "2/0/2/0"});
+  check_legs();
+  restart();
+  CHECK(legs() == leg_list{"2/0/0/2", "1/1/0/0", "2/0/2/0"});
+  auto bytes = r().encode_state();
+  reader seed(bytes);
+  seed.u8();
+  room same(legged_room(10, {2, 1, 2}), room_created{"r", seed.raw<32>(), journal_fixture::start_ms});
+  REQUIRE(same.decode_state(bytes));
+  CHECK(same.encode_state() == bytes);
+  CHECK_FALSE(same.seats().frozen());
+  check_legs();
+}
+
+TEST_CASE_METHOD(legs_fixture, "the legs stay while seats are held on them; a leg's total never drops below its seats") {
+  start({legged_room(4)});
+  receipt(place_on("k1", 1, 1, 3, "B", "C"));
+  auto other = legged_room(4);
+  other.inventory->legs = {"A", "B", "C"};
+  auto p = r().refuses(other);
+  REQUIRE(p);
+  CHECK(p->field == "inventory.legs");
+  auto smaller = legged_room(4, {1, 2, 4});
+  p = r().refuses(smaller);
+  REQUIRE(p);
+  CHECK(p->field == "inventory.leg_totals");
+  CHECK(p->message == "cannot go below the 3 seats held and confirmed on leg B-C");
+  CHECK_FALSE(r().refuses(legged_room(4, {1, 3, 1})));
+  REQUIRE_FALSE(reconcile({legged_room(4, {1, 3, 1})}));
+  CHECK(legs() == leg_list{"1/1/0/0", "3/0/3/0", "1/1/0/0"});
+  // A change written before the hold was applied keeps the legs it would change.
+  REQUIRE_FALSE(commit(room_configured{"r", other, room_owner::file, other, clock.steady_ms()}).first);
+  CHECK(r().config().inventory->legs == leg_list{"A", "B", "C", "D"});
+  check_legs();
+}
+
+TEST_CASE_METHOD(legs_fixture, "with legs, admission follows the leg with the most seats available") {
+  start({legged_room(10, {1, 4, 1})});
+  for (std::uint8_t v = 0; v < 8; ++v) join("r", v);
+  advance_s(5);
+  tick("r");
+  CHECK(r().served(clock.steady_ms()) == 4);
+}
+
+namespace {
+
+room_config waitlist_room(std::uint64_t total, std::uint32_t waitlist) {
+  auto c = seat_room(total);
+  c.inventory->waitlist = waitlist;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(holds_fixture, "a placement that finds too few seats while some are held waits in line, served in order") {
+  start({waitlist_room(2, 2)});
+  receipt(place("k1", 1, 1, 2));
+  auto first = receipt(place("k2", 2, 2, 1));
+  CHECK(first.state == hold_state::waitlisted);
+  CHECK(first.waitlist_position == 1);
+  CHECK(receipt(place("k3", 3, 3, 2)).waitlist_position == 2);
+  // The line is full: refused.
+  CHECK(refusal(place("k4", 4, 4, 1)) == errc::sold_out);
+  // A retry gets the first answer; the visitor in line holds their one live hold.
+  CHECK(receipt(place("k2", 2, 2, 1)).waitlist_position == 1);
+  CHECK(seats().live_hold_of(visitor(2)) == hold_id(2));
+  CHECK(refusal(place("k5", 2, 5, 1)) == errc::live_hold_exists);
+  CHECK(seats().owed() == 3);
+  advance_s(10);
+  receipt(act("r1", hold_action::release, 1));
+  // The head fits and holds, its time counted from now; the next needs two, one is free.
+  const hold* head = seats().find(hold_id(2));
+  REQUIRE(head);
+  CHECK(head->state == hold_state::held);
+  CHECK(head->expires_ms == clock.steady_ms() + 180'000);
+  CHECK(seats().waitlist_position(hold_id(3)) == 1u);
+  CHECK(seats().available() == 1);
+  // Nobody overtakes: a new placement for the free seat waits behind.
+  CHECK(receipt(place("k6", 6, 6, 1)).waitlist_position == 2);
+  CHECK(seats().available() == 1);
+  receipt(act("c2", hold_action::confirm, 2));
+  CHECK(seats().find(hold_id(3))->state == hold_state::waitlisted);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a place in line lapses after hold and extension time, by the sweep") {
+  start({waitlist_room(1, 3)});
+  receipt(place("k1", 1, 1, 1));
+  advance_s(100);
+  receipt(place("k2", 2, 2, 1));
+  receipt(act("e1", hold_action::extend, 1));
+  advance_s(269);
+  REQUIRE(sweep());
+  // Hold 1 lasted 180 + 90 s: it expired at 270 s, and gave its seat to the head.
+  CHECK(seats().find(hold_id(2))->state == hold_state::held);
+  receipt(place("k3", 3, 3, 1));
+  advance_s(269);
+  REQUIRE(sweep());
+  // Hold 2 expired at 180 s from 269 s, and gave its seat to hold 3, which waited 269 s.
+  CHECK(seats().find(hold_id(3))->state == hold_state::held);
+  receipt(place("k4", 4, 4, 1));
+  receipt(act("c3", hold_action::confirm, 3));
+  // Nothing available, nothing held: the room is sold out, the line emptied.
+  CHECK(r().state() == room_state::sold_out);
+  CHECK(seats().find(hold_id(4))->state == hold_state::expired);
+  CHECK(seats().waiting() == 0);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "an entry whose seats never fit lapses, a total that grows serves the line, and the line survives a restart") {
+  start({waitlist_room(2, 3)});
+  receipt(place("k1", 1, 1, 1));
+  receipt(place("k2", 2, 2, 1));
+  CHECK(receipt(place("k3", 3, 3, 2)).state == hold_state::waitlisted);
+  receipt(act("c1", hold_action::confirm, 1));
+  advance_s(180);
+  REQUIRE(sweep());
+  // One seat came back; the head needs two, and the next waits behind it.
+  CHECK(seats().find(hold_id(3))->state == hold_state::waitlisted);
+  CHECK(receipt(place("k4", 4, 4, 1)).waitlist_position == 2);
+  restart();
+  CHECK(seats().waitlist_position(hold_id(3)) == 1u);
+  CHECK(seats().waitlist_position(hold_id(4)) == 2u);
+  CHECK(seats().owed() == 3);
+  // 270 s after it joined, every seat held then has come back or been confirmed: it lapses.
+  advance_s(90);
+  REQUIRE(sweep());
+  CHECK(seats().find(hold_id(3))->state == hold_state::expired);
+  CHECK(seats().find(hold_id(4))->state == hold_state::held);
+  CHECK(receipt(place("k5", 5, 5, 2)).state == hold_state::waitlisted);
+  REQUIRE_FALSE(reconcile({waitlist_room(4, 3)}));
+  CHECK(seats().find(hold_id(5))->state == hold_state::held);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "seats owed to the waitlist are not admitted for") {
+  start({waitlist_room(3, 2)});
+  for (std::uint8_t v = 0; v < 8; ++v) join("r", v);
+  advance_s(5);
+  tick("r");
+  CHECK(r().served(clock.steady_ms()) == 3);
+  for (std::uint8_t v = 0; v < 3; ++v) REQUIRE_FALSE(commit(pass_claimed{"r", v, id_of(3, v), clock.now_ms()}).first);
+  receipt(ask("k0", {hold_action::place, hold_id(0), visitor(0), 0, 2}));
+  receipt(ask("k1", {hold_action::place, hold_id(1), visitor(1), 1, 1}));
+  CHECK(receipt(ask("k2", {hold_action::place, hold_id(2), visitor(2), 2, 3})).state == hold_state::waitlisted);
+  receipt(act("r1", hold_action::release, 1));
+  // One seat is free, and owed to the head of the line, which waits for three.
+  CHECK(seats().available() == 1);
+  advance_s(5);
+  tick("r");
+  CHECK(r().served(clock.steady_ms()) == 3);
+  check_invariant();
 }

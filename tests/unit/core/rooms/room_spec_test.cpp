@@ -126,7 +126,6 @@ TEST_CASE("an inventory table needs a total, takes its defaults and round-trips"
   CHECK(set(c, "inventory.hold_seconds", std::int64_t{5}));
   CHECK(set(c, "inventory.second_hold", std::string("steal"))->field == "inventory.second_hold");
   CHECK_FALSE(set(c, "inventory.second_hold", std::string("release_first")));
-  CHECK(set(c, "inventory.legs", std::vector<std::string>{"A", "B"})->message == "unknown setting");
   CHECK(set(c, "inventory", std::int64_t{1}));
   CHECK_FALSE(check_room(c));
   REQUIRE(c.inventory);
@@ -136,13 +135,60 @@ TEST_CASE("an inventory table needs a total, takes its defaults and round-trips"
   CHECK(c.inventory->max_seats_per_hold == 4);
   CHECK(c.inventory->second == second_hold::release_first);
   CHECK(c.inventory->retention_ms() == (60 + 90 + 300) * 1000);
+  CHECK(c.inventory->waitlist == 0);
+  CHECK(set(c, "inventory.waitlist", std::int64_t{-1})->field == "inventory.waitlist");
+  CHECK_FALSE(set(c, "inventory.waitlist", std::int64_t{50}));
+  CHECK(c.inventory->waitlist == 50);
+  REQUIRE_FALSE(set(c, "inventory.waitlist", std::int64_t{0}));
   writer w;
   write_room_config(w, c);
   reader r(w.bytes());
   CHECK(read_room_config(r) == c);
   CHECK(r.done());
   CHECK(to_json(c).ends_with(R"("inventory":{"total":200,"hold_seconds":60,"extension_seconds":90,)"
-                             R"("late_grace_seconds":300,"max_seats_per_hold":4,"second_hold":"release_first"}})"));
+                             R"("late_grace_seconds":300,"max_seats_per_hold":4,"second_hold":"release_first",)"
+                             R"("legs":[],"leg_totals":[],"waitlist":0}})"));
   CHECK_FALSE(set(c, "inventory", unset_value{}));
   CHECK_FALSE(c.inventory);
+}
+
+TEST_CASE("inventory legs are stations in order, leg_totals one per leg, and both round-trip") {
+  room_config c = valid_room();
+  REQUIRE_FALSE(set(c, "inventory.total", std::int64_t{200}));
+  using names = std::vector<std::string>;
+  using numbers = std::vector<std::int64_t>;
+  CHECK(set(c, "inventory.legs", names{"A"})->field == "inventory.legs");
+  CHECK(set(c, "inventory.legs", names{"A", "B", "A"})->message == "names 'A' twice");
+  CHECK(set(c, "inventory.legs", names{"A", "B-C"})->field == "inventory.legs");
+  CHECK(set(c, "inventory.legs", names{"A", ""})->field == "inventory.legs");
+  CHECK(set(c, "inventory.legs", numbers{1, 2})->field == "inventory.legs");
+  CHECK(set(c, "inventory.leg_totals", names{"1"})->field == "inventory.leg_totals");
+  CHECK(set(c, "inventory.leg_totals", numbers{-1})->field == "inventory.leg_totals");
+  // leg_totals without legs, or not one per leg.
+  REQUIRE_FALSE(set(c, "inventory.leg_totals", numbers{200, 150}));
+  CHECK(check_room(c)->field == "inventory.leg_totals");
+  REQUIRE_FALSE(set(c, "inventory.legs", names{"A", "B", "C", "D"}));
+  auto wrong = check_room(c);
+  REQUIRE(wrong);
+  CHECK(wrong->field == "inventory.leg_totals");
+  CHECK(wrong->message == "must give one total for each of the 3 legs");
+  REQUIRE_FALSE(set(c, "inventory.leg_totals", numbers{200, 150, 200}));
+  CHECK_FALSE(check_room(c));
+  CHECK(c.inventory->leg_count() == 3);
+  CHECK(c.inventory->leg_total(1) == 150);
+  CHECK(c.inventory->leg_name(2) == "C-D");
+  writer w;
+  write_room_config(w, c);
+  reader r(w.bytes());
+  CHECK(read_room_config(r) == c);
+  CHECK(r.done());
+  CHECK_THAT(to_json(c), Catch::EndsWith(R"("legs":["A","B","C","D"],"leg_totals":[200,150,200],"waitlist":0}})"));
+  // An empty list is the default: total on every leg.
+  REQUIRE_FALSE(set(c, "inventory.leg_totals", names{}));
+  CHECK(c.inventory->leg_total(1) == 200);
+  // Settings of format 3 have no legs.
+  room_config plain = valid_room();
+  REQUIRE_FALSE(set(plain, "inventory.total", std::int64_t{10}));
+  CHECK(plain.inventory->leg_count() == 1);
+  CHECK(plain.inventory->leg_name(0).empty());
 }
