@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/passes/pass_issuer.hpp"
 #include "core/rooms/admission.hpp"
 #include "core/base/codec.hpp"
 
@@ -214,8 +215,11 @@ void room::follow_supply(std::int64_t at_ms) {
 
 hold_outcome room::apply(const hold_placed& e) {
   auto outcome = seats_.apply(e);
-  // In line or holding, the visitor's seats count from here, not their pass slot.
-  if ((outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) && e.place) claims_.finish(*e.place);
+  // In line or holding, the visitor's seats count from here, not their pass slot. The
+  // place is looked up here too: a hold asked for right after the poll that gave the pass
+  // was decided before that pass's claim was applied, and the log has the claim first.
+  auto place = e.place ? e.place : claims_.place_of_pass(pass::pass_id(config_.id, e.visitor));
+  if ((outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) && place) claims_.finish(*place);
   follow_supply(e.at_ms);
   return outcome;
 }

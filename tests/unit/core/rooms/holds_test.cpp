@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/passes/pass_issuer.hpp"
 #include "core/rooms/hold_desk.hpp"
 #include "support/journal_fixture.hpp"
 
@@ -733,4 +734,21 @@ TEST_CASE_METHOD(holds_fixture, "seats owed to the waitlist are not admitted for
   tick("r");
   CHECK(r().served(clock.steady_ms()) == 3);
   check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a hold decided before its pass's claim was applied still takes the pass's slot") {
+  start({seat_room(4)});
+  join("r", 0);
+  join("r", 1);
+  advance_s(5);
+  tick("r");
+  // The poll that gave the pass submitted its claim; the hold was asked for and decided
+  // before the claim was applied, so the decision knows no place.
+  auto decision = decide_hold(r(), "k0", {hold_action::place, hold_id(0), visitor(0), std::nullopt, 1}, clock.steady_ms());
+  REQUIRE(std::holds_alternative<event>(decision));
+  REQUIRE_FALSE(commit(pass_claimed{"r", 0, pass::pass_id("r", visitor(0)), clock.now_ms()}).first);
+  CHECK(r().active(clock.steady_ms()) == 1);
+  REQUIRE_FALSE(commit(std::get<event>(decision)).first);
+  CHECK(r().active(clock.steady_ms()) == 0);
+  CHECK(seats().held() == 1);
 }
