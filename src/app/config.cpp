@@ -331,7 +331,8 @@ config default_config() {
   demo.rate_per_minute = 60;
   demo.target_url = "/welcome";
   // A few seats, so that the whole path can be tried locally: join, admit, hold, confirm.
-  demo.inventory = inventory_settings{.total = 20};
+  demo.inventory.emplace();
+  demo.inventory->total = 20;
   c.rooms.push_back(demo);
   return c;
 }
