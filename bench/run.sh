@@ -51,21 +51,27 @@ load() {
 
 cpu_of() { awk '/^CPU_US_PER_OP/ {print $2}' "$1"; }
 
+# Starts Foyer on $work/foyer.toml (a room "bench" without seats among its rooms) and the
+# fixed-response nginx beside it; sets the caller's target and ng_port.
+start_with_reference() {
+  start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
+  target="127.0.0.1:$foyer_port"
+  # A status answer, to give nginx a body of exactly its size, and the ticket of that
+  # poll, so that nginx is sent the very request a poll is.
+  "$FOYER_LOAD" --scenario polls --target "$target" --room bench -c 1 -n 1 --sample-body "$work/body.json" \
+    --sample-ticket "$work/ticket" >/dev/null
+  ng_port=$(free_port)
+  start_nginx "$ng_port" "$work/body.json"
+  machine
+}
+
 compare() {
   local port
   port=$(free_port)
   write_config "$work/foyer.toml" "$port" "$(room_toml bench 60)" \
     "$(room_toml lobby 60 "opens_at = $(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)")"
-  start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
-  local target="127.0.0.1:$foyer_port"
-  # A status answer, to give nginx a body of exactly its size, and the ticket of that
-  # poll, so that nginx is sent the very request a poll is.
-  "$FOYER_LOAD" --scenario polls --target "$target" --room bench -c 1 -n 1 --sample-body "$work/body.json" \
-    --sample-ticket "$work/ticket" >/dev/null
-  local ng_port
-  ng_port=$(free_port)
-  start_nginx "$ng_port" "$work/body.json"
-  machine
+  local target ng_port
+  start_with_reference
   echo "status body: $(wc -c <"$work/body.json") bytes; $connections connections, $duration s per run, $threads load thread(s), base_bits ${BASE_BITS:-4}"
 
   # The machine's speed wanders by tens of percent from one run to the next, so the
@@ -311,14 +317,8 @@ holds() {
   # slots. The polls go to a room without seats, as in compare.
   server_extra="site_token = \"$site\"" write_config "$work/foyer.toml" "$(free_port)" "$(room_toml bench 60)" \
     "$(room_toml hot 600000 "$(printf '[rooms.inventory]\ntotal = 200\nhold_seconds = 60\nmax_seats_per_hold = 4')")"
-  start_foyer "$work/foyer.toml" "$work/data" "$work/foyer.log"
-  local target="127.0.0.1:$foyer_port"
-  "$FOYER_LOAD" --scenario polls --target "$target" --room bench -c 1 -n 1 --sample-body "$work/body.json" \
-    --sample-ticket "$work/ticket" >/dev/null
-  local ng_port
-  ng_port=$(free_port)
-  start_nginx "$ng_port" "$work/body.json"
-  machine
+  local target ng_port
+  start_with_reference
   echo "hot room: 200 seats, 2 a hold, $visitors visitors a run, placed holds released after $hold_for ms;" \
     "$connections connections (open loop: $paced_connections at $rate/s), $duration s per run, $rounds rounds, $threads load thread(s)"
   local ng_worker round

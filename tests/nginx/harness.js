@@ -94,6 +94,27 @@ export async function startUpstream() {
   return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+// A whole nginx.conf for a test: one worker, its files under `dir`, and `http` (the
+// upstreams and servers) in the http {} block.
+export function nginxConfig(dir, http, connections = 4096) {
+  return `
+worker_processes 1;
+user root;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections ${connections}; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+${http}
+}
+`;
+}
+
 // Checks and runs nginx with `config` in `server.dir`, listening on `server.port`.
 export function launchNginx(server, config) {
   const conf = path.join(server.dir, 'nginx.conf');
@@ -121,19 +142,7 @@ export class Nginx {
     const d = this.dir;
     const protect = `include ${snippets}/foyer-protect.conf;
       proxy_set_header Connection "";`;
-    return `
-worker_processes 1;
-user root;
-pid ${d}/nginx.pid;
-error_log ${d}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${d}/body;
-  proxy_temp_path ${d}/proxy;
-  fastcgi_temp_path ${d}/fastcgi;
-  uwsgi_temp_path ${d}/uwsgi;
-  scgi_temp_path ${d}/scgi;
+    return nginxConfig(d, `
   upstream foyer_guard { server 127.0.0.1:${this.guardPort}; keepalive 32; }
   upstream app { server 127.0.0.1:${this.upstreamPort ?? this.staticPort}; keepalive 32; }
   ${this.staticPort ? `server {
@@ -153,9 +162,7 @@ http {
       ${protect}
       proxy_pass http://app;
     }
-  }
-}
-`;
+  }`);
   }
 
   async start() {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { Foyer, repo, until } from '../lib/foyer.js';
-import { Guard, freePort, launchNginx } from './harness.js';
+import { Guard, freePort, launchNginx, nginxConfig } from './harness.js';
 
 const VISITORS = Number(process.env.SCALE_VISITORS ?? 2000);
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 20);
@@ -20,19 +20,7 @@ const POLL_MS = 2000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function frontConfig(dir, port, a, b) {
-  return `
-worker_processes 1;
-user root;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+  return nginxConfig(dir, `
   proxy_cache_path ${dir}/cache keys_zone=foyer_frontier:10m max_size=64m inactive=10m;
   map $uri $foyer_room { ~^/(?:api/v1/rooms|r)/(?<name>[^/]+) $name; default ""; }
   map $foyer_room $foyer_instance { far foyer_a; shop foyer_a; train foyer_b; default foyer_a; }
@@ -42,9 +30,7 @@ http {
     listen 127.0.0.1:${port};
     include ${repo}/packaging/nginx/foyer-front.conf;
     location / { proxy_pass http://foyer_a; }
-  }
-}
-`;
+  }`, 8192);
 }
 
 // The origin's frontier answers so far, from its own /metrics.
