@@ -14,6 +14,11 @@
 #                            placed holds so that seats cycle; holds placed per second, p50,
 #                            p99, server CPU per attempt, and the ratios to nginx and to
 #                            status polls alternating with them
+#   bench/run.sh scale       the recipe beyond one box in full (tests/nginx/scale.test.js):
+#                            VISITORS far-back visitors (10,000) polling the frontier through
+#                            nginx's cache for SECONDS_RUN (60), two instances routed by room,
+#                            the merged JWKS, one instance down and back; prints the origin's
+#                            frontier requests a second and the visitors' staleness
 #
 # Environment: DURATION (s per compare run, 10), ROUNDS (compare: nginx, polls and joins
 # with proofs solved ahead alternate this many times, 3), CONNECTIONS (256), THREADS (load
@@ -365,6 +370,12 @@ print("  errors (all hold runs): %d" % errors)
 EOF
 }
 
+scale() {
+  machine
+  SCALE_VISITORS=${VISITORS:-10000} SCALE_SECONDS=${SECONDS_RUN:-60} FOYER_BIN=$FOYER_BIN \
+    node --test "$(dirname "$0")/../tests/nginx/scale.test.js" | grep -E '^# (SCALE|pass|fail)'
+}
+
 case "$mode" in
   compare) compare ;;
   memory) memory ;;
@@ -372,5 +383,6 @@ case "$mode" in
   ticker) ticker ;;
   sinks) sinks ;;
   holds) holds ;;
-  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|holds]" >&2; exit 2 ;;
+  scale) scale ;;
+  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|holds|scale]" >&2; exit 2 ;;
 esac
