@@ -70,6 +70,17 @@ start_with_reference() {
   machine
 }
 
+# reference_round ROUND NGINX_WORKER: the round's nginx run and status polls, the figures
+# every mode's ratios are taken against ($work/nginxROUND.out, $work/pollsROUND.out).
+reference_round() {
+  local round=$1
+  echo "round $round of $rounds: nginx, fixed response (1 worker):"
+  load "$work/nginx$round.out" "$2" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status \
+    --bearer "$(cat "$work/ticket")" -c "$connections" -d "$duration"
+  echo "round $round of $rounds: foyer, status polls:"
+  load "$work/polls$round.out" "$foyer_pid" --scenario polls --target "$target" --room bench -c "$connections" -d "$duration"
+}
+
 compare() {
   local port
   port=$(free_port)
@@ -84,11 +95,7 @@ compare() {
   local ng_worker round
   ng_worker=$(pgrep -P "$nginx_pid" | head -1)
   for round in $(seq 1 "$rounds"); do
-    echo "round $round of $rounds: nginx, fixed response (1 worker):"
-    load "$work/nginx$round.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status \
-      --bearer "$(cat "$work/ticket")" -c "$connections" -d "$duration"
-    echo "round $round of $rounds: foyer, status polls:"
-    load "$work/polls$round.out" "$foyer_pid" --scenario polls --target "$target" --room bench -c "$connections" -d "$duration"
+    reference_round "$round" "$ng_worker"
     # A rush meets the join endpoint with proofs already solved (seconds of work after
     # the challenge): its capacity, with the challenges fetched before the clock starts.
     echo "round $round of $rounds: foyer, durable joins, proofs solved ahead (only the joins timed):"
@@ -331,11 +338,7 @@ holds() {
   local holds_args=(--scenario holds --target "$target" --room hot --visitors "$visitors" --seats 2 --site-token "$site"
     --hold-for-ms "$hold_for" -d "$duration")
   for round in $(seq 1 "$rounds"); do
-    echo "round $round of $rounds: nginx, fixed response (1 worker):"
-    load "$work/nginx$round.out" "$ng_worker" --scenario fixed --target "127.0.0.1:$ng_port" --path /api/v1/rooms/bench/status \
-      --bearer "$(cat "$work/ticket")" -c "$connections" -d "$duration"
-    echo "round $round of $rounds: foyer, status polls:"
-    load "$work/polls$round.out" "$foyer_pid" --scenario polls --target "$target" --room bench -c "$connections" -d "$duration"
+    reference_round "$round" "$ng_worker"
     echo "round $round of $rounds: foyer, hold attempts as fast as they come (closed loop):"
     load "$work/closed$round.out" "$foyer_pid" "${holds_args[@]}" -c "$connections"
     echo "round $round of $rounds: foyer, hold attempts at $rate/s (open loop):"

@@ -15,6 +15,15 @@ namespace {
 constexpr std::uint8_t legacy_snapshot_format = 1;
 constexpr std::uint8_t snapshot_format = 2;
 
+// A side record of a room: its kind, the room, a number.
+std::string room_record_key(char kind, std::string_view room, std::uint64_t n) {
+  writer w;
+  w.u8(static_cast<std::uint8_t>(kind));
+  w.str(room);
+  w.u64(n);
+  return w.take();
+}
+
 template <class... F>
 struct overloaded : F... {
   using F::operator()...;
@@ -36,19 +45,11 @@ std::string journal::lobby_node_key(std::string_view room, unsigned level, std::
 }
 
 std::string journal::lobby_leaf_key(std::string_view room, std::uint64_t index) {
-  writer w;
-  w.u8('l');
-  w.str(room);
-  w.u64(index);
-  return w.take();
+  return room_record_key('l', room, index);
 }
 
 std::string journal::hold_outcome_key(std::string_view room, std::uint64_t seq) {
-  writer w;
-  w.u8('o');
-  w.str(room);
-  w.u64(seq);
-  return w.take();
+  return room_record_key('o', room, seq);
 }
 
 std::optional<hold_outcome> journal::read_hold_outcome(const std::optional<std::string>& value) {
