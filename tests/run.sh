@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: a build with warnings as errors; the unit and
-# store tests (ctest); the core and store tests again under AddressSanitizer and
-# UndefinedBehaviorSanitizer; the fuzz targets, and the HTTP tests in their sanitized build;
-# then the JS, integration, chaos, nginx and browser tests against the real binary on loopback.
+# The whole test suite, as CI runs it: a build with warnings as errors and its unit and
+# store tests (ctest); the unit tests again and the fuzz targets in one build under
+# AddressSanitizer and UndefinedBehaviorSanitizer; then the JS, integration, chaos, nginx
+# and browser tests against the real binary on loopback.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/deps.sh
@@ -12,24 +12,20 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOYER_WERROR=ON -DFOYER_
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFOYER_WERROR=ON -DFOYER_SANITIZE=ON -DFOYER_ONLY_CORE_TESTS=ON
-cmake --build build-asan -j"$jobs" --target foyer_core_tests foyer_store_tests
-build-asan/foyer_core_tests
-build-asan/foyer_store_tests
-
-# The libFuzzer targets (clang): every seed and regression input of tests/fuzz/corpus
-# replayed, then a short run of each, so that no change breaks a target or reopens a crash.
-# -O1 with line tables only: the build is most of this step's time, and stack traces
-# still name the line. The same build, whose server library is already under
-# AddressSanitizer and UndefinedBehaviorSanitizer, runs the HTTP unit tests (the
-# session's failure matrix).
+# One clang build under AddressSanitizer and UndefinedBehaviorSanitizer serves the unit
+# tests (core, store, HTTP with the session's failure matrix) and the libFuzzer targets:
+# every seed and regression input of tests/fuzz/corpus replayed, then a short run of each,
+# so that no change breaks a target or reopens a crash. -O1 with line tables only: the
+# build is most of this step's time, and stack traces still name the line.
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" \
   -DFOYER_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
-cmake --build build-fuzz -j"$jobs" --target fuzz_all foyer_http_tests
+cmake --build build-fuzz -j"$jobs" --target foyer_core_tests foyer_store_tests foyer_http_tests fuzz_all
+build-fuzz/foyer_core_tests
+build-fuzz/foyer_store_tests
+build-fuzz/foyer_http_tests
 for corpus in tests/fuzz/corpus/*/; do
   "build-fuzz/tests/fuzz/fuzz_$(basename "$corpus")" -runs=0 "$corpus"
 done
-build-fuzz/foyer_http_tests
 FUZZ_BUILD=build-fuzz bench/fuzz.sh 5
 
 export FOYER_BIN="$PWD/build/foyer"
