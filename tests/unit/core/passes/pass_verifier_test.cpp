@@ -61,12 +61,12 @@ struct verifier_fixture {
                  {"sub", R"("visitor-7")"},            {"iat", std::to_string(t0)},
                  {"nbf", std::to_string(t0)},          {"exp", std::to_string(t0 + lifetime)},
                  {"jti", R"("pass-7")"}};
-    for (const auto& [name, value] : changes) {
-      auto it = std::find_if(m.begin(), m.end(), [&](const auto& p) { return p.first == name; });
+    for (const auto& change : changes) {
+      auto it = std::find_if(m.begin(), m.end(), [&](const auto& p) { return p.first == change.first; });
       if (it == m.end()) {
-        m.emplace_back(name, value);
+        m.push_back(change);
       } else {
-        it->second = value;
+        it->second = change.second;
       }
     }
     std::string out = "{";
