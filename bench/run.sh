@@ -15,8 +15,9 @@
 #                            p99, server CPU per attempt, and the ratios to nginx and to
 #                            status polls alternating with them
 #   bench/run.sh scale       the recipe beyond one box in full (tests/nginx/scale.test.js):
-#                            VISITORS far-back visitors (10,000) polling the frontier through
-#                            nginx's cache for SECONDS_RUN (60), two instances routed by room,
+#                            VISITORS far-back visitors (10,000) polling the frontier every
+#                            POLL_MS (10,000) through nginx's cache for SECONDS_RUN (60), two
+#                            instances routed by room,
 #                            the merged JWKS, one instance down and back; prints the origin's
 #                            frontier requests a second and the visitors' staleness
 #
@@ -375,7 +376,7 @@ EOF
 
 scale() {
   machine
-  SCALE_VISITORS=${VISITORS:-10000} SCALE_SECONDS=${SECONDS_RUN:-60} FOYER_BIN=$FOYER_BIN \
+  SCALE_VISITORS=${VISITORS:-10000} SCALE_SECONDS=${SECONDS_RUN:-60} SCALE_POLL_MS=${POLL_MS:-10000} FOYER_BIN=$FOYER_BIN \
     node --test "$(dirname "$0")/../tests/nginx/scale.test.js" | grep -E '^# (SCALE|pass|fail)'
 }
 

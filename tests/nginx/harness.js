@@ -99,6 +99,7 @@ export async function startUpstream() {
 export function nginxConfig(dir, http, connections = 4096) {
   return `
 worker_processes 1;
+worker_rlimit_nofile ${connections * 2};
 user root;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;

@@ -15,7 +15,7 @@ import { Guard, freePort, launchNginx, nginxConfig } from './harness.js';
 const VISITORS = Number(process.env.SCALE_VISITORS ?? 2000);
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 20);
 // A far-back visitor polls the frontier this often here (the page: a tenth of the wait, ≤ 30 s).
-const POLL_MS = 2000;
+const POLL_MS = Number(process.env.SCALE_POLL_MS ?? 2000);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,7 +30,7 @@ function frontConfig(dir, port, a, b) {
     listen 127.0.0.1:${port};
     include ${repo}/packaging/nginx/foyer-front.conf;
     location / { proxy_pass http://foyer_a; }
-  }`, 8192);
+  }`, VISITORS + 4096);
 }
 
 // The origin's frontier answers so far, from its own /metrics.
