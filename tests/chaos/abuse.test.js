@@ -35,8 +35,10 @@ const abuseMs = 10_000;
 const pollGapMs = 5;
 // Below this, a p99 is the machine's scheduling rather than the server: a quiet poll's p99
 // is a fraction of a millisecond, and five times that is less than one wait of the
-// server's thread for a core on a shared 2-core machine (a scheduler slice is ~3 ms).
-const p99FloorMs = 2;
+// server's thread for a core on a shared 2-core machine (a scheduler slice is ~3 ms; in a
+// fresh Debian root on 2 cores a quiet p99 of 1.6 ms became 11.3 ms under the abuse, the
+// abuse's own two processes and the runner taking the cores).
+const p99FloorMs = 3;
 const maxHeaderBytes = 8192;
 // A busy client's loop sees its connect late, so a lifetime it measures is short by up to
 // this much; and the server's sweeper (a quarter of the shorter timeout) and a loaded
