@@ -216,10 +216,11 @@ test('a waitlist: the third visitor waits in line, and holds the seat the first 
   try {
     await f.start();
     const passes = [];
+    const tickets = [];
     for (let i = 0; i < 3; i++) {
-      const ticket = (await f.join('club')).json.ticket;
+      tickets.push((await f.join('club')).json.ticket);
       passes.push((await until('admission', async () => {
-        const s = (await f.status(ticket, 'club')).json;
+        const s = (await f.status(tickets[i], 'club')).json;
         return s.pass ? s : null;
       })).pass);
     }
@@ -237,6 +238,12 @@ test('a waitlist: the third visitor waits in line, and holds the seat the first 
       { headers: { authorization: `Bearer ${passes[2]}` } });
     assert.equal((await mine()).json.state, 'waitlisted');
     assert.equal((await mine()).json.waitlist_position, 1);
+    // The waiting page's status shows the place in line where the pass was.
+    const inLine = (await f.status(tickets[2], 'club')).json;
+    assert.equal(inLine.state, 'waitlisted', JSON.stringify(inLine));
+    assert.equal(inLine.hold_id, waiting.json.hold_id);
+    assert.equal(inLine.waitlist_position, 1);
+    assert.equal(inLine.pass, undefined);
     const released = await f.request('POST', `/api/v1/rooms/club/holds/${first.json.hold_id}/release`,
       { headers: { authorization: `Bearer ${SITE}`, 'idempotency-key': 'r' } });
     assert.equal(released.json.state, 'released');
@@ -245,6 +252,9 @@ test('a waitlist: the third visitor waits in line, and holds the seat the first 
     const held = (await mine()).json;
     assert.equal(held.state, 'held');
     assert.ok(Date.parse(held.expires_at) > Date.now());
+    const holding = (await f.status(tickets[2], 'club')).json;
+    assert.equal(holding.state, 'holding');
+    assert.equal(holding.waitlist_position, undefined);
     // The audit trail says what each request did.
     const audit = await f.request('GET', '/api/v1/admin/rooms/club/audit', { headers: { authorization: `Bearer ${ADMIN}` } });
     const holds = audit.text.trimEnd().split('\n').map((l) => JSON.parse(l)).filter((l) => l.type.startsWith('hold'));

@@ -226,6 +226,11 @@ function render(st, entry) {
       startCountdown(Date.parse(st.hold_expires_at), s.holdCountdownLabel);
       break;
     }
+    case 'waitlisted':
+      // In line for seats that come back: held in order, or the place lapses.
+      screen(s.waitlistedTitle, s.waitlistedLead(st.hold_seats, formatNumber(st.waitlist_position)), ['countdown']);
+      startCountdown(Date.parse(st.hold_expires_at), s.waitlistCountdownLabel);
+      break;
     case 'admitted': {
       const url = withPass(st.target_url, st.pass, location.href);
       $('continue').href = url;

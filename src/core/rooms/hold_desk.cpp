@@ -73,11 +73,13 @@ id16 confirmation_id(const id16& hold_id) {
   return out;
 }
 
-std::optional<id16> held_by(const room& r, const id16& visitor, std::int64_t now_ms) {
+std::optional<id16> live_hold_for(const room& r, const id16& visitor, std::int64_t now_ms) {
   auto id = r.seats().live_hold_of(visitor);
   if (!id) return std::nullopt;
   const hold* h = r.seats().find(*id);
-  if (!h || h->state != hold_state::held || h->expires_ms <= now_ms) return std::nullopt;
+  if (!h || (h->state != hold_state::held && h->state != hold_state::waitlisted) || h->expires_ms <= now_ms) {
+    return std::nullopt;
+  }
   return id;
 }
 

@@ -41,9 +41,9 @@ hold_decision decide_hold(const room& r, std::string_view key, const hold_reques
 // The hold as the caller may see it: the visitor their own, the site any.
 std::variant<const hold*, hold_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor);
 
-// The visitor's hold while it holds seats at `now`: what their status shows in place of
-// the pass whose slot it took.
-std::optional<id16> held_by(const room& r, const id16& visitor, std::int64_t now_ms);
+// The visitor's hold while it holds seats or waits in line for them at `now`: what their
+// status shows in place of the pass whose slot it took.
+std::optional<id16> live_hold_for(const room& r, const id16& visitor, std::int64_t now_ms);
 
 // A confirmation's id: the same for every confirm of the hold.
 id16 confirmation_id(const id16& hold_id);

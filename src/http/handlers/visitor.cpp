@@ -276,10 +276,11 @@ response visitor::status(const request& req, const room& r) {
     if (!pass_until && !r.pass_claimed_once(*t->place) && !r.lapsed(*t->place, now)) {
       pass_until = claim_pass(r, *t->place, t->visitor, now);
     }
-    // A hold took the pass's slot: the visitor sees their seats and their time. Else their
-    // pass ended, or they never came for it within the claim window.
-    if (!pass_until) holding = held_by(r, t->visitor, now);
-    if (!pass_until) st.state = holding ? "holding" : "expired";
+    // A hold took the pass's slot: the visitor sees their seats, or their place in line for
+    // them, and their time. Else their pass ended, or they never came for it in time.
+    if (!pass_until) holding = live_hold_for(r, t->visitor, now);
+    if (!pass_until && !holding) st.state = "expired";
+    if (holding) st.state = r.seats().find(*holding)->state == hold_state::waitlisted ? "waitlisted" : "holding";
   }
   json_object body;
   body.str("state", st.state)
@@ -310,6 +311,7 @@ response visitor::status(const request& req, const room& r) {
         .num("hold_seats", std::uint64_t{h.seats})
         .str("hold_expires_at", format_rfc3339_ms(h.expires_ms))
         .str("target_url", r.config().target_url);
+    if (auto in_line = r.seats().waitlist_position(*holding)) body.num("waitlist_position", std::uint64_t{*in_line});
   }
   if (auto left = r.stock_remaining()) {
     body.num("stock_left", *left);

@@ -691,6 +691,26 @@ TEST_CASE_METHOD(holds_fixture, "a place in line lapses after hold and extension
   check_invariant();
 }
 
+TEST_CASE_METHOD(holds_fixture, "a visitor's status follows their hold: held, then in line, until it lapses") {
+  start({waitlist_room(1, 3)});
+  receipt(place("k1", 1, 1, 1));
+  receipt(place("k2", 2, 2, 1));
+  const auto now = [&] { return clock.steady_ms(); };
+  CHECK(live_hold_for(r(), visitor(1), now()) == hold_id(1));
+  CHECK(live_hold_for(r(), visitor(2), now()) == hold_id(2));
+  CHECK(seats().find(hold_id(2))->state == hold_state::waitlisted);
+  CHECK_FALSE(live_hold_for(r(), visitor(3), now()));
+  // Past its time, before the sweep writes it down, a hold shows as gone.
+  advance_s(180);
+  CHECK_FALSE(live_hold_for(r(), visitor(1), now()));
+  CHECK(live_hold_for(r(), visitor(2), now()) == hold_id(2));
+  REQUIRE(sweep());
+  CHECK(seats().find(hold_id(2))->state == hold_state::held);
+  CHECK(live_hold_for(r(), visitor(2), now()) == hold_id(2));
+  receipt(act("r2", hold_action::release, 2));
+  CHECK_FALSE(live_hold_for(r(), visitor(2), now()));
+}
+
 TEST_CASE_METHOD(holds_fixture, "an entry whose seats never fit lapses, a total that grows serves the line, and the line survives a restart") {
   start({waitlist_room(2, 3)});
   receipt(place("k1", 1, 1, 1));
