@@ -337,15 +337,20 @@ config default_config() {
   return c;
 }
 
-config load_config(const std::filesystem::path& path) {
-  config c = default_config();
-  toml::table root;
+namespace {
+
+template <typename Parse>
+toml::table parse_toml(const std::string& source, Parse parse) {
   try {
-    root = toml::parse_file(path.string());
+    return parse();
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    throw config_error(fmt::format("config: {}:{}:{}: {}", path.string(), where.line, where.column, e.description()));
+    throw config_error(fmt::format("config: {}:{}:{}: {}", source, where.line, where.column, e.description()));
   }
+}
+
+config read_config(const toml::table& root) {
+  config c = default_config();
   table_reader top(root, "");
   if (const auto* server = top.take("server")) {
     if (!server->is_table()) top.fail("server", "must be a table");
@@ -390,6 +395,16 @@ config load_config(const std::filesystem::path& path) {
   }
   top.refuse_unknown();
   return c;
+}
+
+}  // namespace
+
+config load_config(const std::filesystem::path& path) {
+  return read_config(parse_toml(path.string(), [&] { return toml::parse_file(path.string()); }));
+}
+
+config parse_config(std::string_view text, const std::string& source) {
+  return read_config(parse_toml(source, [&] { return toml::parse(text, source); }));
 }
 
 }  // namespace foyer::app

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/gate/pow.hpp"
@@ -47,6 +48,9 @@ config default_config();
 
 // Defaults overridden by the TOML file at `path`. Throws config_error.
 config load_config(const std::filesystem::path& path);
+
+// The same from TOML text; `source` names it in errors.
+config parse_config(std::string_view text, const std::string& source);
 
 // Throws config_error if an endpoint string is not HOST:PORT.
 void check_listen(const std::string& listen);
