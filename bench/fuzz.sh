@@ -7,13 +7,15 @@
 #   cmake -S . -B build-fuzz -DFOYER_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
 #   cmake --build build-fuzz -j2 --target fuzz_all
 #   bench/fuzz.sh 120                       # JOBS=2 runs two targets at once
-# Settings: FUZZ_BUILD (build-fuzz), OUT (a temp dir), JOBS (1), TARGETS (all).
+# Settings: FUZZ_BUILD (build-fuzz), OUT (a temp dir), JOBS (1), TARGETS (all), RUNS (none:
+# stop each target after this many executions, or at SECONDS, whichever comes first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 build=${FUZZ_BUILD:-build-fuzz}
 out=${OUT:-$(mktemp -d /tmp/foyer-fuzz.XXXXXX)}
 jobs=${JOBS:-1}
+runs=${RUNS:-}
 targets=${TARGETS:-$(ls tests/fuzz/corpus)}
 
 run_one() {
@@ -22,7 +24,7 @@ run_one() {
   local dict=()
   [[ -f tests/fuzz/$name.dict ]] && dict=(-dict="tests/fuzz/$name.dict")
   # -timeout: an input that takes this long is a hang, reported like a crash.
-  "$build/tests/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=25 -print_final_stats=1 \
+  "$build/tests/fuzz/fuzz_$name" -max_total_time="$seconds" ${runs:+-runs="$runs"} -timeout=25 -print_final_stats=1 \
     -artifact_prefix="$dir/" "${dict[@]}" "$dir/corpus" "tests/fuzz/corpus/$name" >"$dir/log" 2>&1 || true
   local execs cov crashes
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/log" | grep -o '[0-9]*$' || echo 0)
@@ -32,7 +34,7 @@ run_one() {
   ((crashes == 0)) || { sed -n '/==ERROR\|SUMMARY\|ERROR: libFuzzer/,+12p' "$dir/log" | head -40; return 1; }
 }
 export -f run_one
-export seconds build out
+export seconds runs build out
 
 echo "fuzz: ${seconds}s per target, $jobs at a time, output in $out"
 # Fails when any target found a crash, a leak or a hang.

@@ -26,7 +26,8 @@ build-fuzz/foyer_http_tests
 for corpus in tests/fuzz/corpus/*/; do
   "build-fuzz/tests/fuzz/fuzz_$(basename "$corpus")" -runs=0 "$corpus"
 done
-FUZZ_BUILD=build-fuzz bench/fuzz.sh 5
+# About 20 s of each target, two at a time (each is one process on one core).
+FUZZ_BUILD=build-fuzz JOBS="$jobs" bench/fuzz.sh 20
 
 export FOYER_BIN="$PWD/build/foyer"
 # Each file runs under `node --test`, in path order and (as `node --test` does) one less
