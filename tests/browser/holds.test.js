@@ -91,3 +91,44 @@ test('a visitor holds seats with a countdown, the waiting page shows them, the s
   assert.match(await card('quick').locator('.seats-expired').textContent(), /^Holds that ran out: 1 seat at .+\.$/);
   assert.deepEqual(problems, []);
 });
+
+test('a visitor on the waitlist sees their place on the waiting page, then their seats once they come back', async (t) => {
+  const foyer = new Foyer({
+    server: { site_token: SITE_TOKEN },
+    rooms: [{ id: 'line', name: 'Two seats', rate_per_minute: 6000, target_url: '/welcome', inventory: { total: 2, waitlist: 1 } }],
+  });
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  // Someone else is admitted too, and holds both seats once the browser's visitor has a pass.
+  const ticket = (await foyer.join('line')).json.ticket;
+  let pass;
+  await eventually(async () => (pass = (await foyer.status(ticket, 'line')).json.pass), { what: 'the first pass' });
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 720, height: 900 } });
+  const problems = [];
+  const page = await watchedPage(context, problems);
+  await page.goto(`${foyer.url}/r/line`);
+  await page.waitForURL(/\/welcome$/, { timeout: 30000 });
+  await page.locator('#seats').waitFor({ state: 'visible' });
+  const first = await foyer.request('POST', '/api/v1/rooms/line/holds',
+    { body: { seats: 2 }, headers: { authorization: `Bearer ${pass}`, 'idempotency-key': 'first' } });
+  assert.equal(first.status, 201, first.text);
+  await page.getByRole('button', { name: 'Hold seats' }).click();
+  await page.locator('#hold-state', { hasText: 'you are number 1 on the waitlist' }).waitFor();
+
+  const room = await context.newPage();
+  await room.goto(`${foyer.url}/r/line`);
+  await room.locator('#title', { hasText: 'You are on the waitlist' }).waitFor();
+  assert.match(await room.locator('#lead').textContent(), /^You are number 1 on the waitlist for 1 seat\./);
+  assert.equal(await room.locator('#countdown-label').textContent(), 'Your place on the waitlist lasts');
+  await screenshot(room, 'room-waitlisted');
+
+  const released = await foyer.request('POST', `/api/v1/rooms/line/holds/${first.json.hold_id}/release`,
+    { headers: { authorization: `Bearer ${SITE_TOKEN}`, 'idempotency-key': 'give-back' } });
+  assert.equal(released.json.state, 'released');
+  // The waitlist's polls are 2 s apart, an admitted visitor's up to 30 s.
+  await room.locator('#title', { hasText: 'Your seats are held' }).waitFor({ timeout: 10000 });
+  assert.match(await room.locator('#lead').textContent(), /^1 seat is yours while you pay\./);
+  assert.deepEqual(problems, []);
+});

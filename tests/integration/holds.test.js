@@ -243,6 +243,7 @@ test('a waitlist: the third visitor waits in line, and holds the seat the first 
     assert.equal(inLine.state, 'waitlisted', JSON.stringify(inLine));
     assert.equal(inLine.hold_id, waiting.json.hold_id);
     assert.equal(inLine.waitlist_position, 1);
+    assert.equal(inLine.poll_after_ms, 2000);
     assert.equal(inLine.pass, undefined);
     const released = await f.request('POST', `/api/v1/rooms/club/holds/${first.json.hold_id}/release`,
       { headers: { authorization: `Bearer ${SITE}`, 'idempotency-key': 'r' } });

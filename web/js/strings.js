@@ -65,11 +65,11 @@ export const strings = {
     `${seats} ${seats === 1 ? 'seat is' : 'seats are'} yours while you pay. Finish at the shop before the time runs out; ` +
     'after that the seats go to the next people in the queue.',
   holdCountdownLabel: 'Time left to pay',
-  waitlistedTitle: 'You are in line for seats',
+  waitlistedTitle: 'You are on the waitlist',
   waitlistedLead: (seats, position) =>
-    `You are number ${position} in line for ${seats} ${seats === 1 ? 'seat' : 'seats'}. Seats that other people ` +
-    'give back go to the line in order; this page shows when yours are held.',
-  waitlistCountdownLabel: 'Your place in line lasts',
+    `You are number ${position} on the waitlist for ${seats} ${seats === 1 ? 'seat' : 'seats'}. Seats that other ` +
+    'people give back go to the waitlist in order; this page shows when yours are held.',
+  waitlistCountdownLabel: 'Your place on the waitlist lasts',
   expiredTitle: 'Your place has expired',
   expiredLead: 'This device no longer holds a valid place in this queue. You can join again, at the back.',
   rejoin: 'Join again',

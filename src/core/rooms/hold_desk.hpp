@@ -45,6 +45,10 @@ std::variant<const hold*, hold_refusal> hold_for(const room& r, const id16& hold
 // status shows in place of the pass whose slot it took.
 std::optional<id16> live_hold_for(const room& r, const id16& visitor, std::int64_t now_ms);
 
+// How often a visitor on the waitlist asks again: seats come back at any moment, and the
+// line is as short as the room's `waitlist` makes it.
+constexpr std::uint32_t waitlist_poll_ms = 2'000;
+
 // A confirmation's id: the same for every confirm of the hold.
 id16 confirmation_id(const id16& hold_id);
 

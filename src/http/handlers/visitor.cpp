@@ -280,7 +280,12 @@ response visitor::status(const request& req, const room& r) {
     // them, and their time. Else their pass ended, or they never came for it in time.
     if (!pass_until) holding = live_hold_for(r, t->visitor, now);
     if (!pass_until && !holding) st.state = "expired";
-    if (holding) st.state = r.seats().find(*holding)->state == hold_state::waitlisted ? "waitlisted" : "holding";
+    if (holding && r.seats().find(*holding)->state == hold_state::waitlisted) {
+      st.state = "waitlisted";
+      st.poll_after_ms = waitlist_poll_ms;
+    } else if (holding) {
+      st.state = "holding";
+    }
   }
   json_object body;
   body.str("state", st.state)
