@@ -83,6 +83,19 @@ std::optional<id16> live_hold_for(const room& r, const id16& visitor, std::int64
   return id;
 }
 
+std::optional<id16> show_hold(const room& r, const id16& visitor, std::int64_t now_ms, visitor_status& status) {
+  auto id = live_hold_for(r, visitor, now_ms);
+  if (!id) {
+    status.state = "expired";
+  } else if (r.seats().find(*id)->state == hold_state::waitlisted) {
+    status.state = "waitlisted";
+    status.poll_after_ms = waitlist_poll_ms;
+  } else {
+    status.state = "holding";
+  }
+  return id;
+}
+
 std::variant<const hold*, hold_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor) {
   const hold* h = r.seats().find(hold_id);
   // Another visitor's hold is as unknown as one that never was.

@@ -12,6 +12,7 @@
 #include "core/errc.hpp"
 #include "core/rooms/holds.hpp"
 #include "core/rooms/room.hpp"
+#include "core/rooms/status.hpp"
 
 namespace foyer {
 
@@ -48,6 +49,10 @@ std::optional<id16> live_hold_for(const room& r, const id16& visitor, std::int64
 // How often a visitor on the waitlist asks again: seats come back at any moment, and the
 // line is as short as the room's `waitlist` makes it.
 constexpr std::uint32_t waitlist_poll_ms = 2'000;
+
+// An admitted visitor without a live pass: their status becomes `holding` or `waitlisted`
+// with the hold it returns, or `expired` without one.
+std::optional<id16> show_hold(const room& r, const id16& visitor, std::int64_t now_ms, visitor_status& status);
 
 // A confirmation's id: the same for every confirm of the hold.
 id16 confirmation_id(const id16& hold_id);

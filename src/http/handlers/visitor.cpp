@@ -278,14 +278,7 @@ response visitor::status(const request& req, const room& r) {
     }
     // A hold took the pass's slot: the visitor sees their seats, or their place in line for
     // them, and their time. Else their pass ended, or they never came for it in time.
-    if (!pass_until) holding = live_hold_for(r, t->visitor, now);
-    if (!pass_until && !holding) st.state = "expired";
-    if (holding && r.seats().find(*holding)->state == hold_state::waitlisted) {
-      st.state = "waitlisted";
-      st.poll_after_ms = waitlist_poll_ms;
-    } else if (holding) {
-      st.state = "holding";
-    }
+    if (!pass_until) holding = show_hold(r, t->visitor, now, st);
   }
   json_object body;
   body.str("state", st.state)

@@ -700,6 +700,16 @@ TEST_CASE_METHOD(holds_fixture, "a visitor's status follows their hold: held, th
   CHECK(live_hold_for(r(), visitor(2), now()) == hold_id(2));
   CHECK(seats().find(hold_id(2))->state == hold_state::waitlisted);
   CHECK_FALSE(live_hold_for(r(), visitor(3), now()));
+  const auto shown = [&](std::uint32_t v) {
+    visitor_status st;
+    st.state = "admitted";
+    st.poll_after_ms = 30'000;
+    show_hold(r(), visitor(v), now(), st);
+    return std::pair(std::string(st.state), st.poll_after_ms);
+  };
+  CHECK(shown(1) == std::pair(std::string("holding"), 30'000u));
+  CHECK(shown(2) == std::pair(std::string("waitlisted"), waitlist_poll_ms));
+  CHECK(shown(3) == std::pair(std::string("expired"), 30'000u));
   // Past its time, before the sweep writes it down, a hold shows as gone.
   advance_s(180);
   CHECK_FALSE(live_hold_for(r(), visitor(1), now()));
@@ -707,6 +717,7 @@ TEST_CASE_METHOD(holds_fixture, "a visitor's status follows their hold: held, th
   REQUIRE(sweep());
   CHECK(seats().find(hold_id(2))->state == hold_state::held);
   CHECK(live_hold_for(r(), visitor(2), now()) == hold_id(2));
+  CHECK(shown(2).first == "holding");
   receipt(act("r2", hold_action::release, 2));
   CHECK_FALSE(live_hold_for(r(), visitor(2), now()));
 }
