@@ -498,7 +498,9 @@ bool room::decode_state(std::string_view bytes) {
     return false;
   }
   if (!r.done() || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
-      stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby || state > static_cast<std::uint8_t>(room_state::closed) ||
+      stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby ||
+      // A lobby the lottery cannot shuffle: refused here, before anything is applied.
+      lobby->size() >= lottery::lobby_size_limit || state > static_cast<std::uint8_t>(room_state::closed) ||
       served > joined || seed != seed_) {
     return false;
   }

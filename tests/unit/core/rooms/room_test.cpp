@@ -569,6 +569,27 @@ TEST_CASE_METHOD(room_fixture, "a room's state survives encode_state and decode_
   }
 }
 
+// Found by the snapshot fuzz target: a lobby past the lottery's limit threw from the shuffle
+// after the state had been half taken.
+TEST_CASE_METHOD(room_fixture, "a state whose lobby the lottery cannot shuffle is refused, and nothing of it taken") {
+  room drawn = make(lobby_config());
+  join_many(drawn, 10);
+  close_lobby(drawn);
+  REQUIRE(drawn.state() == room_state::open);
+  auto bytes = drawn.encode_state();
+  // The lobby's frontier (its size, then a peak per bit set) follows the fixed fields:
+  // format, seed, created, state, joined, served, tick, carry, and its u32 length.
+  constexpr std::size_t lobby_size_at = 1 + 32 + 8 + 1 + 8 + 8 + 8 + 8 + 4;
+  auto* size = reinterpret_cast<std::uint8_t*>(bytes.data()) + lobby_size_at;
+  REQUIRE(get_be64(size) == 10);
+  // As many bits set as 10 has, so that the peaks still match.
+  put_be64(size, lottery::lobby_size_limit | (lottery::lobby_size_limit >> 1));
+  room restored = make(fifo_config(7));
+  const auto before = restored.encode_state();
+  CHECK_FALSE(restored.decode_state(bytes));
+  CHECK(restored.encode_state() == before);
+}
+
 TEST_CASE_METHOD(room_fixture, "the account index survives encode_state and decode_state") {
   room fifo = make(fifo_config());
   room lobby = make(lobby_config());
