@@ -31,7 +31,7 @@ run_one() {
   cov=$(grep -o 'cov: [0-9]*' "$dir/log" | tail -1 | grep -o '[0-9]*' || echo 0)
   crashes=$(find "$dir" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   printf '%-16s %14s execs %7s edges %3s crashes\n' "$name" "$execs" "$cov" "$crashes"
-  ((crashes == 0)) || { sed -n '/==ERROR\|SUMMARY\|ERROR: libFuzzer/,+12p' "$dir/log" | head -40; return 1; }
+  ((crashes == 0)) || { sed -n '/terminate called\|==ERROR\|SUMMARY\|ERROR: libFuzzer/,+12p' "$dir/log" | head -40; return 1; }
 }
 export -f run_one
 export seconds runs build out

@@ -9,6 +9,7 @@ packages=(
   libsimdjson-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev libgoogle-perftools-dev
   nginx-light chromium python3 openssl
   prometheus clang libclang-rt-14-dev
+  llvm  # llvm-symbolizer: a sanitizer's or fuzzer's report names the function and line
 )
 # Node: keep a newer Node already on the machine, else take Debian's.
 command -v node >/dev/null || packages+=(nodejs)
