@@ -73,27 +73,27 @@ id16 confirmation_id(const id16& hold_id) {
   return out;
 }
 
-std::optional<id16> live_hold_for(const room& r, const id16& visitor, std::int64_t now_ms) {
+std::optional<live_hold> live_hold_for(const room& r, const id16& visitor, std::int64_t now_ms) {
   auto id = r.seats().live_hold_of(visitor);
   if (!id) return std::nullopt;
   const hold* h = r.seats().find(*id);
   if (!h || (h->state != hold_state::held && h->state != hold_state::waitlisted) || h->expires_ms <= now_ms) {
     return std::nullopt;
   }
-  return id;
+  return live_hold{*id, h};
 }
 
-std::optional<id16> show_hold(const room& r, const id16& visitor, std::int64_t now_ms, visitor_status& status) {
-  auto id = live_hold_for(r, visitor, now_ms);
-  if (!id) {
+std::optional<live_hold> show_hold(const room& r, const id16& visitor, std::int64_t now_ms, visitor_status& status) {
+  auto live = live_hold_for(r, visitor, now_ms);
+  if (!live) {
     status.state = "expired";
-  } else if (r.seats().find(*id)->state == hold_state::waitlisted) {
+  } else if (live->entry->state == hold_state::waitlisted) {
     status.state = "waitlisted";
     status.poll_after_ms = waitlist_poll_ms;
   } else {
     status.state = "holding";
   }
-  return id;
+  return live;
 }
 
 std::variant<const hold*, hold_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor) {

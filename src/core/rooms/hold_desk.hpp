@@ -44,7 +44,11 @@ std::variant<const hold*, hold_refusal> hold_for(const room& r, const id16& hold
 
 // The visitor's hold while it holds seats or waits in line for them at `now`: what their
 // status shows in place of the pass whose slot it took.
-std::optional<id16> live_hold_for(const room& r, const id16& visitor, std::int64_t now_ms);
+struct live_hold {
+  id16 id;
+  const hold* entry;  // the ledger's own, valid until the room next changes
+};
+std::optional<live_hold> live_hold_for(const room& r, const id16& visitor, std::int64_t now_ms);
 
 // How often a visitor on the waitlist asks again: seats come back at any moment, and the
 // line is as short as the room's `waitlist` makes it.
@@ -52,7 +56,7 @@ constexpr std::uint32_t waitlist_poll_ms = 2'000;
 
 // An admitted visitor without a live pass: their status becomes `holding` or `waitlisted`
 // with the hold it returns, or `expired` without one.
-std::optional<id16> show_hold(const room& r, const id16& visitor, std::int64_t now_ms, visitor_status& status);
+std::optional<live_hold> show_hold(const room& r, const id16& visitor, std::int64_t now_ms, visitor_status& status);
 
 // A confirmation's id: the same for every confirm of the hold.
 id16 confirmation_id(const id16& hold_id);

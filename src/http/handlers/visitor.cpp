@@ -270,7 +270,7 @@ response visitor::status(const request& req, const room& r) {
     return problem(req, errc::overloaded, "Many visitors at once: your place is kept; ask again later.");
   }
   std::optional<std::int64_t> pass_until;
-  std::optional<id16> holding;
+  std::optional<live_hold> holding;
   if (st.state == "admitted") {
     pass_until = r.pass_live_until(*t->place, now);
     if (!pass_until && !r.pass_claimed_once(*t->place) && !r.lapsed(*t->place, now)) {
@@ -304,12 +304,11 @@ response visitor::status(const request& req, const room& r) {
         .str("target_url", c.target_url);
   }
   if (holding) {
-    const hold& h = *r.seats().find(*holding);
-    body.str("hold_id", to_hex(*holding))
-        .num("hold_seats", std::uint64_t{h.seats})
-        .str("hold_expires_at", format_rfc3339_ms(h.expires_ms))
+    body.str("hold_id", to_hex(holding->id))
+        .num("hold_seats", std::uint64_t{holding->entry->seats})
+        .str("hold_expires_at", format_rfc3339_ms(holding->entry->expires_ms))
         .str("target_url", r.config().target_url);
-    if (auto in_line = r.seats().waitlist_position(*holding)) body.num("waitlist_position", std::uint64_t{*in_line});
+    if (auto in_line = r.seats().waitlist_position(holding->id)) body.num("waitlist_position", std::uint64_t{*in_line});
   }
   if (auto left = r.stock_remaining()) {
     body.num("stock_left", *left);

@@ -696,8 +696,8 @@ TEST_CASE_METHOD(holds_fixture, "a visitor's status follows their hold: held, th
   receipt(place("k1", 1, 1, 1));
   receipt(place("k2", 2, 2, 1));
   const auto now = [&] { return clock.steady_ms(); };
-  CHECK(live_hold_for(r(), visitor(1), now()) == hold_id(1));
-  CHECK(live_hold_for(r(), visitor(2), now()) == hold_id(2));
+  CHECK(live_hold_for(r(), visitor(1), now()).value().id == hold_id(1));
+  CHECK(live_hold_for(r(), visitor(2), now()).value().id == hold_id(2));
   CHECK(seats().find(hold_id(2))->state == hold_state::waitlisted);
   CHECK_FALSE(live_hold_for(r(), visitor(3), now()));
   const auto shown = [&](std::uint32_t v) {
@@ -713,10 +713,10 @@ TEST_CASE_METHOD(holds_fixture, "a visitor's status follows their hold: held, th
   // Past its time, before the sweep writes it down, a hold shows as gone.
   advance_s(180);
   CHECK_FALSE(live_hold_for(r(), visitor(1), now()));
-  CHECK(live_hold_for(r(), visitor(2), now()) == hold_id(2));
+  CHECK(live_hold_for(r(), visitor(2), now()).value().id == hold_id(2));
   REQUIRE(sweep());
   CHECK(seats().find(hold_id(2))->state == hold_state::held);
-  CHECK(live_hold_for(r(), visitor(2), now()) == hold_id(2));
+  CHECK(live_hold_for(r(), visitor(2), now()).value().id == hold_id(2));
   CHECK(shown(2).first == "holding");
   receipt(act("r2", hold_action::release, 2));
   CHECK_FALSE(live_hold_for(r(), visitor(2), now()));
