@@ -145,8 +145,8 @@ function startAbuser() {
   const script = fileURLToPath(new URL('./abuse-load.js', import.meta.url));
   const proc = spawnOwned(process.execPath, [script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   // The attackers are other machines in a real sale; here they share the server's cores, so
-  // they take only what the server and the measured polls leave (on 2 cores, at the same
-  // priority, a quiet p99 of 1.6 ms became 11.3 ms from their CPU alone).
+  // they take only what the server and the measured polls leave. On 2 cores the tail stays
+  // the server's wait for a core either way (bench/RESULTS.md, "abuse").
   setPriority(proc.pid, 19);
   const pending = new Map();
   let next = 0;
