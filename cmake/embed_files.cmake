@@ -1,7 +1,9 @@
 # Turns files under DIR into byte arrays in OUT, each with its path below DIR, served by
 # the function FUNCTION (declared in http/web_assets.hpp). FILES names them relative to
-# DIR; without it, every file under DIR.
-if(NOT DEFINED FILES)
+# DIR, separated by commas; without it, every file under DIR.
+if(DEFINED FILES)
+  string(REPLACE "," ";" FILES "${FILES}")
+else()
   file(GLOB_RECURSE FILES RELATIVE ${DIR} ${DIR}/*)
 endif()
 list(SORT FILES)

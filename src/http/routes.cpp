@@ -141,11 +141,13 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         at_once([&metrics](const request& req, auto&) { return handlers::metrics(metrics, req); }));
   r.add({verb::get}, "/healthz", at_once([](const request& req, auto&) { return handlers::healthz(req); }));
   r.add({verb::get}, "/readyz", at_once([&c](const request& req, auto&) { return handlers::readyz(c, req); }));
-  // The API's description: docs/openapi.yaml as it was built in.
+  // The API's description (docs/openapi.yaml) and the lottery's specification
+  // (docs/fairness.md, which the verify page links to), as they were built in.
   for (const auto& doc : api_documents()) {
-    r.add({verb::get}, fmt::format("/api/v1{}", doc.path), at_once([body = doc.body](const request& req, auto&) {
-            return private_text(req, "application/yaml", std::string(body));
-          }));
+    const bool specification = doc.path.ends_with(".md");
+    r.add({verb::get}, fmt::format("{}{}", specification ? "/docs" : "/api/v1", doc.path),
+          at_once([body = doc.body, type = specification ? "text/markdown; charset=utf-8" : "application/yaml"](
+                      const request& req, auto&) { return private_text(req, type, std::string(body)); }));
   }
 
   // Pages, and every embedded file at its own path.

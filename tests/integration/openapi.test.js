@@ -194,6 +194,10 @@ test('(c) the binary\'s answers fit the document\'s schemas', async () => {
     assert.equal(served.status, 200);
     assert.equal(served.headers.get('content-type'), 'application/yaml');
     assert.equal(served.text, documentText, 'the server serves docs/openapi.yaml as it is');
+    const specification = await f.request('GET', '/docs/fairness.md');
+    assert.equal(specification.status, 200);
+    assert.equal(specification.headers.get('content-type'), 'text/markdown; charset=utf-8');
+    assert.equal(specification.text, readFileSync(path.join(repo, 'docs/fairness.md'), 'utf8'));
   } finally {
     await f.cleanup();
   }
