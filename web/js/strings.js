@@ -200,6 +200,8 @@ export const strings = {
   colSeatsHeld: 'Seats held',
   colSeatsConfirmed: 'Seats confirmed',
   colSeatsCheck: 'Seat check',
+  colDrawAt: 'Draw at',
+  typeToConfirm: (id) => `This cannot be undone. Type the room id, ${id}, to confirm`,
   seatsCheck: (frozen) => (frozen ? 'failed' : 'holds'),
   recentExpiries: (items) => `Holds that ran out: ${items.join(', ')}.`,
   expiredHold: (seats, time) => `${seats} ${seats === 1 ? 'seat' : 'seats'} at ${time}`,
