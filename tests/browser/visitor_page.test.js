@@ -61,13 +61,19 @@ test('while admission is held the page promises no time; on a phone the figures 
   await page.route(/\/api\/v1\/rooms\/seats\/status$/, async (route) => {
     const response = await route.fetch();
     const body = await response.json();
-    await route.fulfill({ response, json: { ...body, eta_seconds: null, reason: 'held_by_seats' } });
+    // Far back (above frontier_above), polling again soon.
+    await route.fulfill({ response, json: { ...body, eta_seconds: null, reason: 'held_by_seats', frontier_above: 0, poll_after_ms: 500 } });
   });
   await page.goto(`${foyer.url}/r/seats`);
   await page.locator('#figures').waitFor({ state: 'visible' });
   assert.equal(await page.locator('#eta').textContent(), 'waiting for places to free up');
   assert.equal(await page.locator('#eta-time').textContent(), '');
   assert.match(await page.locator('#announce').textContent(), /Admission is held: waiting for places to free up\.$/);
+  // Far back, the page follows the frontier, which says nothing of holds: while it does
+  // not move, admission is still held.
+  await page.waitForResponse(/\/api\/v1\/rooms\/seats\/frontier$/);
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('#eta').textContent(), 'waiting for places to free up');
 
   // Each row of figures spans the whole width: a figure alone on its row fills it.
   const rows = await page.evaluate(() => {

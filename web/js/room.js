@@ -291,12 +291,14 @@ async function watchFrontier(room, entry, st) {
     if (state === 'sold_out' || state === 'closed') return state;
     const position = Math.max(0, view.place - served);
     const wasPaused = view.state === 'paused';
+    // Admission the status said was held stays so until the frontier moves: no time is made up.
+    const held = st.eta_seconds == null && served === st.served;
     view = {
       ...view,
       state: state === 'paused' ? 'paused' : 'waiting',
       served,
       position,
-      eta_seconds: Math.ceil(((position + 1) * 60) / Math.max(1, rate)),
+      eta_seconds: held ? null : Math.ceil(((position + 1) * 60) / Math.max(1, rate)),
     };
     render(view, entry, room);
     // A reopening brings everyone back at once: spread the first requests after it.
