@@ -44,6 +44,12 @@ test('a site that sends the same pass straight back stops the loop, and the page
   assert.equal(await page.locator('#continue').isVisible(), true);
   assert.match(await page.locator('#continue').getAttribute('href'), new RegExp(`^${shop.url}/shop\\?foyer_pass=`));
   await screenshot(page, 'pass-refused');
+
+  // A reload is the visitor trying again, not the site sending them back: the page sends
+  // them on afresh, and stops the loop again.
+  await page.reload();
+  await page.locator('#title', { hasText: 'The site did not accept your pass' }).waitFor({ timeout: 20_000 });
+  assert.equal(shop.visits, 4);
   assert.deepEqual(problems, []);
 });
 

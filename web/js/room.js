@@ -219,12 +219,14 @@ function renderQueue(st, entry) {
 /**
  * Sends an admitted visitor to the site with their pass, unless the site keeps sending
  * the same pass back: then the loop stops here and the page says why, as the site's
- * guard gave it; the link still lets the visitor try once more.
+ * guard gave it; the link still lets the visitor try once more. Only a redirect counts
+ * as coming back: a reload or the Back button is the visitor's own doing.
  */
 function sendOn(room, st) {
   const url = withPass(st.target_url, st.pass, location.href);
   $('continue').href = url;
-  const { loop, record } = nextSend(loadSends(room), st.pass, Date.now());
+  const arrival = performance.getEntriesByType('navigation')[0]?.type ?? 'navigate';
+  const { loop, record } = nextSend(arrival === 'navigate' ? loadSends(room) : null, st.pass, Date.now());
   saveSends(room, record);
   if (loop) {
     screen(s.passRefusedTitle, s.passRefusedLead(refusalReason(location.search)), ['continue']);
