@@ -55,8 +55,8 @@ test('lobby visitors are drawn by lottery and the verify page recomputes their p
     { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   assert.equal(closed.status, 200);
 
-  // With the opening an hour away the pages poll every 30 s; a reload asks at once, and
-  // keeps the ticket. After the draw each visitor is given a place and admitted at 10 a second.
+  // A reload asks at once, and keeps the ticket (the next test watches a page notice the
+  // close by itself). After the draw each visitor is given a place and admitted at 10 a second.
   for (const visitor of visitors) await visitor.page.reload();
   for (const visitor of visitors) {
     await visitor.page.waitForURL(/\/welcome$/, { timeout: 10000 });
