@@ -159,6 +159,9 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
             return pages_.file(req, file);
           }));
   }
+  // Browsers ask for /favicon.ico whatever the page links: the same drawing, as SVG.
+  r.add({verb::get}, "/favicon.ico",
+        at_once([this](const request& req, auto&) { return pages_.file(req, "/favicon.svg"); }));
   for (const auto& asset : web_assets()) {
     r.add({verb::get}, asset.path,
           at_once([this, path = asset.path](const request& req, auto&) { return pages_.file(req, path); }));

@@ -58,14 +58,39 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   await page.getByLabel('Admin token').press('Enter');
 
   const card = (id) => page.locator(`article[data-room="${id}"]`);
+  // The confirmation of an action that cannot be undone: locked until the id is typed
+  // exactly, then Enter confirms.
+  const confirmTyped = async (id) => {
+    const ok = page.getByRole('button', { name: 'Confirm' });
+    const typed = page.getByLabel(`This cannot be undone. Type the room id, ${id}, to confirm`);
+    assert.equal(await ok.isDisabled(), true);
+    await typed.fill(`${id}x`);
+    assert.equal(await ok.isDisabled(), true);
+    await typed.fill(id);
+    assert.equal(await ok.isDisabled(), false);
+    await typed.press('Enter');
+  };
   await card('concert').waitFor();
   assert.equal(await card('launch').locator('.badge').textContent(), 'lobby open');
   assert.equal(await card('launch').locator('[data-stat="lobby_size"]').textContent(), '4');
   assert.equal(await card('concert').locator('[data-stat="rate_per_minute"]').textContent(), '120');
   assert.equal(await card('drop').locator('form[data-control="beacon"]').isVisible(), false);
 
-  // The live line: rates once two samples are in, and the degradation level.
+  // Only the tiles that apply: a lobby shows its size and its draw time, not passes nor
+  // a queue; a room without seats no seat counts. No tile stands empty.
+  const tiles = async (id) => card(id).locator('[data-tile]:visible').evaluateAll((els) => els.map((el) => el.dataset.tile));
+  assert.deepEqual(await tiles('launch'), ['joined', 'lobby_size', 'draw_at', 'rate_per_minute', 'rate_reason']);
+  assert.deepEqual(await tiles('concert'),
+    ['joined', 'served', 'waiting', 'rate_per_minute', 'rate_reason', 'active', 'claimed', 'no_shows', 'stock_remaining']);
+  assert.match(await card('launch').locator('.draw-at').textContent(), /\d{1,2}:\d{2}/);
+  assert.deepEqual(await page.locator('[data-tile]:visible dd').evaluateAll((els) => els.filter((el) => /^(—|)$/.test(el.textContent)).length), 0);
+
+  // The live line: rates once two samples are in, and the degradation level, in a band
+  // of its own at body size.
   await page.locator('#ops', { hasText: /^Joins \d+\.\d\/s · admissions \d+\.\d\/s · load: normal \(level 0\)$/ }).waitFor();
+  assert.deepEqual(await page.locator('#ops').evaluate((el) => [
+    Boolean(el.closest('.toolbar')), getComputedStyle(el).fontSize, getComputedStyle(el).color === getComputedStyle(document.body).color,
+  ]), [false, '16px', true]);
 
   await page.waitForTimeout(WATCH_MS / 2);
   // A reload keeps the token and the samples.
@@ -84,10 +109,11 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
     /^Admissions per minute, last hour: now \d+$/);
   await screenshot(page, 'admin', { commit: true });
 
-  // Close the lobby early: confirm in the dialog, and the room opens with its draw.
+  // Close the lobby early: it cannot be undone, so the dialog takes the room's id typed
+  // out before it confirms; then the room opens with its draw.
   await card('launch').getByRole('button', { name: 'Close the lobby now' }).click();
   await page.locator('#confirm-text', { hasText: 'Close the lobby of Launch day now' }).waitFor();
-  await page.getByRole('button', { name: 'Confirm' }).click();
+  await confirmTyped('launch');
   await card('launch').locator('.control-result', { hasText: 'Done: the room is now open.' }).waitFor();
   await card('launch').locator('.badge', { hasText: 'open' }).waitFor();
   assert.equal(await card('launch').locator('form[data-control="close-lobby"]').isVisible(), false);
@@ -100,7 +126,7 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   await page.getByRole('button', { name: 'Cancel' }).click();
   assert.equal(await card('drop').locator('.badge').textContent(), 'lobby open');
   await card('drop').getByRole('button', { name: 'Close the lobby now' }).click();
-  await page.getByRole('button', { name: 'Confirm' }).click();
+  await confirmTyped('drop');
   await card('drop').locator('.needs-beacon').waitFor();
   const beacon = 'a3f1'.repeat(16);
   await card('drop').getByLabel('Beacon value (hex)').fill(beacon);
@@ -111,8 +137,11 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   assert.equal(drop.json.beacon, beacon);
   await screenshot(page, 'admin-after');
 
-  // Pause and resume admission from the card.
-  await card('launch').getByRole('button', { name: 'Pause admission' }).click();
+  // Pause and resume admission from the card: undone as easily, so a plain confirmation.
+  const pause = card('launch').getByRole('button', { name: 'Pause admission' });
+  assert.equal(await pause.getAttribute('class'), 'button');
+  await pause.click();
+  assert.equal(await page.locator('#confirm-typed').isVisible(), false);
   await page.getByRole('button', { name: 'Confirm' }).click();
   await card('launch').locator('.control-result', { hasText: 'Done: the room is now paused.' }).waitFor();
   assert.equal((await foyer.request('GET', '/api/v1/rooms/launch')).json.state, 'paused');
@@ -120,6 +149,18 @@ test('the console shows the rooms, charts them, closes a lobby early and takes a
   await page.getByRole('button', { name: 'Confirm' }).click();
   await card('launch').locator('.control-result', { hasText: 'Done: the room is now open.' }).waitFor();
   assert.equal((await foyer.request('GET', '/api/v1/rooms/launch')).json.state, 'open');
+
+  // Marking sold out and closing cannot be undone: they look it, and take the id typed.
+  const soldOut = card('launch').getByRole('button', { name: 'Mark sold out' });
+  const close = card('drop').getByRole('button', { name: 'Close the room' });
+  assert.deepEqual([await soldOut.getAttribute('class'), await close.getAttribute('class')], ['button danger', 'button danger']);
+  await soldOut.click();
+  await confirmTyped('launch');
+  await card('launch').locator('.control-result', { hasText: 'Done: the room is now sold out.' }).waitFor();
+  await close.click();
+  await confirmTyped('drop');
+  await card('drop').locator('.control-result', { hasText: 'Done: the room is now closed.' }).waitFor();
+  assert.equal((await foyer.request('GET', '/api/v1/rooms/drop')).json.state, 'closed');
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('Admin token').waitFor();
@@ -277,12 +318,14 @@ test('the console creates, edits and deletes rooms, with the server\'s messages 
   // Delete: a room nobody waits in goes at once; one with visitors waiting takes a second confirmation.
   await card('drop').getByRole('button', { name: 'Delete the room' }).click();
   await page.locator('#confirm-text', { hasText: 'Delete Sneaker drop?' }).waitFor();
+  await page.getByLabel('This cannot be undone. Type the room id, drop, to confirm').fill('drop');
   await page.getByRole('button', { name: 'Confirm' }).click();
   await card('drop').waitFor({ state: 'detached' });
   await page.locator('#console-status', { hasText: 'Deleted Sneaker drop.' }).waitFor();
   assert.equal((await admin('GET', '/api/v1/admin/rooms/drop')).status, 404);
 
   await card('concert').getByRole('button', { name: 'Delete the room' }).click();
+  await page.getByLabel('This cannot be undone. Type the room id, concert, to confirm').fill('concert');
   await page.getByRole('button', { name: 'Confirm' }).click();
   await page.locator('#confirm-text', { hasText: /^\d+ visitors? (is|are) waiting in Concert night\. Close the room and delete it\?/ })
     .waitFor();

@@ -47,14 +47,13 @@ export async function watchedPage(context, problems) {
 
 /**
  * Saves a screenshot in tests/artifacts, of the whole page unless `fullPage` is false;
- * with UPDATE_SCREENSHOTS=1 and `commit`, also the README's copy.
+ * with `commit`, also the README's copy in tests/browser/screenshots, so that every run
+ * refreshes the pictures the README shows (commit them with the change that moved them).
  */
 export async function screenshot(page, name, { commit = false, fullPage = true } = {}) {
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage, animations: 'disabled' });
-  if (commit && process.env.UPDATE_SCREENSHOTS === '1') {
-    await page.screenshot({ path: path.join(committed, `${name}.png`), fullPage, animations: 'disabled' });
-  }
+  if (commit) await page.screenshot({ path: path.join(committed, `${name}.png`), fullPage, animations: 'disabled' });
 }
 
 /**

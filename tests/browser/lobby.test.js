@@ -55,8 +55,8 @@ test('lobby visitors are drawn by lottery and the verify page recomputes their p
     { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   assert.equal(closed.status, 200);
 
-  // With the opening an hour away the pages poll every 30 s; a reload asks at once, and
-  // keeps the ticket. After the draw each visitor is given a place and admitted at 10 a second.
+  // A reload asks at once, and keeps the ticket (the next test watches a page notice the
+  // close by itself). After the draw each visitor is given a place and admitted at 10 a second.
   for (const visitor of visitors) await visitor.page.reload();
   for (const visitor of visitors) {
     await visitor.page.waitForURL(/\/welcome$/, { timeout: 10000 });
@@ -105,5 +105,47 @@ test('lobby visitors are drawn by lottery and the verify page recomputes their p
   await page.getByRole('button', { name: 'Check this receipt' }).click();
   await page.locator('#verdict.fail').waitFor();
   await screenshot(page, 'verify-plain-http');
+  assert.deepEqual(problems, []);
+});
+
+test('a lobby closed early shows the number drawn within one poll, without a reload', async (t) => {
+  // The opening an hour away: the status would next be asked in half a minute. One a
+  // minute after the draw: nobody is admitted while the test looks.
+  const foyer = new Foyer({
+    server: { admin_token: ADMIN_TOKEN },
+    rooms: [{
+      id: 'launch', name: 'Launch day', rate_per_minute: 1, target_url: '/welcome',
+      opens_at: new Date(Math.ceil(Date.now() / 1000) * 1000 + 3600_000).toISOString().replace('.000Z', 'Z'),
+    }],
+  });
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  for (let i = 0; i < 3; i++) await joinByApi(foyer, 'launch');
+
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const problems = [];
+  const page = await watchedPage(await browser.newContext({ viewport: { width: 720, height: 640 } }), problems);
+  let place = null;
+  await page.route(/\/api\/v1\/rooms\/launch\/status$/, async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    if (body.place != null) place = body.place;
+    await route.fulfill({ response });
+  });
+  await page.goto(`${foyer.url}/r/launch`);
+  await page.locator('#countdown').waitFor({ state: 'visible' });
+  const closed = await foyer.request('POST', '/api/v1/admin/rooms/launch/close-lobby',
+    { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.equal(closed.status, 200);
+  const closedAt = Date.now();
+
+  await page.locator('#drawn').waitFor({ state: 'visible', timeout: 10_000 });
+  assert.ok(Date.now() - closedAt < 10_000, 'noticed within one of the lobby\'s polls');
+  assert.equal(await page.locator('#title').textContent(), 'You are in the queue');
+  assert.equal(typeof place, 'number');
+  assert.equal(await page.locator('#drawn').textContent(), `Drawn: number ${place + 1} of 4`);
+  assert.equal(await page.locator('#place').textContent(), String(place + 1));
+  assert.equal(await page.locator('#countdown').isVisible(), false);
   assert.deepEqual(problems, []);
 });

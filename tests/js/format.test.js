@@ -35,6 +35,11 @@ test('waits read as estimates', () => {
   assert.equal(formatDuration(36 * 86400), 'about 36 days');
 });
 
+test('a held admission has no expected wait, and none is invented', () => {
+  assert.equal(formatDuration(null), 'waiting for places to free up');
+  assert.equal(formatDuration(undefined), 'waiting for places to free up');
+});
+
 test('countdowns tick in whole seconds and stop at zero', () => {
   assert.equal(formatCountdown(245), '4:05');
   assert.equal(formatCountdown(244.2), '4:05');

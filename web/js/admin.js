@@ -12,6 +12,7 @@ import { $, applyStrings, setText, show } from './page.js';
 import { createBody, patchBody, problemOf, roomField, typedValue } from './room_form.js';
 import { openRoomDialog, setFieldError } from './room_dialog.js';
 import { resetOps, updateOps } from './ops_panel.js';
+import { drawAt, tileApplies, typedConfirms } from './room_card.js';
 
 const TOKEN_KEY = 'foyer:admin-token';
 const SAMPLES_KEY = 'foyer:admin-samples';
@@ -27,9 +28,11 @@ const roomPath = (room, action) => `${ROOMS_PATH}/${encodeURIComponent(room)}${a
 // /api/v1/admin/rooms/{room}/{action} with `body(value)` when it has an input, and
 // reports `done(answer)`, by default the room's new state. On a refusal, `escalate`
 // may offer a second, stronger step. `manage` ones sit apart from the state controls.
+// `irreversible` ones look dangerous and are confirmed by typing the room's id.
 const controls = [
   {
     action: 'close-lobby',
+    irreversible: true,
     label: s.closeLobby,
     applies: (room) => room.state === 'lobby',
     confirm: (room) => s.closeLobbyConfirm(room.name),
@@ -56,12 +59,14 @@ const controls = [
   },
   {
     action: 'sold-out',
+    irreversible: true,
     label: s.soldOutRoom,
     applies: (room) => !['sold_out', 'closed'].includes(room.state),
     confirm: (room) => s.soldOutConfirm(room.name),
   },
   {
     action: 'close',
+    irreversible: true,
     label: s.closeRoom,
     applies: (room) => room.state !== 'closed',
     confirm: (room) => s.closeRoomConfirm(room.name),
@@ -81,7 +86,7 @@ const controls = [
   {
     action: 'delete',
     manage: true,
-    danger: true,
+    irreversible: true,
     label: s.deleteRoom,
     applies: () => true,
     confirm: (room) => s.deleteConfirm(room.name),
@@ -100,6 +105,8 @@ let token = sessionStorage.getItem(TOKEN_KEY);
 let samples = loadSamples();
 let generation = 0;
 let timer = null;
+// The id the open confirmation waits to be typed, if it does.
+let confirmTypedId = null;
 const cards = new Map();
 
 function loadSamples() {
@@ -132,10 +139,22 @@ function problemFor(res) {
   return { ...problem, message: problem.message ?? s.httpStatus(res.status) };
 }
 
-function confirmed(text, ok = s.confirm) {
+/**
+ * Asks the operator to confirm `text` with the `ok` button; with `typedId`, that button
+ * only works once they have typed the id (of the room the action cannot be undone on).
+ */
+function confirmed(text, ok = s.confirm, typedId = null) {
   const dialog = $('confirm');
+  const input = $('confirm-input');
+  const button = $('confirm-ok');
   setText('confirm-text', text);
   setText('confirm-ok', ok);
+  show('confirm-typed', typedId != null);
+  input.value = '';
+  button.disabled = typedId != null;
+  button.classList.toggle('danger', typedId != null);
+  if (typedId != null) setText('confirm-typed-label', s.typeToConfirm(typedId));
+  confirmTypedId = typedId;
   dialog.returnValue = '';
   dialog.showModal();
   return new Promise((resolve) => {
@@ -185,14 +204,14 @@ function controlForm(roomId, control, result) {
   const { input, error } = control.input ? controlInput(roomId, control, form) : {};
   const button = document.createElement('button');
   button.type = 'submit';
-  button.className = control.danger ? 'button danger' : 'button';
+  button.className = control.irreversible ? 'button danger' : 'button';
   button.textContent = control.label;
   form.append(button);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const { room } = cards.get(roomId);
     const value = input?.value.trim();
-    if (!(await confirmed(control.confirm(room, value)))) return;
+    if (!(await confirmed(control.confirm(room, value), s.confirm, control.irreversible ? room.id : null))) return;
     button.disabled = true;
     result.textContent = '';
     if (input) setFieldError(input, error, '');
@@ -336,6 +355,9 @@ function render({ rooms, at }) {
     const badge = node.querySelector('.badge');
     badge.textContent = s.states[room.state] ?? room.state;
     badge.className = `badge ${room.state}`;
+    for (const tile of node.querySelectorAll('[data-tile]')) tile.hidden = !tileApplies(tile.dataset.tile, room);
+    const drawTime = drawAt(room);
+    node.querySelector('.draw-at').textContent = drawTime == null ? '' : formatTime(drawTime, Date.now());
     for (const dd of node.querySelectorAll('[data-stat]')) {
       // "inventory.held": a member of a member; none for a room without seats.
       const value = dd.dataset.stat.split('.').reduce((o, k) => o?.[k], room);
@@ -429,6 +451,16 @@ async function signIn(event) {
 
 applyStrings();
 $('login').addEventListener('submit', signIn);
+// The typed id unlocks the confirmation; Enter confirms once it does (the form's first
+// button, which Enter would press, is Cancel).
+$('confirm-input').addEventListener('input', (event) => {
+  $('confirm-ok').disabled = !typedConfirms(event.target.value, confirmTypedId);
+});
+$('confirm-input').addEventListener('keydown', (event) => {
+  if (event.key !== 'Enter') return;
+  event.preventDefault();
+  if (!$('confirm-ok').disabled) $('confirm').close('ok');
+});
 $('sign-out').addEventListener('click', () => signOut());
 $('new-room').addEventListener('click', newRoom);
 if (token) signedIn();

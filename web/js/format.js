@@ -24,8 +24,12 @@ const DAY = 86400;
 const FINE_HOURS_LIMIT = 10 * HOUR;
 const HOURS_LIMIT = 48 * HOUR;
 
-/** An expected wait in words, rounded as an estimate deserves: "about 12 minutes". */
+/**
+ * An expected wait in words, rounded as an estimate deserves: "about 12 minutes". None
+ * (null) while admission is held: no time can be promised until places free up.
+ */
 export function formatDuration(seconds) {
+  if (seconds == null) return s.heldWait;
   const minutes = Math.round(seconds / MINUTE);
   if (minutes < 1) return s.lessThanMinute;
   if (minutes < 60) return s.minutes(formatNumber(minutes), minutes);

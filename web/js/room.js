@@ -8,7 +8,8 @@ import {
 import { clockOffset, farPollDelay, pollDelay, startJitter } from './timing.js';
 import { request, retrying, sleep } from './api.js';
 import { solve } from './pow.js';
-import { loadEntry, saveEntry } from './storage.js';
+import { loadEntry, loadSends, saveEntry, saveSends } from './storage.js';
+import { nextSend, refusalReason } from './bounce.js';
 import { $, applyBranding, applyStrings, setText, show } from './page.js';
 
 // A refused proof is retried with a fresh challenge this many times before asking the visitor.
@@ -17,7 +18,12 @@ const MAX_PROOF_ATTEMPTS = 5;
 const ANNOUNCE_INTERVAL_MS = 30_000;
 // The solver's hash count is an estimate: the bar stops short of full until the last puzzle is solved.
 const WORK_ESTIMATE_CAP = 0.95;
-const SECTIONS = ['work', 'countdown', 'figures', 'queue', 'odds', 'alternatives', 'receipt-note', 'action', 'continue'];
+// In the lobby the page asks the room's cacheable frontier this often whether the
+// operator closed the lobby early; the status itself is asked as the server says.
+const LOBBY_FRONTIER_POLL_MS = 5000;
+const SECTIONS = [
+  'work', 'countdown', 'drawn', 'figures', 'queue', 'odds', 'alternatives', 'receipt-note', 'action', 'continue',
+];
 
 const apiPath = (room, action) => `/api/v1/rooms/${encodeURIComponent(room)}${action ? `/${action}` : ''}`;
 
@@ -25,6 +31,8 @@ let roomName = s.roomTitle;
 let serverAheadMs = 0;
 let countdownTimer = null;
 let drawAtMs = 0;
+// How many were in the lobby, once it closed: read once from the published draw.
+let lobbySize = null;
 let lastTitle = '';
 let lastAnnounceAt = 0;
 
@@ -183,12 +191,18 @@ async function join(room, previous) {
 function renderQueue(st, entry) {
   const paused = st.state === 'paused';
   const sections = ['figures', 'queue'];
+  // A lobby's entrant sees, in words, the number the draw gave them.
+  const drawn = st.lobby_index == null ? '' : s.drawn(queueNumber(st.place), lobbySize == null ? null : formatNumber(lobbySize));
+  setText('drawn', drawn);
+  if (drawn) sections.unshift('drawn');
   setText('place', queueNumber(st.place));
   setText('ahead', formatNumber(st.position));
   const now = Date.now();
+  // No expected wait while admission is held (seats or passes all taken): none is made up.
+  const held = st.eta_seconds == null;
   const duration = formatDuration(st.eta_seconds);
   setText('eta', duration);
-  setText('eta-time', s.around(formatTime(now + st.eta_seconds * 1000, now)));
+  setText('eta-time', held ? '' : s.around(formatTime(now + st.eta_seconds * 1000, now)));
   $('queue-bar').value = progressFraction(entry.firstPosition, st.position);
   if (st.stock_left != null) {
     // Honest odds: of those ahead, only the share who claim their turn buy.
@@ -196,12 +210,33 @@ function renderQueue(st, entry) {
     setText('odds', formatOdds(st.stock_left, buyersAhead));
     sections.push('odds');
   }
-  const where = s.announceWaiting(formatNumber(st.position), st.position, duration);
-  const announced = screen(paused ? s.pausedTitle : s.waitingTitle, paused ? s.pausedLead : s.waitingLead, sections, where);
+  const where = (held ? s.announceHeld : s.announceWaiting)(formatNumber(st.position), st.position, duration);
+  const announced = screen(paused ? s.pausedTitle : s.waitingTitle, paused ? s.pausedLead : s.waitingLead, sections,
+    drawn ? `${drawn}. ${where}` : where);
   if (!announced && Date.now() - lastAnnounceAt >= ANNOUNCE_INTERVAL_MS) announce(where);
 }
 
-function render(st, entry) {
+/**
+ * Sends an admitted visitor to the site with their pass, unless the site keeps sending
+ * the same pass back: then the loop stops here and the page says why, as the site's
+ * guard gave it; the link still lets the visitor try once more. Only a redirect counts
+ * as coming back: a reload or the Back button is the visitor's own doing.
+ */
+function sendOn(room, st) {
+  const url = withPass(st.target_url, st.pass, location.href);
+  $('continue').href = url;
+  const arrival = performance.getEntriesByType('navigation')[0]?.type ?? 'navigate';
+  const { loop, record } = nextSend(arrival === 'navigate' ? loadSends(room) : null, st.pass, Date.now());
+  saveSends(room, record);
+  if (loop) {
+    screen(s.passRefusedTitle, s.passRefusedLead(refusalReason(location.search)), ['continue']);
+    return;
+  }
+  screen(s.admittedTitle, s.admittedLead, ['continue']);
+  location.assign(url);
+}
+
+function render(st, entry, room) {
   if (entry.receipt && st.lobby_index != null) setText('receipt-note', s.lobbyNumber(formatNumber(st.lobby_index + 1)));
   const receipt = entry.receipt ? ['receipt-note'] : [];
   switch (st.state) {
@@ -231,13 +266,9 @@ function render(st, entry) {
       screen(s.waitlistedTitle, s.waitlistedLead(st.hold_seats, formatNumber(st.waitlist_position)), ['countdown']);
       startCountdown(Date.parse(st.hold_expires_at), s.waitlistCountdownLabel);
       break;
-    case 'admitted': {
-      const url = withPass(st.target_url, st.pass, location.href);
-      $('continue').href = url;
-      screen(s.admittedTitle, s.admittedLead, ['continue']);
-      location.assign(url);
+    case 'admitted':
+      sendOn(room, st);
       break;
-    }
     default:
       ended(st.state, st.alternatives);
   }
@@ -262,14 +293,16 @@ async function watchFrontier(room, entry, st) {
     if (state === 'sold_out' || state === 'closed') return state;
     const position = Math.max(0, view.place - served);
     const wasPaused = view.state === 'paused';
+    // Admission the status said was held stays so until the frontier moves: no time is made up.
+    const held = st.eta_seconds == null && served === st.served;
     view = {
       ...view,
       state: state === 'paused' ? 'paused' : 'waiting',
       served,
       position,
-      eta_seconds: Math.ceil(((position + 1) * 60) / Math.max(1, rate)),
+      eta_seconds: held ? null : Math.ceil(((position + 1) * 60) / Math.max(1, rate)),
     };
-    render(view, entry);
+    render(view, entry, room);
     // A reopening brings everyone back at once: spread the first requests after it.
     const resumed = wasPaused && view.state !== 'paused';
     if (position <= st.frontier_above) {
@@ -286,6 +319,35 @@ function statusDelay(st) {
   if (st.state !== 'lobby') return delay;
   const untilDraw = st.draw_at * 1000 - serverAheadMs - Date.now();
   return untilDraw >= 0 && untilDraw < delay ? untilDraw + startJitter(Math.random()) : delay;
+}
+
+/**
+ * In the lobby, until the next status poll is due: asks the room's frontier (which a
+ * CDN can answer for everyone) every few seconds, and returns early once the lobby has
+ * closed, so that an early draw shows within one of these polls.
+ */
+async function waitInLobby(room, st) {
+  const until = Date.now() + statusDelay(st);
+  for (let left = until - Date.now(); left > 0; left = until - Date.now()) {
+    await sleep(Math.min(left, pollDelay(LOBBY_FRONTIER_POLL_MS, Math.random())));
+    if (Date.now() >= until) return;
+    try {
+      const res = await request('GET', apiPath(room, 'frontier'), { cache: 'default' });
+      if (res.ok && res.json.state !== 'lobby') return;
+    } catch {
+      // No answer: the status poll, when due, retries patiently.
+    }
+  }
+}
+
+/** The lobby's size once it has closed, from the published draw; null until known. */
+async function closedLobbySize(room) {
+  try {
+    const res = await request('GET', apiPath(room, 'lottery'), { cache: 'default' });
+    return res.ok ? res.json.lobby_size : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Polls until the visitor is admitted ('admitted'), the room ends ('ended') or the ticket is refused ('expired'). */
@@ -305,7 +367,10 @@ async function watch(room, entry) {
     if (st.ticket) entry.ticket = st.ticket;
     if (st.position != null && entry.firstPosition == null) entry.firstPosition = st.position;
     if (JSON.stringify(entry) !== before) saveEntry(room, entry);
-    render(st, entry);
+    if (st.lobby_index != null && ['waiting', 'paused'].includes(st.state) && lobbySize == null) {
+      lobbySize = await closedLobbySize(room);
+    }
+    render(st, entry, room);
     if (st.state === 'admitted') return 'admitted';
     if (['sold_out', 'closed', 'expired'].includes(st.state)) return 'ended';
     if (st.frontier_above != null && st.position > st.frontier_above) {
@@ -314,7 +379,7 @@ async function watch(room, entry) {
       ended(end);
       return 'ended';
     }
-    await sleep(statusDelay(st));
+    await (st.state === 'lobby' ? waitInLobby(room, st) : sleep(statusDelay(st)));
   }
 }
 

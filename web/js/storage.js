@@ -3,23 +3,44 @@
 // Storage can be refused (private modes, full quotas): the page then still works,
 // it just forgets on reload, and the HttpOnly ticket cookie still brings the place back.
 
-const key = (room) => `foyer:room:${room}`;
+// Per tab (sessionStorage): the passes this page sent the visitor on with (bounce.js).
 
-/** The stored entry of `room`: {ticket?, receipt?, firstPosition?, ...}, or {} when none. */
-export function loadEntry(room) {
+const key = (room) => `foyer:room:${room}`;
+const sendsKey = (room) => `foyer:sent:${room}`;
+
+// `kind` names the storage: even reading the global can throw where storage is refused.
+function read(kind, name) {
   try {
-    return JSON.parse(localStorage.getItem(key(room))) ?? {};
+    return JSON.parse(globalThis[kind].getItem(name));
   } catch {
-    return {};
+    return null;
   }
 }
 
-export function saveEntry(room, entry) {
+function write(kind, name, value) {
   try {
-    localStorage.setItem(key(room), JSON.stringify(entry));
+    globalThis[kind].setItem(name, JSON.stringify(value));
   } catch {
     // Refused: see the top of this file.
   }
+}
+
+/** The stored entry of `room`: {ticket?, receipt?, firstPosition?, ...}, or {} when none. */
+export function loadEntry(room) {
+  return read('localStorage', key(room)) ?? {};
+}
+
+export function saveEntry(room, entry) {
+  write('localStorage', key(room), entry);
+}
+
+/** This tab's record of the passes it sent the visitor on with from `room`, or null. */
+export function loadSends(room) {
+  return read('sessionStorage', sendsKey(room));
+}
+
+export function saveSends(room, record) {
+  write('sessionStorage', sendsKey(room), record);
 }
 
 /** Every stored receipt, newest join first, for the verify page. */

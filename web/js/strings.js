@@ -37,6 +37,7 @@ export const strings = {
   countdownDone: 'any moment now',
   drawingTitle: 'The draw is under way',
   drawingLead: 'The lobby is closed and places are being drawn. Yours appears here shortly; keep this page open.',
+  drawn: (number, size) => (size == null ? `Drawn: number ${number}` : `Drawn: number ${number} of ${size}`),
   waitingTitle: 'You are in the queue',
   waitingLead: 'Keep this page open: when it is your turn it takes you to the site by itself.',
   placeLabel: 'Your number',
@@ -46,12 +47,18 @@ export const strings = {
   around: (time) => `around ${time}`,
   announceWaiting: (ahead, count, duration) =>
     `${ahead} ${plural(count, 'person', 'people')} ahead of you. Expected wait ${duration}.`,
+  announceHeld: (ahead, count) =>
+    `${ahead} ${plural(count, 'person', 'people')} ahead of you. Admission is held: waiting for places to free up.`,
   lobbyNumber: (index) => `Lobby entry ${index}. Your receipt is kept on this device.`,
   pausedTitle: 'The queue is paused',
   pausedLead: 'The site has paused admissions for a moment. You keep your place; this page carries on by itself.',
   admittedTitle: 'It is your turn',
   admittedLead: 'Taking you to the site…',
   admittedLink: 'Continue to the site',
+  passRefusedTitle: 'The site did not accept your pass',
+  passRefusedLead: (reason) =>
+    `The site sent you back here instead of letting you in (reason: ${reason}). Tell the site’s organisers, ` +
+    'or try once more with the link below.',
   soldOutTitle: 'Sold out',
   soldOutLead: 'Everything has been sold. Thank you for waiting.',
   alternativesTitle: 'You can still queue for',
@@ -76,6 +83,7 @@ export const strings = {
 
   // Durations and odds
   lessThanMinute: 'less than a minute',
+  heldWait: 'waiting for places to free up',
   minutes: (n, count) => `about ${n} ${plural(count, 'minute', 'minutes')}`,
   hours: (n, count) => `about ${n} ${plural(count, 'hour', 'hours')}`,
   hoursMinutes: (h, m) => `about ${h} h ${m} min`,
@@ -192,6 +200,8 @@ export const strings = {
   colSeatsHeld: 'Seats held',
   colSeatsConfirmed: 'Seats confirmed',
   colSeatsCheck: 'Seat check',
+  colDrawAt: 'Draw at',
+  typeToConfirm: (id) => `This cannot be undone. Type the room id, ${id}, to confirm`,
   seatsCheck: (frozen) => (frozen ? 'failed' : 'holds'),
   recentExpiries: (items) => `Holds that ran out: ${items.join(', ')}.`,
   expiredHold: (seats, time) => `${seats} ${seats === 1 ? 'seat' : 'seats'} at ${time}`,
