@@ -2,14 +2,16 @@
 
 #include <fmt/core.h>
 #include <simdjson.h>
+#include <sodium.h>
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
-#include <memory>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
+#include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "core/base/crypto.hpp"
 #include "core/base/json.hpp"
 #include "core/base/time_text.hpp"
+#include "core/rooms/journal.hpp"
 #include "store/log_copy.hpp"
 #include "store/rocks_store.hpp"
 
@@ -28,14 +31,22 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view manifest_file = "backup.json";
-constexpr std::string_view backup_format = "foyer-backup/1";
+constexpr std::string_view backup_format = "foyer-backup/2";
 constexpr std::string_view log_dir = "log";
+constexpr std::string_view mac_label = "foyer/backup-manifest/v1";
+// The manifest's signature closes it: `,"mac":"<64 hex>"}` and a newline.
+constexpr std::string_view mac_member = ",\"mac\":\"";
+constexpr std::size_t mac_tail = mac_member.size() + 64 + 3;
+// A manifest lists a few dozen files; anything far larger is not one.
+constexpr std::uintmax_t max_manifest_bytes = 1 << 20;
+constexpr std::size_t digest_chunk = 1 << 20;
 
 struct failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The files beside the log that a server needs to honour what it handed out.
+// The files beside the log that a server needs to honour what it handed out; the
+// incarnation only once the data dir was restored.
 std::vector<fs::path> key_files(const fs::path& data_dir) { return {secret_path(data_dir), keyring_path(data_dir)}; }
 
 // A target must be new or empty: a restore never mixes with what is there.
@@ -53,6 +64,16 @@ void make_private_dir(const fs::path& dir) {
   fs::permissions(dir, fs::perms::owner_all);
 }
 
+// A backup is read as foyer wrote it: regular files only, never through a link someone
+// planted to make the restore copy another file.
+void require_regular(const fs::path& path) {
+  std::error_code ec;
+  auto status = fs::symlink_status(path, ec);
+  if (ec || !fs::exists(status)) throw failure(fmt::format("{} is missing", path.string()));
+  if (fs::is_symlink(status)) throw failure(fmt::format("{} is a symbolic link: refused", path.string()));
+  if (!fs::is_regular_file(status)) throw failure(fmt::format("{} is not a regular file: refused", path.string()));
+}
+
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw failure(fmt::format("{} cannot be read", path.string()));
@@ -67,89 +88,188 @@ void write_private_file(const fs::path& path, std::string_view bytes) {
   fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
 }
 
-std::string digest_of(std::string_view bytes) { return to_hex(sha256(as_bytes(bytes))); }
+// SHA-256 of a file of any size, read in chunks.
+std::string digest_of_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw failure(fmt::format("{} cannot be read", path.string()));
+  crypto_hash_sha256_state state;
+  crypto_hash_sha256_init(&state);
+  std::vector<char> chunk(digest_chunk);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    crypto_hash_sha256_update(&state, reinterpret_cast<const unsigned char*>(chunk.data()),
+                              static_cast<unsigned long long>(in.gcount()));
+  }
+  if (in.bad()) throw failure(fmt::format("{} cannot be read", path.string()));
+  digest out;
+  crypto_hash_sha256_final(&state, out.data());
+  return to_hex(out);
+}
+
+std::string manifest_mac(const digest& secret, std::string_view body) {
+  return to_hex(hmac_sha256(hmac_sha256(secret, {as_bytes(mac_label)}), {as_bytes(body)}));
+}
+
+// Every file of a backup being written, by its name in it: the key files, then log/<file>.
+std::vector<std::string> files_of(const fs::path& backup_dir, const std::vector<fs::path>& keys) {
+  std::vector<std::string> names;
+  for (const auto& file : keys) names.push_back(file.filename().string());
+  std::vector<std::string> logs;
+  for (const auto& entry : fs::directory_iterator(backup_dir / log_dir)) {
+    logs.push_back(std::string(log_dir) + "/" + entry.path().filename().string());
+  }
+  std::sort(logs.begin(), logs.end());
+  names.insert(names.end(), logs.begin(), logs.end());
+  return names;
+}
 
 void backup(const fs::path& data_dir, const fs::path& dest) {
   require_clean(dest, "backup target");
-  for (const auto& file : key_files(data_dir)) {
+  auto keys = key_files(data_dir);
+  for (const auto& file : keys) {
     if (!fs::exists(file)) throw failure(fmt::format("{} is missing: is {} a Foyer data dir?", file.string(), data_dir.string()));
   }
+  if (fs::exists(incarnation_path(data_dir))) keys.push_back(incarnation_path(data_dir));
   make_private_dir(dest);
   auto scratch = dest / ".reading";
   make_private_dir(scratch);
   auto copied = store::copy_log(data_dir / log_dir, dest / log_dir, scratch);
   fs::remove_all(scratch);
+  for (const auto& file : keys) write_private_file(dest / file.filename(), read_file(file));
   json_object files;
-  for (const auto& file : key_files(data_dir)) {
-    auto bytes = read_file(file);
-    write_private_file(dest / file.filename(), bytes);
-    files.str(file.filename().string(), digest_of(bytes));
-  }
+  for (const auto& name : files_of(dest, keys)) files.str(name, digest_of_file(dest / name));
   auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
-  write_private_file(dest / manifest_file, json_object()
-                                               .str("format", backup_format)
-                                               .str("created_at", format_rfc3339_ms(now_ms.count()))
-                                               .num("last_seq", copied.last_seq)
-                                               .num("records", copied.records)
-                                               .raw("files", files.done())
-                                               .done() +
-                                               "\n");
+  auto body = json_object()
+                  .str("format", backup_format)
+                  .str("created_at", format_rfc3339_ms(now_ms.count()))
+                  .num("last_seq", copied.last_seq)
+                  .num("records", copied.records)
+                  .raw("files", files.done())
+                  .done();
+  auto mac = manifest_mac(load_secret(dest), body);
+  body.pop_back();  // the closing brace: the signature goes in last
+  write_private_file(dest / manifest_file, fmt::format("{}{}{}\"}}\n", body, mac_member, mac));
   std::cout << fmt::format("foyer: backed up {} to {}: the log up to event {}, the pass keys and the secret\n",
                            data_dir.string(), dest.string(), copied.last_seq);
 }
 
 struct manifest {
   std::uint64_t last_seq = 0;
-  std::vector<std::pair<std::string, std::string>> files;  // (name, sha256 hex)
+  std::map<std::string, std::string> files;  // name in the backup -> sha256 hex
 };
 
+// The manifest, once its signature is checked with the backup's secret: a manifest edited
+// afterwards (a log cut short and last_seq changed to match, a digest replaced) is refused.
 manifest read_manifest(const fs::path& from) {
   auto path = from / manifest_file;
+  require_regular(path);
+  if (fs::file_size(path) > max_manifest_bytes) throw failure(fmt::format("{} is too large to be a manifest", path.string()));
   auto text = read_file(path);
+  auto not_manifest = [&] { return failure(fmt::format("{} is not a Foyer backup manifest ({})", path.string(), backup_format)); };
+  if (text.size() < mac_tail + 2 || text.compare(text.size() - mac_tail, mac_member.size(), mac_member) != 0 ||
+      !text.ends_with("\"}\n")) {
+    throw not_manifest();
+  }
+  auto body = text.substr(0, text.size() - mac_tail) + "}";
+  auto mac = text.substr(text.size() - mac_tail + mac_member.size(), 64);
+  require_regular(secret_path(from));
+  auto expected = manifest_mac(load_secret(from), body);
+  if (!equal_constant_time(as_bytes(expected), as_bytes(mac))) {
+    throw failure(fmt::format("{}: its signature does not match the backup's secret: the manifest or the secret "
+                              "was changed after the backup was made",
+                              path.string()));
+  }
   simdjson::dom::parser parser;
   simdjson::dom::object object, files;
   std::string_view format;
   manifest m;
-  if (parser.parse(text).get_object().get(object) || object["format"].get_string().get(format) ||
+  if (parser.parse(body).get_object().get(object) || object["format"].get_string().get(format) ||
       format != backup_format || object["last_seq"].get_uint64().get(m.last_seq) ||
       object["files"].get_object().get(files)) {
-    throw failure(fmt::format("{} is not a Foyer backup manifest ({})", path.string(), backup_format));
+    throw not_manifest();
   }
   for (auto [name, value] : files) {
     std::string_view hex;
     if (value.get_string().get(hex)) throw failure(fmt::format("{}: files.{} is not a digest", path.string(), name));
-    m.files.emplace_back(std::string(name), std::string(hex));
+    m.files.emplace(std::string(name), std::string(hex));
   }
   return m;
 }
 
-// Checks the copy in `data_dir` as the server will read it: the store opens, its log is
-// whole up to the manifest's last event.
-void check_restored_log(const fs::path& data_dir, std::uint64_t last_seq) {
+// Whether foyer backup writes a file of this name: a key file, or one right under log/.
+bool backup_name(std::string_view name) {
+  if (name.starts_with(log_dir) && name.size() > log_dir.size() && name[log_dir.size()] == '/') {
+    auto file = name.substr(log_dir.size() + 1);
+    return !file.empty() && file != "." && file != ".." && file.find('/') == std::string_view::npos;
+  }
+  auto keys = key_files({});
+  keys.push_back(incarnation_path({}));
+  return std::any_of(keys.begin(), keys.end(), [&](const auto& key) { return key.string() == name; });
+}
+
+// The backup holds exactly the files its manifest lists, each a regular file: nothing
+// planted beside them is copied, and none is missing.
+void check_file_list(const fs::path& from, const manifest& m) {
+  for (const auto& file : key_files({})) {
+    if (!m.files.contains(file.string())) throw failure(fmt::format("the backup has no {}", file.string()));
+  }
+  for (const auto& listed : m.files) {
+    if (!backup_name(listed.first)) {
+      throw failure(fmt::format("{} lists {}, which foyer backup never writes", manifest_file, listed.first));
+    }
+  }
+  std::error_code ec;
+  auto status = fs::symlink_status(from / log_dir, ec);
+  if (ec || fs::is_symlink(status) || !fs::is_directory(status)) {
+    throw failure(fmt::format("{} is not a directory: refused", (from / log_dir).string()));
+  }
+  for (const auto& entry : fs::directory_iterator(from / log_dir)) {
+    require_regular(entry.path());
+    auto name = std::string(log_dir) + "/" + entry.path().filename().string();
+    if (!m.files.contains(name)) throw failure(fmt::format("{} is not in {}: refused", entry.path().string(), manifest_file));
+  }
+}
+
+// What the restored log holds of each room: the tickets the backed-up server issued beyond
+// it are refused by the restored one. Checks the log as the server will read it too: the
+// store opens, and its log is whole up to the manifest's last event.
+std::map<std::string, ticket_cut, std::less<>> restored_cuts(const fs::path& data_dir, std::uint64_t last_seq) {
   store::rocks_store store(data_dir / log_dir, [](std::function<void()>) {});
   auto log = store.recover();
   auto restored = log.snapshot_seq + log.events.size();
   if (restored != last_seq) {
     throw failure(fmt::format("the log holds events up to {}, the manifest says {}", restored, last_seq));
   }
+  journal rooms(store);
+  rooms.recover(log);
+  std::map<std::string, ticket_cut, std::less<>> cuts;
+  for (const auto& [id, r] : rooms.rooms()) cuts.emplace(id, ticket_cut{r.joined(), r.lobby_size()});
+  return cuts;
 }
 
 void restore(const fs::path& from, const fs::path& data_dir) {
   auto m = read_manifest(from);
-  for (const auto& file : key_files(data_dir)) {
-    auto name = file.filename().string();
-    auto listed = std::find_if(m.files.begin(), m.files.end(), [&](const auto& f) { return f.first == name; });
-    if (listed == m.files.end()) throw failure(fmt::format("the backup has no {}", name));
-    if (digest_of(read_file(from / name)) != listed->second) {
-      throw failure(fmt::format("{} does not match its digest in {}", (from / name).string(), manifest_file));
-    }
-  }
+  check_file_list(from, m);
   require_clean(data_dir, "data dir");
   make_private_dir(data_dir);
   try {
-    fs::copy(from / log_dir, data_dir / log_dir, fs::copy_options::recursive);
-    for (const auto& file : key_files(data_dir)) write_private_file(file, read_file(from / file.filename()));
-    check_restored_log(data_dir, m.last_seq);
+    make_private_dir(data_dir / log_dir);
+    for (const auto& [name, expected] : m.files) {
+      require_regular(from / name);
+      fs::copy_file(from / name, data_dir / name);
+      fs::permissions(data_dir / name, fs::perms::owner_read | fs::perms::owner_write);
+      // The copy is what is checked: a file swapped after the checks above is caught too.
+      if (digest_of_file(data_dir / name) != expected) {
+        throw failure(fmt::format("{} does not match its digest in {}: the backup was changed or cut short",
+                                  (from / name).string(), manifest_file));
+      }
+    }
+    auto cuts = restored_cuts(data_dir, m.last_seq);
+    // A new incarnation: tickets the backed-up server issued after the backup are refused.
+    auto previous = load_incarnation(data_dir);
+    incarnation next{to_hex(random_array<16>()), std::move(previous.before)};
+    next.before.push_back({previous.id, std::move(cuts)});
+    write_private_file(incarnation_path(data_dir), encode_incarnation(next));
   } catch (const std::exception&) {
     // Nothing half restored is left to be served from.
     for (const auto& entry : fs::directory_iterator(data_dir)) fs::remove_all(entry.path());

@@ -3,14 +3,21 @@
 // server runs, and its checked return into a new data dir.
 //
 //   foyer backup --data-dir DIR --to DEST     DEST (new or empty) gets the log as of now,
-//                                             the pass keys, the secret and backup.json
-//   foyer restore --from DEST --data-dir DIR  checks the copy against backup.json, and
-//                                             restores it into DIR (new or empty) only
+//                                             the pass keys, the secret, the incarnation
+//                                             if any, and backup.json: the SHA-256 of every
+//                                             file, signed with a key derived from the secret
+//   foyer restore --from DEST --data-dir DIR  checks the copy against backup.json (its
+//                                             signature, every digest, regular files only,
+//                                             nothing unlisted in log/), and restores it into
+//                                             DIR (new or empty) only, as a new incarnation
 //
 // The keys and the secret travel with the log: without them the restored server could
-// not honour the tickets and passes in circulation. A backup holds secrets: keep it as
-// the data dir is kept (both are made mode 0700). Failures are printed and thrown as
-// CLI::RuntimeError(1), which CLI11_PARSE turns into exit code 1.
+// not honour the tickets and passes in circulation. It honours the tickets the restored log
+// accounts for; those the old server issued after the backup are refused (see
+// core/gate/ticket.hpp), since their places would be given again. A backup holds secrets:
+// keep it as the data dir is kept (both are made mode 0700); whoever can read it all could
+// also re-sign an edited one. Failures are printed and thrown as CLI::RuntimeError(1), which
+// CLI11_PARSE turns into exit code 1.
 
 #include <CLI/CLI.hpp>
 

@@ -218,18 +218,6 @@ void read_proof_of_work(const toml::table& table, config& c) {
   }
 }
 
-// Plain http:// would carry the events and their signatures in the clear: only to this
-// machine or a private network.
-bool loopback_or_private(const std::string& host) {
-  if (host == "localhost") return true;
-  auto address = parse_ip(host);
-  if (!address) return false;
-  for (const char* range : {"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7"}) {
-    if (parse_cidr(range).contains(*address)) return true;
-  }
-  return false;
-}
-
 // An event type pattern: a type, a prefix ending in ".*", or "*" (type_matches).
 bool valid_pattern(std::string_view pattern) {
   if (pattern == "*") return true;
@@ -277,6 +265,7 @@ delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
     t.string("url", url);
     auto parsed = parse_url(url);
     if (!parsed) t.fail("url", "must be an http:// or https:// URL, e.g. \"https://hooks.example.com/foyer\"");
+    // Plain http:// would carry the events and their signatures in the clear.
     if (!parsed->tls && !loopback_or_private(parsed->host)) {
       t.fail("url", fmt::format("http:// only to a loopback or private address (got '{}'); use https://", parsed->host));
     }

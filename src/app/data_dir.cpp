@@ -10,14 +10,40 @@
 #include <stdexcept>
 
 #include <fmt/core.h>
+#include <simdjson.h>
+
+#include "core/base/json.hpp"
 
 namespace foyer::app {
 namespace {
 
 constexpr std::string_view secret_file = "secret";
+constexpr std::string_view incarnation_file = "incarnation.json";
+// Far above any real file here (a room's entry is about 60 bytes); refuses to slurp a wrong one.
+constexpr std::uintmax_t max_small_file = 1 << 20;
 
 [[noreturn]] void fail(const std::filesystem::path& path, std::string_view what) {
   throw std::runtime_error(fmt::format("data dir: {}: {}", path.string(), what));
+}
+
+std::string read_small_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) fail(path, fmt::format("cannot be read: {}", ec.message()));
+  if (size > max_small_file) fail(path, "is too large to be written by foyer");
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) fail(path, "cannot be read");
+  return bytes;
+}
+
+std::string encode_cuts(const std::map<std::string, ticket_cut, std::less<>>& rooms) {
+  std::string out = "[";
+  for (const auto& [room, cut] : rooms) {
+    if (out.size() > 1) out.push_back(',');
+    out += json_object().str("room", room).num("places", cut.places).num("lobby", cut.lobby).done();
+  }
+  return out + "]";
 }
 
 }  // namespace
@@ -35,17 +61,18 @@ void prepare_data_dir(const std::filesystem::path& dir) {
 
 std::filesystem::path secret_path(const std::filesystem::path& dir) { return dir / secret_file; }
 
+digest load_secret(const std::filesystem::path& dir) {
+  auto path = secret_path(dir);
+  auto bytes = read_small_file(path);
+  auto decoded = from_hex_fixed<32>(bytes.substr(0, bytes.find_last_not_of("\n") + 1));
+  if (!decoded) fail(path, "is not a secret written by foyer (64 hex digits); restore it from a backup");
+  return *decoded;
+}
+
 digest load_or_create_secret(const std::filesystem::path& dir) {
   auto path = secret_path(dir);
+  if (std::filesystem::exists(path)) return load_secret(dir);
   digest secret;
-  if (std::filesystem::exists(path)) {
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) fail(path, "cannot be read");
-    auto decoded = from_hex_fixed<32>(bytes.substr(0, bytes.find_last_not_of("\n") + 1));
-    if (!decoded) fail(path, "is not a secret written by foyer (64 hex digits); restore it from a backup");
-    return *decoded;
-  }
   random_bytes(secret);
   auto temp = path;
   temp += ".tmp";
@@ -56,6 +83,55 @@ digest load_or_create_secret(const std::filesystem::path& dir) {
   ::close(fd);
   if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) fail(path, "cannot be written");
   return secret;
+}
+
+std::filesystem::path incarnation_path(const std::filesystem::path& dir) { return dir / incarnation_file; }
+
+std::string encode_incarnation(const incarnation& i) {
+  std::string before = "[";
+  for (const auto& e : i.before) {
+    if (before.size() > 1) before.push_back(',');
+    before += json_object().str("id", e.id).raw("rooms", encode_cuts(e.rooms)).done();
+  }
+  return json_object().str("id", i.id).raw("before", before + "]").done() + "\n";
+}
+
+incarnation load_incarnation(const std::filesystem::path& dir) {
+  auto path = incarnation_path(dir);
+  if (!std::filesystem::exists(path)) return {};
+  auto text = read_small_file(path);
+  incarnation out;
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  simdjson::dom::array before;
+  std::string_view id;
+  auto bad = [&]() -> incarnation { fail(path, "is not an incarnation written by foyer restore"); };
+  if (parser.parse(text).get_object().get(object) || object["id"].get_string().get(id) ||
+      object["before"].get_array().get(before)) {
+    return bad();
+  }
+  out.id = id;
+  for (auto entry : before) {
+    simdjson::dom::array rooms;
+    if (entry["id"].get_string().get(id) || entry["rooms"].get_array().get(rooms)) return bad();
+    auto& earlier = out.before.emplace_back(incarnation::earlier{std::string(id), {}});
+    for (auto room : rooms) {
+      std::string_view room_id;
+      ticket_cut cut;
+      if (room["room"].get_string().get(room_id) || room["places"].get_uint64().get(cut.places) ||
+          room["lobby"].get_uint64().get(cut.lobby)) {
+        return bad();
+      }
+      earlier.rooms.emplace(room_id, cut);
+    }
+  }
+  return out;
+}
+
+ticket_codec make_ticket_codec(const digest& secret, const incarnation& i) {
+  std::vector<earlier_tickets> earlier;
+  for (const auto& e : i.before) earlier.push_back({ticket_key(secret, e.id), e.rooms});
+  return ticket_codec(ticket_key(secret, i.id), std::move(earlier));
 }
 
 }  // namespace foyer::app

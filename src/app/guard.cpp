@@ -8,16 +8,21 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <fmt/core.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "app/config.hpp"
+#include "core/gate/network.hpp"
 #include "core/passes/pass.hpp"
 #include "core/passes/pass_gate.hpp"
 #include "http/guard_handler.hpp"
@@ -60,6 +65,32 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
+// The file's bytes if it is a regular file of at most `limit` bytes. Reads at most limit + 1
+// bytes whatever the file holds, and never waits for a writer (a FIFO is refused): this runs
+// on the guard's only loop. Throws std::runtime_error naming the file.
+std::string read_capped_file(const std::string& path, std::size_t limit) {
+  int raw = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (raw < 0) throw std::runtime_error(fmt::format("{}: cannot be opened: {}", path, std::strerror(errno)));
+  struct closer {
+    int fd;
+    ~closer() { ::close(fd); }
+  } closes{raw};
+  struct stat st {};
+  if (::fstat(raw, &st) != 0 || !S_ISREG(st.st_mode)) throw std::runtime_error(path + ": is not a regular file");
+  std::string text(limit + 1, '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    auto n = ::read(raw, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  if (done > limit) throw std::runtime_error(fmt::format("{}: larger than {} KiB, refused unread", path, limit / 1024));
+  text.resize(done);
+  return text;
+}
+
 // Where the keys come from: Foyer's JWKS URL, or a file (re-read at each refresh, so a copy
 // kept fresh by a timer works too).
 class key_source {
@@ -72,6 +103,12 @@ class key_source {
     if (location_.starts_with("http://")) {
       url_ = http::parse_http_url(location_);
       if (!url_) throw std::invalid_argument("--jwks: '" + location_ + "' is not an http://host[:port]/path URL");
+      // Keys fetched in the clear across the internet could be swapped on the way.
+      if (!loopback_or_private(url_->host)) {
+        throw std::invalid_argument(fmt::format("--jwks: plain http:// only to a loopback or private address (got "
+                                                "'{}'); elsewhere, keep a copy of the JWKS in a file",
+                                                url_->host));
+      }
     }
   }
 
@@ -79,11 +116,7 @@ class key_source {
 
   net::awaitable<std::string> load() const {
     if (url_) co_return co_await http::http_get(*url_, fetch_timeout, pass_verifier::max_jwks_size);
-    std::ifstream in(location_, std::ios::binary);
-    if (!in) throw std::runtime_error(location_ + ": cannot be read");
-    std::ostringstream text;
-    text << in.rdbuf();
-    co_return text.str();
+    co_return read_capped_file(location_, pass_verifier::max_jwks_size);
   }
 
  private:

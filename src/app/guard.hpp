@@ -6,9 +6,11 @@
 //               [--listen HOST:PORT] [--leeway S] [--refresh S] [--single-use]
 //               [--secure-cookie] [--cache-size N] [--single-use-capacity N]
 //
-// Keys: a JWKS file, or Foyer's http://.../.well-known/jwks.json. Loaded at start (a start
-// without keys fails), then re-read every --refresh seconds and early when a pass names an
-// unknown kid (at most every 10 s); a failed refresh keeps the last good set. Ed25519
+// Keys: a JWKS file, or Foyer's http://.../.well-known/jwks.json (plain http only to a loopback
+// or private address; elsewhere keep a file). Either is capped at 64 KiB: a larger file is
+// refused unread. Loaded at start (a start without keys fails), then re-read every --refresh
+// seconds and early when a pass names an unknown kid (at most every 10 s); a failed or
+// refused refresh keeps the last good set and says why on stderr. Ed25519
 // (EdDSA) and P-256 (ES256) keys are both loaded; each kid accepts only its own algorithm.
 // The HTTP endpoints are described in http/guard_handler.hpp; packaging/nginx/ has the
 // nginx side. Bad options are printed and thrown as CLI::RuntimeError(1).

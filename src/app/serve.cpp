@@ -84,7 +84,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   prepare_data_dir(c.data_dir);
   auto secret = load_or_create_secret(c.data_dir);
   auto keys = load_or_create_keyring(c.data_dir, clock.now_ms() / 1000);
-  ticket_codec tickets(subkey(secret, "foyer/ticket-key/v1"));
+  auto tickets = make_ticket_codec(secret, load_incarnation(c.data_dir));
 
   ops::metrics_registry metrics;
   ops::overload_ladder overload(c.overload);

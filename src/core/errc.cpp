@@ -19,6 +19,7 @@ std::string_view to_string(errc e) {
     case errc::missing_ticket: return "missing_ticket";
     case errc::invalid_ticket: return "invalid_ticket";
     case errc::ticket_for_other_room: return "ticket_for_other_room";
+    case errc::ticket_lost_in_restore: return "ticket_lost_in_restore";
     case errc::bad_join_body: return "bad_join_body";
     case errc::proof_rejected: return "proof_rejected";
     case errc::account_hints_off: return "account_hints_off";

@@ -16,6 +16,7 @@ enum class errc {
   missing_ticket = 1,
   invalid_ticket,
   ticket_for_other_room,
+  ticket_lost_in_restore,  // issued after the backup the server was restored from
   bad_join_body,
   proof_rejected,
   account_hints_off,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "core/base/bytes.hpp"
 #include "core/base/json.hpp"
@@ -39,9 +40,15 @@ std::string_view site_target(const request& req) {
   return it == req.end() ? req.target() : it->value();
 }
 
-std::optional<std::string_view> presented_pass(const request& req) {
-  if (auto token = cookie(req, pass_cookie)) return token;
-  return bearer(req);
+// A browser sends every foyer_pass cookie whose path and domain match, a stale one left by
+// another path or subdomain included: each is a candidate, then the bearer token. Bounded,
+// since each may cost a signature check.
+constexpr std::size_t max_pass_cookies = 4;
+
+std::vector<std::string_view> presented_passes(const request& req) {
+  auto out = cookies(req, pass_cookie, max_pass_cookies);
+  if (auto token = bearer(req)) out.push_back(*token);
+  return out;
 }
 
 // One round of percent-decoding as the most lenient decoder does it: a '%' without two hex
@@ -112,6 +119,16 @@ response guard_handler::handle(const request& req) {
   return json_error(404, "not_found", "The guard answers /auth, /enter and /healthz.", req.version(), req.keep_alive());
 }
 
+std::optional<pass::gate_result> guard_handler::check_presented(const request& req, bool spend) {
+  std::optional<pass::gate_result> first_refusal;
+  for (auto token : presented_passes(req)) {
+    auto result = check(token, spend);
+    if (result.ok) return result;
+    if (!first_refusal) first_refusal = std::move(result);
+  }
+  return first_refusal;
+}
+
 pass::gate_result guard_handler::check(std::string_view token, bool spend) {
   auto result = gate_.check(token, clock_.now_ms() / 1000, spend);
   ++checks_;
@@ -127,16 +144,15 @@ response guard_handler::auth(const request& req) {
     return res;
   };
   if (query_param(site_target(req), pass_param)) return refuse("pass_in_url");
-  auto token = presented_pass(req);
-  if (!token) return refuse("no_pass");
-  auto result = check(*token, /*spend=*/true);
-  if (!result.ok) return refuse(result.error_code);
+  auto result = check_presented(req, /*spend=*/true);
+  if (!result) return refuse("no_pass");
+  if (!result->ok) return refuse(result->error_code);
   // The upstream gets the sub as a header: one that cannot be a field value is refused, not
   // sent (the signer is trusted, but the header must not split).
-  if (!is_field_value(result.subject)) return refuse("invalid_claims");
+  if (!is_field_value(result->subject)) return refuse("invalid_claims");
   auto res = empty_response(req, bhttp::status::no_content);
-  res.set("X-Foyer-Visitor", result.subject);
-  res.set("X-Foyer-Pass-Expires", std::to_string(result.exp));
+  res.set("X-Foyer-Visitor", result->subject);
+  res.set("X-Foyer-Pass-Expires", std::to_string(result->exp));
   return res;
 }
 
@@ -160,8 +176,8 @@ response guard_handler::enter(const request& req) {
   if (!from_url) {
     // Refused by /auth without a pass in the URL: missing, expired, of another room, or
     // spent. Only the last is final; the others go (back) to the waiting room.
-    auto token = presented_pass(req);
-    if (token && check(*token, /*spend=*/false).error_code == "spent") return spent();
+    auto presented = check_presented(req, /*spend=*/false);
+    if (presented && presented->error_code == "spent") return spent();
     return redirect(req, settings_.login_url);
   }
   auto result = check(*from_url, /*spend=*/false);

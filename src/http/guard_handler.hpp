@@ -2,7 +2,8 @@
 // The HTTP side of `foyer guard`: answers nginx's auth_request subrequests and moves a pass
 // from the URL the waiting room sent the visitor to into a cookie of the site's domain.
 //
-//   any method /auth    the pass from the foyer_pass cookie or "Authorization: Bearer":
+//   any method /auth    the pass from a foyer_pass cookie (each of the first 4 is tried, in
+//                       order: a stale one may come first) or "Authorization: Bearer":
 //                       204 with X-Foyer-Visitor (the pass's sub) and X-Foyer-Pass-Expires
 //                       (its exp), or 401 with X-Foyer-Error (the refusal code). A site URL
 //                       (X-Original-URI) carrying foyer_pass is refused too, so that it goes
@@ -57,6 +58,8 @@ class guard_handler {
   response auth(const request& req);
   response enter(const request& req);
   response health(const request& req) const;
+  // The first presented pass that is valid, else the first refusal; nullopt: none presented.
+  std::optional<pass::gate_result> check_presented(const request& req, bool spend);
   pass::gate_result check(std::string_view token, bool spend);
   response redirect(const request& req, const std::string& location) const;
 

@@ -13,6 +13,7 @@ problem_type type_of(errc e) {
     case errc::missing_ticket: return {401, "Ticket required"};
     case errc::invalid_ticket: return {401, "Invalid ticket"};
     case errc::ticket_for_other_room: return {403, "Ticket for another room"};
+    case errc::ticket_lost_in_restore: return {401, "Ticket lost in a restore"};
     case errc::bad_join_body: return {400, "Malformed join"};
     case errc::proof_rejected: return {403, "Proof of work refused", 1};
     case errc::account_hints_off: return {400, "Account hints are off"};

@@ -24,9 +24,9 @@ void for_each_pair(std::string_view query, F f) {
   }
 }
 
-}  // namespace
-
-std::optional<std::string_view> cookie(const request& req, std::string_view name) {
+// Calls f(value) for each cookie called `name`, in the order sent, until f returns true.
+template <typename F>
+void for_each_cookie(const request& req, std::string_view name, F f) {
   // Fields are walked comparing their codes: Beast's find compares names as case-folded
   // text, which costs more than the walk over the few fields a request has.
   for (const auto& field : req) {
@@ -37,11 +37,31 @@ std::optional<std::string_view> cookie(const request& req, std::string_view name
       auto pair = all.substr(0, semi);
       while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
       auto eq = pair.find('=');
-      if (eq != std::string_view::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
+      if (eq != std::string_view::npos && pair.substr(0, eq) == name && f(pair.substr(eq + 1))) return;
       all = semi == std::string_view::npos ? std::string_view() : all.substr(semi + 1);
     }
   }
-  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string_view> cookies(const request& req, std::string_view name, std::size_t max_count) {
+  std::vector<std::string_view> out;
+  if (max_count == 0) return out;
+  for_each_cookie(req, name, [&](std::string_view value) {
+    out.push_back(value);
+    return out.size() == max_count;
+  });
+  return out;
+}
+
+std::optional<std::string_view> cookie(const request& req, std::string_view name) {
+  std::optional<std::string_view> out;
+  for_each_cookie(req, name, [&](std::string_view value) {
+    out = value;
+    return true;
+  });
+  return out;
 }
 
 std::optional<std::string_view> bearer(const request& req) {

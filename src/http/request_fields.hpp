@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "http/server.hpp"
 
@@ -12,6 +13,10 @@ namespace foyer::http {
 
 // The value of the first cookie called `name` in the Cookie headers, as sent.
 std::optional<std::string_view> cookie(const request& req, std::string_view name);
+
+// The values of the first `max_count` cookies called `name`, in the order sent: a browser
+// sends every cookie of that name whose path and domain match, a stale one included.
+std::vector<std::string_view> cookies(const request& req, std::string_view name, std::size_t max_count);
 
 // The token of "Authorization: Bearer <token>".
 std::optional<std::string_view> bearer(const request& req);

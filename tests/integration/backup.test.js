@@ -1,10 +1,14 @@
 // foyer backup under join load, and foyer restore into a new data dir that a server
 // then serves: every join acknowledged before the backup began is there, with its place.
-// A restore refuses a target that holds anything, and a backup whose files were changed.
+// A restore refuses a target that holds anything, and a backup whose files were changed,
+// cut short or joined by a planted link. The restored server is a new incarnation: tickets
+// the old server issued after the backup are refused, so no place is given twice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -102,9 +106,156 @@ test('restore refuses a target that is not empty and a backup whose files change
   const target = path.join(scratch, 'target');
   const tampered = await foyerCommand(['restore', '--from', backupDir, '--data-dir', target]);
   assert.equal(tampered.code, 1);
-  assert.match(tampered.output, /secret does not match its digest in backup\.json/);
+  assert.match(tampered.output, /backup\.json: its signature does not match the backup's secret/);
 
   const nothing = await foyerCommand(['restore', '--from', scratch, '--data-dir', target]);
   assert.equal(nothing.code, 1);
-  assert.match(nothing.output, /backup\.json cannot be read/);
+  assert.match(nothing.output, /backup\.json is missing/);
+});
+
+// A fresh backup of a server with a few joins, in its own scratch dir.
+async function backedUp(t) {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'foyer-backup-'));
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  const source = new Foyer(config);
+  t.after(() => source.cleanup());
+  await source.start();
+  for (let i = 0; i < 20; i++) assert.equal((await source.join()).status, 201);
+  const backupDir = path.join(scratch, 'backup');
+  const made = await foyerCommand(['backup', '--data-dir', source.dataDir, '--to', backupDir]);
+  assert.equal(made.code, 0, made.output);
+  await source.stop();
+  return { scratch, backupDir, logDir: path.join(backupDir, 'log') };
+}
+
+// Restores into a new dir and expects a refusal matching `pattern`, with nothing left behind.
+async function refused(scratch, backupDir, pattern) {
+  const target = mkdtempSync(path.join(scratch, 'target-'));
+  const res = await foyerCommand(['restore', '--from', backupDir, '--data-dir', target]);
+  assert.equal(res.code, 1, res.output);
+  assert.match(res.output, pattern);
+  assert.deepEqual(readdirSync(target), []);
+}
+
+test('restore copies no link planted in the log and nothing that is not a regular file', async (t) => {
+  const { scratch, backupDir, logDir } = await backedUp(t);
+  const outside = path.join(scratch, 'elsewhere.txt');
+  writeFileSync(outside, 'not part of the backup\n');
+
+  const planted = path.join(logDir, 'OPTIONS-999999');
+  symlinkSync(outside, planted);
+  await refused(scratch, backupDir, /log\/OPTIONS-999999 is a symbolic link: refused/);
+  rmSync(planted);
+
+  // A listed file replaced by a link to a copy of itself: same bytes, still refused.
+  const listed = readdirSync(logDir).find((f) => f.endsWith('.log') || f.endsWith('.sst'));
+  const copy = path.join(scratch, 'copy-of-log');
+  writeFileSync(copy, readFileSync(path.join(logDir, listed)));
+  rmSync(path.join(logDir, listed));
+  symlinkSync(copy, path.join(logDir, listed));
+  await refused(scratch, backupDir, new RegExp(`log/${listed} is a symbolic link: refused`));
+  rmSync(path.join(logDir, listed));
+  writeFileSync(path.join(logDir, listed), readFileSync(copy));
+
+  mkdirSync(path.join(logDir, 'subdir'));
+  await refused(scratch, backupDir, /log\/subdir is not a regular file: refused/);
+  rmSync(path.join(logDir, 'subdir'), { recursive: true });
+
+  const extra = path.join(logDir, 'extra.sst');
+  writeFileSync(extra, 'x');
+  await refused(scratch, backupDir, /log\/extra\.sst is not in backup\.json: refused/);
+  rmSync(extra);
+
+  // Put back as it was, the backup restores.
+  const ok = await foyerCommand(['restore', '--from', backupDir, '--data-dir', path.join(scratch, 'restored')]);
+  assert.equal(ok.code, 0, ok.output);
+});
+
+test('restore refuses a log cut short, even with last_seq edited to match, naming the file', async (t) => {
+  const { scratch, backupDir, logDir } = await backedUp(t);
+  const manifestPath = path.join(backupDir, 'backup.json');
+  const original = readFileSync(manifestPath, 'utf8');
+  const manifest = JSON.parse(original);
+  assert.equal(manifest.format, 'foyer-backup/2');
+  assert.match(manifest.mac, /^[0-9a-f]{64}$/);
+  // Every file has its SHA-256.
+  const listed = Object.keys(manifest.files).sort();
+  assert.deepEqual(listed, ['pass-keys.json', 'secret', ...readdirSync(logDir).map((f) => `log/${f}`)].sort());
+
+  // The joins are in the WAL or a table: cut the largest of those in half.
+  const size = (f) => statSync(path.join(logDir, f)).size;
+  const largest = readdirSync(logDir).filter((f) => /\.(log|sst)$/.test(f)).sort((a, b) => size(b) - size(a))[0];
+  const file = path.join(logDir, largest);
+  const bytes = readFileSync(file);
+  truncateSync(file, Math.floor(bytes.length / 2));
+  await refused(scratch, backupDir, new RegExp(`log/${largest} does not match its digest in backup\\.json: the backup was changed or cut short`));
+
+  // Editing the manifest to match (the digest, last_seq) breaks its signature.
+  const digest = (await import('node:crypto')).createHash('sha256').update(readFileSync(file)).digest('hex');
+  const edited = original.replace(manifest.files[`log/${largest}`], digest).replace(/"last_seq":\d+/, '"last_seq":3');
+  writeFileSync(manifestPath, edited);
+  await refused(scratch, backupDir, /backup\.json: its signature does not match the backup's secret: the manifest or the secret was changed/);
+  writeFileSync(manifestPath, original.replace(/"last_seq":\d+/, `"last_seq":${manifest.last_seq + 1}`));
+  await refused(scratch, backupDir, /backup\.json: its signature does not match/);
+});
+
+test('a restored server refuses the tickets issued after its backup, and gives no place twice', async (t) => {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'foyer-backup-'));
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  const source = new Foyer(config);
+  t.after(() => source.cleanup());
+  await source.start();
+  const before = [];
+  for (let i = 0; i < 5; i++) before.push((await source.join()).json);
+  const backupDir = path.join(scratch, 'backup');
+  assert.equal((await foyerCommand(['backup', '--data-dir', source.dataDir, '--to', backupDir])).code, 0);
+  const after = [];
+  for (let i = 0; i < 3; i++) after.push((await source.join()).json);
+  assert.deepEqual(after.map((j) => j.place), [5, 6, 7]);
+  await source.stop();
+
+  const restoredDir = path.join(scratch, 'restored');
+  const restore = await foyerCommand(['restore', '--from', backupDir, '--data-dir', restoredDir]);
+  assert.equal(restore.code, 0, restore.output);
+  const restored = new Foyer(config, { dataDir: restoredDir });
+  t.after(() => restored.cleanup());
+  await restored.start();
+
+  for (const j of before) {
+    const st = await restored.status(j.ticket);
+    assert.equal(st.status, 200, st.text);
+    assert.equal(st.json.place, j.place);
+  }
+  for (const j of after) {
+    const st = await restored.status(j.ticket);
+    assert.equal(st.status, 401, st.text);
+    assert.equal(st.json.error, 'ticket_lost_in_restore', st.text);
+    assert.match(st.json.detail, /restored from a backup taken before your ticket was issued.*join again/);
+  }
+  // A new join, even one presenting a lost ticket, gets place 5: which nobody else now holds.
+  const fresh = await restored.request('POST', '/api/v1/rooms/demo/join', { ticket: after[0].ticket });
+  assert.equal(fresh.status, 201, fresh.text);
+  assert.equal(fresh.json.place, 5);
+  assert.notEqual(fresh.json.ticket, after[0].ticket);
+  assert.equal((await restored.status(fresh.json.ticket)).json.place, 5);
+  assert.equal((await restored.status(after[0].ticket)).status, 401);
+
+  // A second restore, from a backup of the restored server: both earlier incarnations keep
+  // what their backups held, and lose what came after.
+  const second = path.join(scratch, 'backup2');
+  assert.equal((await foyerCommand(['backup', '--data-dir', restoredDir, '--to', second])).code, 0);
+  const late = (await restored.join()).json;
+  assert.equal(late.place, 6);
+  await restored.stop();
+  const againDir = path.join(scratch, 'again');
+  assert.equal((await foyerCommand(['restore', '--from', second, '--data-dir', againDir])).code, 0);
+  const again = new Foyer(config, { dataDir: againDir });
+  t.after(() => again.cleanup());
+  await again.start();
+  assert.equal((await again.status(before[4].ticket)).json.place, 4);
+  assert.equal((await again.status(fresh.json.ticket)).json.place, 5);
+  for (const ticket of [after[1].ticket, late.ticket]) {
+    assert.equal((await again.status(ticket)).json.error, 'ticket_lost_in_restore');
+  }
+  assert.equal((await again.join()).json.place, 6);
 });

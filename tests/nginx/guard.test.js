@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Foyer } from '../lib/foyer.js';
 import {
@@ -43,7 +43,7 @@ async function eventually(f, what, timeoutMs = 20000) {
 before(async () => {
   foyer = await new Foyer({ server: { issuer }, rooms }).start();
   visitors = {};
-  for (const name of ['main', 'cached', 'enter', 'unseen', 'once', 'once2']) visitors[name] = await admit(foyer, 'sale');
+  for (const name of ['main', 'stale', 'cached', 'enter', 'unseen', 'once', 'once2']) visitors[name] = await admit(foyer, 'sale');
   otherRoom = await admit(foyer, 'other');
   loginUrl = `${foyer.url}/r/sale`;
   guard = await guardFor(foyer.url).start();
@@ -164,6 +164,64 @@ test('forged, foreign, expired and malformed passes are refused', async () => {
   }
   // The good pass still passes: refusals changed nothing.
   assert.equal((await nginx.get('/shop/', bearer(good))).status, 200);
+});
+
+test('a stale foyer_pass cookie sent before the valid one does not lock the visitor out', async () => {
+  const { pass, visitor } = visitors.stale;
+  const ask = (cookie) => fetch(`${guard.url}/auth`, { headers: { 'x-original-uri': '/shop/', cookie } });
+  for (const cookie of [`foyer_pass=stale; foyer_pass=${pass}`, `foyer_pass=stale`, `a=1; foyer_pass=${pass.slice(0, -4)}; foyer_pass=${pass}`]) {
+    const res = await ask(cookie);
+    if (cookie === 'foyer_pass=stale') {
+      assert.equal(res.headers.get('x-foyer-error'), 'malformed');
+      continue;
+    }
+    assert.equal(res.status, 204, cookie);
+    assert.equal(res.headers.get('x-foyer-visitor'), visitor);
+  }
+  const site = await nginx.get('/shop/', { cookie: `foyer_pass=old; foyer_pass=${pass}` });
+  assert.equal(site.status, 200);
+  assert.equal((await site.json()).visitor, visitor);
+  // The candidates are bounded: each may cost a signature check.
+  const many = await ask(`${'foyer_pass=x; '.repeat(4)}foyer_pass=${pass}`);
+  assert.equal(many.status, 401);
+  assert.equal(many.headers.get('x-foyer-error'), 'malformed');
+});
+
+test('--jwks over plain http is refused at start unless the address is loopback or private', async () => {
+  for (const host of ['203.0.113.7', 'keys.example.com', '[2001:db8::1]']) {
+    const started = await foyerOnce(['guard', '--jwks', `http://${host}/.well-known/jwks.json`, '--room', 'sale',
+      '--issuer', issuer, '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+    assert.equal(started.code, 1, started.output);
+    assert.match(started.output, /--jwks: plain http:\/\/ only to a loopback or private address \(got '[^']+'\)/, host);
+  }
+});
+
+test('a JWKS file grown past 64 KiB is refused unread at a refresh, and the last good keys stay', async (t) => {
+  const jwksPath = path.join(path.dirname(foyer.configPath), 'capped-jwks.json');
+  const jwksText = await (await fetch(`${foyer.url}/.well-known/jwks.json`)).text();
+  writeFileSync(jwksPath, jwksText);
+  const capped = await new Guard(['--jwks', jwksPath, '--room', 'sale', '--issuer', issuer, '--login-url', loginUrl, '--refresh', '1']).start();
+  t.after(() => capped.stop());
+  const keys = (await capped.health()).keys;
+  assert.equal((await capped.auth(visitors.main.pass)).status, 204);
+
+  // 256 MiB that take no disk (a sparse file), put in place at once as a copy job would.
+  const big = `${jwksPath}.tmp`;
+  writeFileSync(big, '');
+  truncateSync(big, 256 * 1024 * 1024);
+  renameSync(big, jwksPath);
+  await eventually(() => capped.output().includes('cannot refresh the keys, keeping'), 'the refusal in the log');
+  // The file was never read whole: the guard's peak memory stays far below its size.
+  const peakKb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${capped.proc.pid}/status`, 'utf8'))[1]);
+  assert.ok(peakKb < 64 * 1024, `peak resident memory ${peakKb} kB`);
+  assert.match(capped.output(), /cannot refresh the keys, keeping [^:]+: .*capped-jwks\.json: larger than 64 KiB, refused unread/);
+  assert.deepEqual((await capped.health()).keys, keys);
+  assert.equal((await capped.auth(visitors.main.pass)).status, 204);
+
+  // A start on such a file fails, naming it.
+  const refused = await foyerOnce(['guard', '--jwks', jwksPath, '--room', 'sale', '--issuer', issuer, '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(refused.code, 1);
+  assert.match(refused.output, /larger than 64 KiB, refused unread/);
 });
 
 test('single use: a pass opens the protected step once', async () => {

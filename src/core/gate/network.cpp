@@ -179,4 +179,14 @@ std::uint32_t network_rules::extra_bits(const ip_address& address) const {
   return 0;
 }
 
+bool loopback_or_private(std::string_view host) {
+  if (host == "localhost") return true;
+  auto address = parse_ip(host);
+  if (!address) return false;
+  for (const char* range : {"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7"}) {
+    if (parse_cidr(range).contains(*address)) return true;
+  }
+  return false;
+}
+
 }  // namespace foyer

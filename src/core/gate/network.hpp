@@ -58,6 +58,11 @@ struct cidr {
 // prefix out of range, host bits set, IPv4-mapped form). Meant for config loading.
 cidr parse_cidr(std::string_view text);
 
+// Whether plain http:// to `host` stays on this machine or a private network: "localhost",
+// or an address in 127.0.0.0/8, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, ::1 or fc00::/7.
+// A name other than localhost is not: what it resolves to can change.
+bool loopback_or_private(std::string_view host);
+
 // The client behind trusted proxies (a CDN, a load balancer). `forwarded_for` is the
 // X-Forwarded-For list, each hop appending the address it received from. Walking it from
 // the right, every entry added by a trusted proxy is passed over; the first address a

@@ -1,5 +1,7 @@
 #include "core/gate/ticket.hpp"
 
+#include <algorithm>
+
 #include "core/base/codec.hpp"
 
 namespace foyer {
@@ -12,10 +14,32 @@ constexpr std::size_t max_room_id = 64;
 // The largest ticket is well under this; anything longer is refused unread.
 constexpr std::size_t max_ticket_text = 256;
 constexpr std::string_view mac_label = "foyer/ticket/v1";
+constexpr std::string_view key_label = "foyer/ticket-key/v1";
+
+bool mac_matches(const hmac_key& key, std::string_view payload, std::string_view mac) {
+  auto expected = key.mac({as_bytes(mac_label), as_bytes(payload)});
+  return equal_constant_time(byte_view(expected).first(mac_size), as_bytes(mac));
+}
+
+// Whether the restored log holds what an earlier incarnation's ticket names.
+bool within(const std::map<std::string, ticket_cut, std::less<>>& rooms, const ticket& t) {
+  auto cut = rooms.find(t.room);
+  if (cut == rooms.end()) return false;
+  if (t.lobby_index) return *t.lobby_index < cut->second.lobby;
+  return t.place && *t.place < cut->second.places;
+}
 
 }  // namespace
 
-ticket_codec::ticket_codec(byte_view secret) : key_(secret) {}
+digest ticket_key(byte_view secret, std::string_view incarnation) {
+  std::string label(key_label);
+  if (!incarnation.empty()) label.append("/").append(incarnation);
+  return hmac_sha256(secret, {as_bytes(label)});
+}
+
+ticket_codec::ticket_codec(byte_view key, std::vector<earlier_tickets> earlier) : key_(key) {
+  for (auto& e : earlier) earlier_.push_back({hmac_key(e.key), std::move(e.rooms)});
+}
 
 std::string ticket_codec::encode(const ticket& t) const {
   writer w(2 + t.room.size() + t.visitor.size() + 8 + 8 + t.entrant.size() + 8 + mac_size);
@@ -46,9 +70,12 @@ std::optional<ticket> ticket_codec::decode(std::string_view text, ticket_error* 
   }
   std::string_view all = as_chars(raw);
   std::string_view payload = all.substr(0, all.size() - mac_size);
-  auto mac = key_.mac({as_bytes(mac_label), as_bytes(payload)});
-  if (!equal_constant_time(byte_view(mac).first(mac_size), as_bytes(all.substr(payload.size())))) {
-    return fail(ticket_error::forged);
+  std::string_view mac = all.substr(payload.size());
+  const earlier_key* issuer = nullptr;
+  if (!mac_matches(key_, payload, mac)) {
+    auto it = std::find_if(earlier_.begin(), earlier_.end(), [&](const auto& e) { return mac_matches(e.key, payload, mac); });
+    if (it == earlier_.end()) return fail(ticket_error::forged);
+    issuer = &*it;
   }
   std::size_t room_size = static_cast<std::uint8_t>(payload[1]);
   ticket t;
@@ -65,6 +92,11 @@ std::optional<ticket> ticket_codec::decode(std::string_view text, ticket_error* 
   if (!rest.done()) return fail(ticket_error::malformed);
   if (place != none) t.place = place;
   if (lobby_index != none) t.lobby_index = lobby_index;
+  if (issuer) {
+    if (!within(issuer->rooms, t)) return fail(ticket_error::lost_in_restore);
+    // The old server's draw may have counted a lobby larger than the restored one.
+    if (t.lobby_index) t.place.reset();
+  }
   return t;
 }
 

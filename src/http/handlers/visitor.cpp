@@ -90,6 +90,11 @@ std::optional<ticket> visitor::presented_ticket(const request& req, std::string_
   }
   ticket_error why{};
   auto t = ctx_.tickets.decode(*text, &why);
+  if (!t && why == ticket_error::lost_in_restore) {
+    return refuse(errc::ticket_lost_in_restore,
+                  "This server was restored from a backup taken before your ticket was issued, so it does not "
+                  "hold your place: join again.");
+  }
   if (!t) {
     return refuse(errc::invalid_ticket, why == ticket_error::forged
                                             ? "The ticket's signature does not match; it was altered or forged."

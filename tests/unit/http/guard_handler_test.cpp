@@ -218,3 +218,24 @@ TEST_CASE_METHOD(guard_fixture, "a pass whose visitor id cannot be a header is r
   CHECK(ok.result() == bhttp::status::no_content);
   CHECK(field(ok, "X-Foyer-Visitor") == "v1");
 }
+
+TEST_CASE_METHOD(guard_fixture, "each foyer_pass cookie is tried in order, up to four, a stale one first included") {
+  auto auth = [&](const std::string& cookies) {
+    http::request req{bhttp::verb::get, "/auth", 11};
+    req.set("X-Original-URI", "/shop/");
+    req.set(bhttp::field::cookie, cookies);
+    return handler.handle(req);
+  };
+  auto good = pass_for("v1");
+  for (const auto& cookies : {"foyer_pass=stale; foyer_pass=" + good, "a=1; foyer_pass=; foyer_pass=x; foyer_pass=" + good,
+                              "foyer_pass=" + good + "; foyer_pass=stale"}) {
+    CAPTURE(cookies);
+    auto res = auth(cookies);
+    CHECK(res.result() == bhttp::status::no_content);
+    CHECK(field(res, "X-Foyer-Visitor") == "v1");
+  }
+  // Only the first refusal is told, and a fifth candidate is never tried.
+  CHECK(field(auth("foyer_pass=stale"), "X-Foyer-Error") == "malformed");
+  CHECK(field(auth("foyer_pass=a; foyer_pass=b; foyer_pass=c; foyer_pass=d; foyer_pass=" + good), "X-Foyer-Error") ==
+        "malformed");
+}

@@ -61,3 +61,58 @@ TEST_CASE("forged, truncated and foreign tickets are refused") {
   CHECK_FALSE(codec.decode(std::string(10'000, 'A'), &why));
   CHECK(why == ticket_error::malformed);
 }
+
+TEST_CASE("after a restore, an earlier incarnation's tickets pass only for what the restored log holds") {
+  const std::string secret = "a secret of thirty-two bytes!!!!";
+  ticket_codec old_server(ticket_key(as_bytes(secret), ""));
+  // Backed up with places 0..4 of "demo" and lobby indexes 0..2 of "draw"; no "quiet".
+  earlier_tickets first{ticket_key(as_bytes(secret), ""), {{"demo", {5, 0}}, {"draw", {3, 3}}}};
+  ticket_codec restored(ticket_key(as_bytes(secret), "0f0f"), {first});
+  ticket_error why{};
+
+  auto t = sample();
+  for (std::uint64_t place : {0u, 4u}) {
+    t.place = place;
+    auto back = restored.decode(old_server.encode(t));
+    REQUIRE(back);
+    CHECK(back->place == place);
+  }
+  for (std::uint64_t place : {5u, 6u, 1000u}) {
+    t.place = place;
+    INFO("place " << place);
+    CHECK_FALSE(restored.decode(old_server.encode(t), &why));
+    CHECK(why == ticket_error::lost_in_restore);
+  }
+  // The restored server's own tickets carry any place, under its own key.
+  CHECK(restored.decode(restored.encode(t))->place == 1000u);
+  // A room the backup did not hold.
+  t.room = "quiet";
+  t.place = 0;
+  CHECK_FALSE(restored.decode(old_server.encode(t), &why));
+  CHECK(why == ticket_error::lost_in_restore);
+
+  // Lobby tickets go by their index, and lose the old server's place: the restored draw,
+  // over the lobby the log holds, decides it.
+  t.room = "draw";
+  t.lobby_index = 2;
+  t.place = 7;
+  auto lobby = restored.decode(old_server.encode(t));
+  REQUIRE(lobby);
+  CHECK(lobby->lobby_index == 2u);
+  CHECK_FALSE(lobby->place);
+  t.lobby_index = 3;
+  CHECK_FALSE(restored.decode(old_server.encode(t), &why));
+  CHECK(why == ticket_error::lost_in_restore);
+
+  // Another key altogether is still a forgery.
+  ticket_codec stranger(ticket_key(as_bytes(std::string("another secret, also 32 bytes!!!")), ""));
+  CHECK_FALSE(restored.decode(stranger.encode(sample()), &why));
+  CHECK(why == ticket_error::forged);
+}
+
+TEST_CASE("a data dir's first ticket key is the one servers before incarnations used") {
+  const std::string secret = "a secret of thirty-two bytes!!!!";
+  auto legacy = hmac_sha256(as_bytes(secret), {as_bytes(std::string_view("foyer/ticket-key/v1"))});
+  CHECK(ticket_key(as_bytes(secret), "") == legacy);
+  CHECK(ticket_key(as_bytes(secret), "ab") != legacy);
+}
