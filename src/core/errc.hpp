@@ -21,6 +21,7 @@ enum class errc {
   account_hints_off,
   bad_account_hint,
   join_in_progress,
+  account_required,  // the room takes joins with an account hint only
   sold_out,  // the room's state: no more joins
   closed,    // the room's state: no more joins
   // Rooms and their lottery.

@@ -122,3 +122,30 @@ test('an account hint gives one entry per account per room', async () => {
     await f.cleanup();
   }
 });
+
+test('a room with require_account refuses joins without the account hint', async () => {
+  const secret = 'shared-with-the-shop-0123456789';
+  const f = new Foyer({
+    server: { account_hint_secret: secret },
+    rooms: [{ id: 'demo', name: 'Demo', rate_per_minute: 60, target_url: '/welcome', require_account: true }],
+  });
+  try {
+    await f.start();
+    const hint = (account) => accountHint(secret, 'demo', account);
+    const bare = await f.join('demo', {});
+    assert.equal(bare.status, 403);
+    assert.equal(bare.json.error, 'account_required');
+    assert.equal(bare.headers.get('content-type'), 'application/problem+json');
+    const alice = await f.join('demo', { account: 'alice@example', account_hint: hint('alice@example') });
+    assert.equal(alice.status, 201);
+    // Three more tries without the hint: none is an entry.
+    for (let i = 0; i < 3; i++) assert.equal((await f.join('demo', {})).json.error, 'account_required');
+    assert.equal((await f.request('GET', '/api/v1/rooms/demo')).json.joined, 1);
+    // The setting is part of the room's config, and holds after a restart.
+    await f.kill9();
+    await f.start();
+    assert.equal((await f.join('demo', {})).json.error, 'account_required');
+  } finally {
+    await f.cleanup();
+  }
+});

@@ -147,6 +147,14 @@ async function solveChallenge(challenge) {
   });
 }
 
+/** The site's account hint, when it sent the visitor here with ?account=..&account_hint=.. */
+function accountFields() {
+  const params = new URLSearchParams(location.search);
+  const account = params.get('account');
+  const hint = params.get('account_hint');
+  return account && hint ? { account, account_hint: hint } : {};
+}
+
 /** Gets a ticket: challenge, proof of work, join. Returns the new entry, or null when the room takes nobody. */
 async function join(room, previous) {
   for (let refused = 0; ;) {
@@ -164,7 +172,7 @@ async function join(room, previous) {
       await failed({ json: { message: error.message } });
       continue;
     }
-    const res = await patient(() => request('POST', apiPath(room, 'join'), { body: proof }));
+    const res = await patient(() => request('POST', apiPath(room, 'join'), { body: { ...proof, ...accountFields() } }));
     if (res.status === 201 || res.status === 200) {
       notice(null);
       const entry = { ticket: res.json.ticket, receipt: res.json.receipt ?? (res.json.existing ? previous.receipt : undefined) };

@@ -42,6 +42,11 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
   if (auto refused = refuse_room(*r)) return *refused;
 
   std::optional<id16> account;
+  if (req.account.empty() && req.account_hint.empty() && r->config().require_account) {
+    return join_refused{errc::account_required,
+                        "This room takes visitors with their account only: join through the link the site gives "
+                        "you once you are signed in."};
+  }
   if (!req.account.empty() || !req.account_hint.empty()) {
     if (account_secret_.empty()) return join_refused{errc::account_hints_off, "This server takes no account hints."};
     account = verify_account_hint(as_bytes(account_secret_), req.room_id, req.account, req.account_hint);

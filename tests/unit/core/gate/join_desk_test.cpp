@@ -156,3 +156,35 @@ TEST_CASE_METHOD(desk_fixture, "a presented ticket comes back; bad proofs and un
   hinted.account_hint = "00";
   CHECK(std::get<join_refused>(no_hints.decide(*rooms, hinted, clock.now_ms())).code == errc::account_hints_off);
 }
+
+TEST_CASE_METHOD(desk_fixture, "a room that requires the account hint refuses joins without it") {
+  auto strict = test_room("a", 60);
+  strict.require_account = true;
+  start({strict, test_room("b", 60)});
+  auto bare = solved_request("a");
+  auto no_account = refused(run(bare));
+  CHECK(no_account.code == errc::account_required);
+  CHECK(rooms->find("a")->joined() == 0);
+  // Half a hint is no hint: the account is checked as any other.
+  auto half = solved_request("a");
+  half.account = "user-1";
+  CHECK(refused(run(half)).code == errc::bad_account_hint);
+
+  auto hinted = solved_request("a");
+  hinted.account = "user-1";
+  auto hint = to_hex(account_hint(as_bytes(account_secret), "a", "user-1"));
+  hinted.account_hint = hint;
+  auto placed = entry(run(hinted));
+  CHECK_FALSE(placed.existing);
+  // A ticket already held is answered, with or without the hint.
+  auto holder = solved_request("a");
+  holder.presented = placed.t;
+  CHECK(entry(run(holder)).existing);
+  // The refused join spent nothing: its solved challenge still joins once it carries the hint.
+  bare.account = "user-2";
+  auto hint2 = to_hex(account_hint(as_bytes(account_secret), "a", "user-2"));
+  bare.account_hint = hint2;
+  CHECK_FALSE(entry(run(bare)).existing);
+  // Rooms without the setting take joins without an account.
+  CHECK_FALSE(entry(run(solved_request("b"))).existing);
+}
