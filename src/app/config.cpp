@@ -76,6 +76,7 @@ class table_reader {
 // A room's settings go through the validator the admin API uses: TOML values become
 // room_values, and the core decides.
 room_value room_value_of(const toml::node& node) {
+  if (auto v = node.value_exact<bool>()) return *v;
   if (auto v = node.value_exact<std::int64_t>()) return *v;
   if (auto v = node.value_exact<double>()) return *v;
   if (auto v = node.value_exact<std::string>()) return *v;

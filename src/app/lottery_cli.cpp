@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -85,7 +86,9 @@ struct published_lottery {
   std::optional<digest> lobby_root;
   byte_vector beacon;
   std::optional<digest> seed;
-  std::optional<receipt::public_key> receipt_key;
+  // The published receipt keys by kid: receipt_keys (retired keys too) and receipt_key,
+  // the one signing now, under receipt_kid.
+  std::map<std::string, receipt::public_key, std::less<>> receipt_keys;
   std::string state;
 };
 
@@ -103,7 +106,18 @@ published_lottery read_lottery(const std::string& file) {
     out.beacon = std::move(*bytes);
   }
   if (auto seed = nullable_string(object, "seed")) out.seed = parse_hex<32>(*seed, "seed");
-  if (auto key = nullable_string(object, "receipt_key")) out.receipt_key = parse_hex<32>(*key, "receipt_key");
+  auto kid = nullable_string(object, "receipt_kid");
+  if (auto key = nullable_string(object, "receipt_key"); key && kid) {
+    out.receipt_keys.emplace(*kid, parse_hex<32>(*key, "receipt_key"));
+  }
+  simdjson::dom::object keys;
+  if (object["receipt_keys"].get_object().get(keys) == simdjson::SUCCESS) {
+    for (auto [name, value] : keys) {
+      std::string_view hex;
+      if (value.get_string().get(hex)) throw bad_input("\"receipt_keys\" must map kids to hex keys");
+      out.receipt_keys.insert_or_assign(std::string(name), parse_hex<32>(hex, "a receipt key"));
+    }
+  }
   return out;
 }
 
@@ -163,7 +177,9 @@ void verify(const verify_options& options) {
   auto receipt = read_receipt(options.receipt_file);
   std::optional<inclusion_proof> proof;
   if (!options.proof_file.empty()) proof = read_proof(options.proof_file);
-  auto key = lottery.receipt_key;
+  // The key the receipt's kid names; --public-key overrides it.
+  std::optional<receipt::public_key> key;
+  if (auto found = lottery.receipt_keys.find(receipt.kid); found != lottery.receipt_keys.end()) key = found->second;
   if (!options.public_key.empty()) key = parse_hex<32>(options.public_key, "--public-key");
 
   report out;
@@ -182,8 +198,11 @@ void verify(const verify_options& options) {
     out.check("receipt commitment", outcome::fail, "the receipt carries another commitment");
   }
 
-  if (!key) {
+  if (!key && lottery.receipt_keys.empty()) {
     out.check("receipt signature", outcome::skipped, "no public key given");
+  } else if (!key) {
+    out.check("receipt signature", outcome::fail,
+              fmt::format("the receipt names key {}, which the room does not publish", receipt.kid));
   } else if (receipt::verify(receipt, *key)) {
     out.check("receipt signature", outcome::pass, fmt::format("signed by key {}", receipt.kid));
   } else {
@@ -295,7 +314,8 @@ void add_lottery_commands(CLI::App& app) {
   verify_cmd->add_option("--proof", verify_opts->proof_file, "JSON of GET .../lottery/proof?index=I")
       ->check(CLI::ExistingFile);
   verify_cmd->add_option("--public-key", verify_opts->public_key,
-                         "The room's receipt key (64 hex digits); default: receipt_key in the lottery JSON");
+                         "The room's receipt key (64 hex digits); default: the key of the receipt's kid in "
+                         "the lottery JSON's receipt_keys");
   verify_cmd->callback(guarded([verify_opts] { verify(*verify_opts); }));
 }
 

@@ -25,6 +25,8 @@ std::string_view to_string(errc e) {
     case errc::account_hints_off: return "account_hints_off";
     case errc::bad_account_hint: return "bad_account_hint";
     case errc::join_in_progress: return "join_in_progress";
+    case errc::price_rose: return "price_rose";
+    case errc::account_required: return "account_required";
     case errc::sold_out: return "sold_out";
     case errc::closed: return "closed";
     case errc::unknown_room: return "unknown_room";

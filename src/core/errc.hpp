@@ -22,6 +22,8 @@ enum class errc {
   account_hints_off,
   bad_account_hint,
   join_in_progress,
+  price_rose,        // the challenge was minted cheaper than the network pays now
+  account_required,  // the room takes joins with an account hint only
   sold_out,  // the room's state: no more joins
   closed,    // the room's state: no more joins
   // Rooms and their lottery.

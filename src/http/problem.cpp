@@ -19,6 +19,8 @@ problem_type type_of(errc e) {
     case errc::account_hints_off: return {400, "Account hints are off"};
     case errc::bad_account_hint: return {403, "Account hint refused"};
     case errc::join_in_progress: return {409, "Join in progress", 1};
+    case errc::price_rose: return {409, "Price rose"};
+    case errc::account_required: return {403, "Account required"};
     case errc::sold_out: return {410, "Sold out"};
     case errc::closed: return {410, "Room closed"};
     case errc::unknown_room: return {404, "Unknown room"};

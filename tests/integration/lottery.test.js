@@ -3,7 +3,10 @@
 // their receipt alone, with the project's JS module (as the verify page does).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Foyer } from '../lib/foyer.js';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Foyer, foyerBin } from '../lib/foyer.js';
 import { verifyEntry, place as placeOf, deriveKey } from '../../web/js/lottery.js';
 
 const lobbySize = 2000;
@@ -104,6 +107,51 @@ test('a lobby draw that anyone can check, visitor by visitor', async () => {
     // Later arrivals queue behind the lobby, first come first served.
     const late = await f.join('tatkal');
     assert.equal(late.json.place, joins.length);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('receipts from before a key rotation still verify, with the key their kid names', async () => {
+  const f = new Foyer(lobbyConfig());
+  const cli = (...args) => spawnSync(foyerBin, args, { encoding: 'utf8' });
+  const file = (name, value) => {
+    const at = path.join(f.dir, name);
+    writeFileSync(at, JSON.stringify(value));
+    return at;
+  };
+  try {
+    await f.start();
+    const joins = await joinMany(f, 5, 'tatkal');
+    assert.equal((await adminPost(f, 'close-lobby')).status, 200);
+    const oldKid = joins[0].receipt.kid;
+    // The runbook: keygen after the sale, then a restart; later the old key is retired.
+    await f.stop();
+    assert.equal(cli('keygen', '--data-dir', f.dataDir).status, 0);
+    await f.start();
+    assert.equal(cli('keygen', '--data-dir', f.dataDir, '--retire', oldKid).status, 0);
+    await f.stop();
+    await f.start();
+    const lottery = (await f.request('GET', '/api/v1/rooms/tatkal/lottery')).json;
+    assert.notEqual(lottery.receipt_kid, oldKid);
+    assert.deepEqual(Object.keys(lottery.receipt_keys).sort(), [oldKid, lottery.receipt_kid].sort());
+    // Retired: no longer good for passes, still published for the receipts it signed.
+    const jwks = (await f.request('GET', '/.well-known/jwks.json')).json;
+    assert.deepEqual(jwks.keys.map((k) => k.kid), [lottery.receipt_kid]);
+
+    const { receipt } = joins[0];
+    const proof = (await f.request('GET', `/api/v1/rooms/tatkal/lottery/proof?index=${receipt.lobby_index}`)).json;
+    const verify = (r) => cli('lottery', 'verify', '--lottery', file('lottery.json', lottery),
+      '--receipt', file('receipt.json', r), '--proof', file('proof.json', proof));
+    const sound = verify(receipt);
+    assert.equal(sound.status, 0, sound.stdout + sound.stderr);
+    assert.match(sound.stdout, new RegExp(`^receipt signature\\s+pass\\s+signed by key ${oldKid}$`, 'm'));
+    const unknown = verify({ ...receipt, kid: 'AAAAAAAAAAAAAAAA' });
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stdout,
+      /^receipt signature\s+FAIL\s+the receipt names key AAAAAAAAAAAAAAAA, which the room does not publish$/m);
+    const page = await verifyEntry({ lottery, receipt, proof });
+    assert.ok(page.ok, JSON.stringify(page.checks));
   } finally {
     await f.cleanup();
   }

@@ -2,6 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Foyer } from '../lib/foyer.js';
 
@@ -56,6 +58,22 @@ test('pages carry an ETag, revalidate with 304, come gzipped when asked, and for
     assert.equal(script.status, 200);
     assert.match(script.headers['content-type'], /javascript/);
     assert.notEqual(script.headers.etag, plain.headers.etag);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('the Content-Security-Policy is exactly the one docs/security.md states, and the README names its image rule', async () => {
+  const docs = (name) => readFileSync(fileURLToPath(new URL(`../../${name}`, import.meta.url)), 'utf8');
+  const stated = /^Content-Security-Policy: (.+)$/m.exec(docs('docs/security.md'))?.[1];
+  assert.ok(stated, 'docs/security.md states the header');
+  assert.match(docs('README.md'), /images\nfrom Foyer, `data:` and any `https:\/\/` origin/);
+  const f = new Foyer();
+  try {
+    await f.start();
+    for (const path of ['/', '/r/demo', '/verify', '/admin', '/js/room.js', '/css/site.css']) {
+      assert.equal((await get(f.port, path)).headers['content-security-policy'], stated, path);
+    }
   } finally {
     await f.cleanup();
   }

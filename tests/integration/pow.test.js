@@ -80,6 +80,51 @@ test('behind a trusted proxy, clients are priced and bound by the address it for
   }
 });
 
+test('challenges fetched early while calm pay at redemption what fresh ones pay', async () => {
+  // An hour's window: the two bursts are priced alike, not split by a window's turn.
+  const pricing = { base_bits: 2, pressure_threshold: 4, max_pressure_bits: 6, puzzles: 1, pressure_window_ms: 3_600_000 };
+  const f = new Foyer({ server: { trusted_proxies: ['127.0.0.0/8'] }, proof_of_work: pricing });
+  const as = (address) => ({ headers: { 'X-Forwarded-For': address } });
+  const challengeAs = async (address) => (await f.request('POST', '/api/v1/rooms/demo/challenge', as(address))).json;
+  const joinAs = (address, c) =>
+    f.request('POST', '/api/v1/rooms/demo/join', { body: solveSync(c.challenge), ...as(address) });
+  try {
+    await f.start();
+    const burst = 30;
+    const fresh = [];
+    for (let i = 0; i < burst; i++) {
+      const c = await challengeAs('198.51.100.9');
+      fresh.push(c.difficulty_bits);
+      assert.equal((await joinAs('198.51.100.9', c)).status, 201);
+    }
+    const early = [];
+    for (let i = 0; i < burst; i++) early.push(await challengeAs('203.0.113.9'));
+    assert.ok(early.every((c) => c.difficulty_bits === pricing.base_bits), 'fetched while calm');
+    const paid = [];
+    let rose = null;
+    for (const c of early) {
+      let res = await joinAs('203.0.113.9', c);
+      let bits = c.difficulty_bits;
+      if (res.status === 409) {
+        rose = res;
+        assert.equal(res.json.error, 'price_rose');
+        bits = res.json.new_challenge.difficulty_bits;
+        res = await joinAs('203.0.113.9', res.json.new_challenge);
+      }
+      assert.equal(res.status, 201);
+      paid.push(bits);
+    }
+    assert.deepEqual(paid, fresh);
+    assert.ok(fresh.at(-1) >= pricing.base_bits + 2, `the price rose: ${fresh}`);
+    // The refusal is a problem carrying a challenge at the price now, shaped as POST .../challenge answers.
+    assert.equal(rose.headers.get('content-type'), 'application/problem+json');
+    assert.deepEqual(Object.keys(rose.json.new_challenge).sort(), ['challenge', 'difficulty_bits', 'expires_at']);
+    assert.match((await f.request('GET', '/metrics')).text, /foyer_proofs_refused_total\{reason="underpriced"\} \d+/);
+  } finally {
+    await f.cleanup();
+  }
+});
+
 test('a network that joins often pays more; the page still gets in', async () => {
   const f = new Foyer({ proof_of_work: { base_bits: 2, pressure_threshold: 4, max_pressure_bits: 6, puzzles: 1 } });
   try {
@@ -118,6 +163,33 @@ test('an account hint gives one entry per account per room', async () => {
     await f.start();
     const third = await f.join('demo', { account: 'alice@example', account_hint: hint('demo', 'alice@example') });
     assert.equal(third.json.place, first.json.place);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('a room with require_account refuses joins without the account hint', async () => {
+  const secret = 'shared-with-the-shop-0123456789';
+  const f = new Foyer({
+    server: { account_hint_secret: secret },
+    rooms: [{ id: 'demo', name: 'Demo', rate_per_minute: 60, target_url: '/welcome', require_account: true }],
+  });
+  try {
+    await f.start();
+    const hint = (account) => accountHint(secret, 'demo', account);
+    const bare = await f.join('demo', {});
+    assert.equal(bare.status, 403);
+    assert.equal(bare.json.error, 'account_required');
+    assert.equal(bare.headers.get('content-type'), 'application/problem+json');
+    const alice = await f.join('demo', { account: 'alice@example', account_hint: hint('alice@example') });
+    assert.equal(alice.status, 201);
+    // Three more tries without the hint: none is an entry.
+    for (let i = 0; i < 3; i++) assert.equal((await f.join('demo', {})).json.error, 'account_required');
+    assert.equal((await f.request('GET', '/api/v1/rooms/demo')).json.joined, 1);
+    // The setting is part of the room's config, and holds after a restart.
+    await f.kill9();
+    await f.start();
+    assert.equal((await f.join('demo', {})).json.error, 'account_required');
   } finally {
     await f.cleanup();
   }

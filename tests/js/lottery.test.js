@@ -207,7 +207,7 @@ async function publishedDraw() {
   };
   const lottery = {
     version: 'v1', commitment, state: 'open', lobby_size: v.entrants.length, lobby_root: v.root, beacon: null, seed,
-    receipt_key: toHex(publicKey),
+    receipt_key: toHex(publicKey), receipt_kid: 'k1', receipt_keys: { k1: toHex(publicKey) },
   };
   const proof = { index: 5, entrant_id: v.entrants[5], lobby_size: v.entrants.length, lobby_root: v.root, path: v.path };
   return { lottery, receipt, proof };
@@ -248,6 +248,30 @@ test('verifyEntry passes a sound draw and fails a forged one', async () => {
   assert.equal(withoutProof.checks.find((c) => c.name === 'inclusion').status, 'skipped');
 });
 
+// The draw after `foyer keygen` and a restart: a new key signs receipts, the old one is
+// still published under its kid, and the receipt in hand was signed with the old one.
+async function rotatedDraw() {
+  const draw = await publishedDraw();
+  const newKey = toHex(ed25519FromSeed(new Uint8Array(32).fill(9)).publicKey);
+  const lottery = {
+    ...draw.lottery, receipt_key: newKey, receipt_kid: 'k2', receipt_keys: { k1: draw.lottery.receipt_key, k2: newKey },
+  };
+  return { ...draw, lottery };
+}
+
+test('a receipt is checked with the key its kid names, also after a key rotation', async () => {
+  const draw = await rotatedDraw();
+  const signatureCheck = async (input) => (await verifyEntry(input)).checks.find((c) => c.name === 'receipt signature');
+  assert.deepEqual(await signatureCheck(draw), { name: 'receipt signature', status: 'pass', detail: 'signed by key k1' });
+  const unknown = await signatureCheck({ ...draw, receipt: { ...draw.receipt, kid: 'k9' } });
+  assert.equal(unknown.status, 'fail');
+  assert.equal(unknown.detail, 'the receipt names key k9, which the room does not publish');
+  // The kid is looked up as an own key only.
+  assert.equal((await signatureCheck({ ...draw, receipt: { ...draw.receipt, kid: '__proto__' } })).status, 'fail');
+  // Claiming the new key's kid does not help a receipt the old key signed.
+  assert.equal((await signatureCheck({ ...draw, receipt: { ...draw.receipt, kid: 'k2' } })).status, 'fail');
+});
+
 test('foyer lottery verify agrees with verifyEntry', async () => {
   const draw = await publishedDraw();
   const dir = mkdtempSync(path.join(tmpdir(), 'foyer-lottery-'));
@@ -277,6 +301,14 @@ test('foyer lottery verify agrees with verifyEntry', async () => {
     const badProof = run(draw.lottery, draw.receipt, { ...draw.proof, path: draw.proof.path.slice(1) });
     assert.equal(badProof.status, 1);
     assert.match(badProof.stdout, /^inclusion\s+FAIL/m);
+
+    const rotated = await rotatedDraw();
+    const afterRotation = run(rotated.lottery, rotated.receipt, rotated.proof);
+    assert.equal(afterRotation.status, 0, afterRotation.stdout + afterRotation.stderr);
+    assert.match(afterRotation.stdout, /^receipt signature\s+pass\s+signed by key k1$/m);
+    const unknownKid = run(rotated.lottery, { ...rotated.receipt, kid: 'k9' }, rotated.proof);
+    assert.equal(unknownKid.status, 1);
+    assert.match(unknownKid.stdout, /^receipt signature\s+FAIL\s+the receipt names key k9, which the room does not publish$/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -353,6 +353,19 @@ export async function verifyReceipt(receipt, publicKey, { hashes = defaultHashes
 // ---- the whole check, as `foyer lottery verify` does it ----
 
 /**
+ * The published receipt key that `kid` names: from `receipt_keys`, which keeps the keys
+ * retired by a rotation, or the current `receipt_key` under `receipt_kid`. Undefined if
+ * the lottery publishes no key of that kid.
+ * @param {object} lottery GET /api/v1/rooms/{room}/lottery
+ * @param {string} kid the receipt's `kid`
+ * @returns {string|undefined}
+ */
+export function receiptKeyFor(lottery, kid) {
+  if (lottery.receipt_keys != null && Object.hasOwn(lottery.receipt_keys, kid)) return lottery.receipt_keys[kid];
+  return kid === lottery.receipt_kid ? lottery.receipt_key : undefined;
+}
+
+/**
  * @typedef {object} Check
  * @property {string} name
  * @property {'pass'|'fail'|'skipped'} status
@@ -369,7 +382,7 @@ export async function verifyReceipt(receipt, publicKey, { hashes = defaultHashes
  * @param {object} input.lottery GET /api/v1/rooms/{room}/lottery
  * @param {object} input.receipt the join's receipt
  * @param {object} [input.proof] GET /api/v1/rooms/{room}/lottery/proof?index=I
- * @param {string|Uint8Array} [input.publicKey] the room's receipt key; default lottery.receipt_key
+ * @param {string|Uint8Array} [input.publicKey] the room's receipt key; default the published key of the receipt's kid
  * @param {{hashes?: Hashes}} [options]
  * @returns {Promise<{ok: boolean, checks: Check[], key: Uint8Array|null, place: bigint|null}>}
  * @throws {TypeError|RangeError} when a published value is not hex of the right length
@@ -395,9 +408,11 @@ export async function verifyEntry({ lottery, receipt, proof, publicKey }, { hash
     record('receipt commitment', 'fail', 'the receipt carries another commitment');
   }
 
-  const receiptKey = publicKey ?? lottery.receipt_key;
-  if (receiptKey == null) {
+  const receiptKey = publicKey ?? receiptKeyFor(lottery, receipt.kid);
+  if (receiptKey == null && lottery.receipt_key == null && lottery.receipt_keys == null) {
     record('receipt signature', 'skipped', 'no public key given');
+  } else if (receiptKey == null) {
+    record('receipt signature', 'fail', `the receipt names key ${receipt.kid}, which the room does not publish`);
   } else {
     const { status } = await verifyReceipt(receipt, receiptKey, options);
     if (status === 'valid') record('receipt signature', 'pass', `signed by key ${receipt.kid}`);

@@ -155,29 +155,50 @@ async function solveChallenge(challenge) {
   });
 }
 
+/** The site's account hint, when it sent the visitor here with ?account=..&account_hint=.. */
+function accountFields() {
+  const params = new URLSearchParams(location.search);
+  const account = params.get('account');
+  const hint = params.get('account_hint');
+  return account && hint ? { account, account_hint: hint } : {};
+}
+
 /** Gets a ticket: challenge, proof of work, join. Returns the new entry, or null when the room takes nobody. */
 async function join(room, previous) {
+  // A challenge the server handed back with a refusal because the price rose meanwhile.
+  let offered = null;
   for (let refused = 0; ;) {
     screen(s.joiningTitle, s.joiningLead, ['work']);
-    const challenge = await patient(() => request('POST', apiPath(room, 'challenge')));
-    if (challenge.status === 410) return ended(challenge.json?.error);
-    if (!challenge.ok) {
-      await failed(challenge);
-      continue;
+    let challenge = offered;
+    offered = null;
+    if (!challenge) {
+      const res = await patient(() => request('POST', apiPath(room, 'challenge')));
+      if (res.status === 410) return ended(res.json?.error);
+      if (!res.ok) {
+        await failed(res);
+        continue;
+      }
+      challenge = res.json;
     }
     let proof;
     try {
-      proof = await solveChallenge(challenge.json);
+      proof = await solveChallenge(challenge);
     } catch (error) {
       await failed({ json: { message: error.message } });
       continue;
     }
-    const res = await patient(() => request('POST', apiPath(room, 'join'), { body: proof }));
+    const res = await patient(() => request('POST', apiPath(room, 'join'), { body: { ...proof, ...accountFields() } }));
     if (res.status === 201 || res.status === 200) {
       notice(null);
       const entry = { ticket: res.json.ticket, receipt: res.json.receipt ?? (res.json.existing ? previous.receipt : undefined) };
       saveEntry(room, entry);
       return entry;
+    }
+    // The price is capped, so a run of rises ends; each is solved without asking the visitor.
+    if (res.status === 409 && res.json?.error === 'price_rose' && res.json.new_challenge) {
+      setText('notice', s.priceRose);
+      offered = res.json.new_challenge;
+      continue;
     }
     if (res.status === 403 && res.json?.error === 'proof_rejected' && ++refused < MAX_PROOF_ATTEMPTS) {
       setText('notice', s.proofRetry);

@@ -29,6 +29,7 @@ export const strings = {
   joiningLead: 'Your browser is doing a short calculation that keeps bots from crowding the queue. It takes a few seconds.',
   workLabel: 'Calculation progress',
   proofRetry: 'The calculation was not accepted; starting a fresh one.',
+  priceRose: 'Many visitors from your network just now: one more calculation, a little longer.',
   lobbyTitle: 'You are in the lobby',
   lobbyLead: (time) =>
     `At ${time} everyone in the lobby gets a place by a lottery that anyone can check. ` +

@@ -42,6 +42,11 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
   if (auto refused = refuse_room(*r)) return *refused;
 
   std::optional<id16> account;
+  if (req.account.empty() && req.account_hint.empty() && r->config().require_account) {
+    return join_refused{errc::account_required,
+                        "This room takes visitors with their account only: join through the link the site gives "
+                        "you once you are signed in."};
+  }
   if (!req.account.empty() || !req.account_hint.empty()) {
     if (account_secret_.empty()) return join_refused{errc::account_hints_off, "This server takes no account hints."};
     account = verify_account_hint(as_bytes(account_secret_), req.room_id, req.account, req.account_hint);
@@ -73,15 +78,21 @@ std::variant<std::optional<std::uint64_t>, join_refused> join_desk::check_proof(
                                                                                 const network_key& network,
                                                                                 std::int64_t now_ms) {
   auto now = static_cast<std::uint64_t>(now_ms);
+  auto extra = price_.extra_bits(req.address, network, now);
   // Without any price, local development and tests may join with no challenge.
-  bool free = price_.base_bits == 0 && price_.rules.extra_bits(req.address) == 0 &&
-              price_.pressure.extra_bits(network, now) == 0;
-  if (free && req.challenge.empty()) return std::optional<std::uint64_t>();
+  if (price_.base_bits == 0 && extra == 0 && req.challenge.empty()) return std::optional<std::uint64_t>();
   if (req.challenge.empty() || req.nonce.empty()) {
     return join_refused{errc::bad_join_body,
                         "Send {\"challenge\": \"...\", \"nonce\": \"...\"} from POST .../challenge and its solution."};
   }
-  auto verdict = price_.authority.verify(req.challenge, req.nonce, req.room_id, network, now);
+  auto verdict = price_.authority.verify(req.challenge, req.nonce, req.room_id, network, now, extra);
+  if (verdict.outcome == pow::verdict::underpriced) {
+    ++proof_rejections_["underpriced"];
+    return join_refused{errc::price_rose,
+                        "Joining from your network costs more now than when this challenge was issued. Solve the "
+                        "challenge in this answer and join with it.",
+                        price_.authority.mint(req.room_id, network, now, extra)};
+  }
   if (verdict.ok() &&
       price_.spent.try_spend(verdict.challenge_id, verdict.expires_at_ms, now) == pow::spend_outcome::spent) {
     return std::optional<std::uint64_t>(verdict.challenge_id);

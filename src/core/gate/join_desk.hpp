@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <variant>
 
 #include "core/errc.hpp"
@@ -34,8 +35,14 @@ struct join_request {
 };
 
 struct join_refused {
+  join_refused(errc code, std::string detail, std::optional<pow::challenge> offer = std::nullopt)
+      : code(code), detail(std::move(detail)), offer(std::move(offer)) {}
+
   errc code;
   std::string detail;
+  // price_rose: a challenge at the price now, so the client solves it and joins again
+  // without another round trip.
+  std::optional<pow::challenge> offer;
 };
 
 // The visitor's entry: made by this join, or the one the visitor (or account) had.

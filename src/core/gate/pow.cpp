@@ -128,6 +128,7 @@ std::string_view to_string(verdict v) {
     case verdict::wrong_network: return "wrong_network";
     case verdict::expired: return "expired";
     case verdict::issued_before_start: return "issued_before_start";
+    case verdict::underpriced: return "underpriced";
     case verdict::insufficient_work: return "insufficient_work";
   }
   return "unknown";
@@ -160,8 +161,7 @@ challenge authority::mint(std::string_view room, const network_key& network, std
 
 challenge authority::mint(std::string_view room, const network_key& network, std::uint64_t now_ms,
                           std::uint32_t extra_bits, const salt& salt_bytes) const {
-  auto bits = static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(std::uint64_t{cfg_.base_bits} + extra_bits, max_difficulty_bits));
+  auto bits = difficulty_bits(extra_bits);
   std::uint64_t expires_at = now_ms + cfg_.challenge_ttl_ms;
   token_bytes t{};
   t[offset::version] = token_version;
@@ -176,8 +176,13 @@ challenge authority::mint(std::string_view room, const network_key& network, std
   return challenge{base64url_encode(t), bits, expires_at};
 }
 
+std::uint32_t authority::difficulty_bits(std::uint32_t extra_bits) const {
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(std::uint64_t{cfg_.base_bits} + extra_bits, max_difficulty_bits));
+}
+
 verify_result authority::verify(std::string_view token, std::string_view nonce, std::string_view room,
-                                const network_key& network, std::uint64_t now_ms) const {
+                                const network_key& network, std::uint64_t now_ms, std::uint32_t extra_bits) const {
   verify_result r;
   auto t = decode_bytes(token);
   if (!t) return r;
@@ -198,6 +203,9 @@ verify_result authority::verify(std::string_view token, std::string_view nonce, 
     r.outcome = verdict::issued_before_start;
   } else if (now_ms >= f.expires_at_ms) {
     r.outcome = verdict::expired;
+  } else if (f.threshold > puzzle_threshold(std::uint64_t{1} << difficulty_bits(extra_bits), f.puzzles)) {
+    // A higher threshold is an easier puzzle: the token was minted at a lower price.
+    r.outcome = verdict::underpriced;
   } else {
     r.outcome = verdict::ok;
     for (std::uint32_t i = 0; i < f.puzzles; ++i) {

@@ -125,6 +125,7 @@ enum class verdict : std::uint8_t {
   wrong_network,        // minted for another client network
   expired,              // now >= expires_at
   issued_before_start,  // minted by an earlier run, whose spent ids are gone
+  underpriced,          // minted at a lower price than the network pays now
   insufficient_work,    // some puzzle's hash is above the threshold
 };
 
@@ -159,11 +160,16 @@ class authority {
   challenge mint(std::string_view room, const network_key& network, std::uint64_t now_ms,
                  std::uint32_t extra_bits, const salt& salt_bytes) const;
 
-  // Checks in this order: shape, MAC, room, network, start, expiry, work. O(1): one
-  // HMAC, one SHA-256 of the room id, at most k puzzle hashes (only for a genuine,
-  // live token).
+  // base_bits + extra_bits, capped at max_difficulty_bits.
+  std::uint32_t difficulty_bits(std::uint32_t extra_bits) const;
+
+  // Checks in this order: shape, MAC, room, network, start, expiry, price, work. O(1):
+  // one HMAC, one SHA-256 of the room id, at most k puzzle hashes (only for a genuine,
+  // live token). `extra_bits` is the network's price now, as for mint(): a challenge
+  // minted cheaper is underpriced, so a price fixed at issue cannot be carried past a
+  // rise (challenges fetched early while calm, redeemed in a burst).
   verify_result verify(std::string_view token, std::string_view nonce, std::string_view room,
-                       const network_key& network, std::uint64_t now_ms) const;
+                       const network_key& network, std::uint64_t now_ms, std::uint32_t extra_bits = 0) const;
 
  private:
   hmac_key key_;

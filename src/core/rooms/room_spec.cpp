@@ -43,7 +43,7 @@ constexpr setting make_setting(std::string_view name) {
           [](room_config& to, const room_config& from) { to.*member = from.*member; }};
 }
 
-constexpr std::array<setting, 17> settings{
+constexpr std::array<setting, 18> settings{
     make_setting<&room_config::id>("id"),
     make_setting<&room_config::name>("name"),
     make_setting<&room_config::rate_per_minute>("rate_per_minute"),
@@ -61,6 +61,7 @@ constexpr std::array<setting, 17> settings{
     make_setting<&room_config::adaptive>("adaptive"),
     make_setting<&room_config::alternatives>("alternatives"),
     make_setting<&room_config::inventory>("inventory"),
+    make_setting<&room_config::require_account>("require_account"),
 };
 
 constexpr auto setting_names = [] {
@@ -272,6 +273,12 @@ std::optional<field_problem> set_room_setting(room_config& c, std::string_view k
     return set_fraction(key, value, c.no_show_max_multiplier, 1.0, max_no_show_multiplier);
   }
   if (key == "alternatives") return set_alternatives(c, key, value);
+  if (key == "require_account") {
+    const auto* required = std::get_if<bool>(&value);
+    if (!required && !removed) return problem(key, "must be true or false");
+    c.require_account = required && *required;
+    return std::nullopt;
+  }
   if (key == "adaptive") {
     if (!removed) return problem(key, "must be a table of adaptive settings, or null to remove it");
     c.adaptive.reset();
@@ -416,7 +423,7 @@ std::string to_json(const room_config& c) {
   } else {
     o.null("adaptive");
   }
-  o.raw("alternatives", json_string_list(c.alternatives));
+  o.raw("alternatives", json_string_list(c.alternatives)).boolean("require_account", c.require_account);
   if (const auto& s = c.inventory) {
     o.raw("inventory", json_object()
                            .num("total", s->total)
@@ -480,6 +487,7 @@ void write_room_config(writer& w, const room_config& c) {
   w.u32(static_cast<std::uint32_t>(s.leg_totals.size()));
   for (auto total : s.leg_totals) w.u64(total);
   w.u32(s.waitlist);
+  w.u8(c.require_account);
 }
 
 room_config read_room_config(reader& r, std::uint8_t format) {
@@ -533,6 +541,7 @@ room_config read_room_config(reader& r, std::uint8_t format) {
   }
   if (format >= 5) s.waitlist = r.u32();
   if (inventory) c.inventory = s;
+  if (format >= 6) c.require_account = r.u8() != 0;
   return c;
 }
 

@@ -80,6 +80,7 @@ struct room_config {
   std::optional<adaptive_settings> adaptive;  // Default: none, the configured rate
   std::vector<std::string> alternatives;      // Default: none; other rooms offered when sold out
   std::optional<inventory_settings> inventory;  // Default: none, no seats to hold
+  bool require_account = false;  // Default: false; true refuses joins without the site's account hint
 
   bool operator==(const room_config&) const = default;
 };
@@ -99,7 +100,7 @@ struct field_problem {
 // null); `other_value` is any kind no setting takes (a fraction, a list, a table).
 struct unset_value {};
 struct other_value {};
-using room_value = std::variant<unset_value, other_value, std::int64_t, double, std::string, std::vector<std::string>,
+using room_value = std::variant<unset_value, other_value, bool, std::int64_t, double, std::string, std::vector<std::string>,
                                 std::vector<std::int64_t>>;
 
 // The settings of a room, in the order they are documented and listed. A table's keys
@@ -130,7 +131,7 @@ std::string to_json(const room_config& config);
 // The encoding of the settings in events and snapshots. Format 1 has no admission
 // settings (max_active and after): they take their defaults; format 2 has no inventory;
 // format 3 no legs, format 4 no waitlist.
-inline constexpr std::uint8_t room_config_format = 5;
+inline constexpr std::uint8_t room_config_format = 6;
 void write_room_config(writer& w, const room_config& config);
 room_config read_room_config(reader& r, std::uint8_t format = room_config_format);
 

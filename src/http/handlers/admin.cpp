@@ -81,6 +81,11 @@ std::optional<room_value> json_value_of(simdjson::ondemand::value v) {
   if (v.type().get(kind)) return std::nullopt;
   switch (kind) {
     case simdjson::ondemand::json_type::null: return unset_value{};
+    case simdjson::ondemand::json_type::boolean: {
+      bool flag = false;
+      if (v.get_bool().get(flag)) return std::nullopt;
+      return flag;
+    }
     case simdjson::ondemand::json_type::number: {
       std::int64_t whole = 0;
       if (!v.get_int64().get(whole)) return whole;

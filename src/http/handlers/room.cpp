@@ -136,6 +136,13 @@ response lottery(const context& ctx, const request& req, const room& r) {
       .str("beacon_rule", r.config().beacon_rule)
       .str("receipt_key", to_hex(ctx.keys.active().public_key))
       .str("receipt_kid", ctx.keys.active().kid);
+  // Every Ed25519 key of the ring by kid, retired ones too: a receipt is checked with the
+  // key its kid names, also after the key that signed it was rotated out.
+  json_object receipt_keys;
+  for (const auto& k : ctx.keys.keys()) {
+    if (k.type == pass::key_type::ed25519) receipt_keys.str(k.kid, to_hex(k.public_key));
+  }
+  body.raw("receipt_keys", receipt_keys.done());
   if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   return cacheable(req, body.done());
 }

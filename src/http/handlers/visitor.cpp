@@ -45,6 +45,15 @@ ip_address peer_address(const peer& who) {
   return from_v6_bytes(who.address.to_v6().to_bytes());
 }
 
+// The answer of POST .../challenge.
+std::string challenge_json(const pow::challenge& c) {
+  return json_object()
+      .str("challenge", c.token)
+      .num("difficulty_bits", c.difficulty_bits)
+      .num("expires_at", c.expires_at_ms)
+      .done();
+}
+
 }  // namespace
 
 std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, simdjson::padded_string_view text) {
@@ -159,17 +168,8 @@ response visitor::challenge(const request& req, const room& r, const peer& who) 
   if (ctx_.overload.refuses_join()) return problem(req, errc::overloaded, overloaded_detail);
   auto address = client_address(req, who);
   if (!r.accepts_joins()) return no_joins(req, r, "This room takes no new visitors.");
-  auto network = network_of(address);
   auto now = static_cast<std::uint64_t>(ctx_.clock.now_ms());
-  auto& price = ctx_.price;
-  std::uint32_t extra = price.pressure.extra_bits(network, now) + price.rules.extra_bits(address);
-  auto c = price.authority.mint(r.config().id, network, now, extra);
-  return json_response(req, bhttp::status::ok,
-                       json_object()
-                           .str("challenge", c.token)
-                           .num("difficulty_bits", c.difficulty_bits)
-                           .num("expires_at", c.expires_at_ms)
-                           .done());
+  return json_response(req, bhttp::status::ok, challenge_json(ctx_.price.mint(r.config().id, address, now)));
 }
 
 task<response> visitor::join(const request& req, const room& r, const peer& who) {
@@ -201,7 +201,11 @@ task<response> visitor::join(const request& req, const room& r, const peer& who)
     auto [ec, outcome] = co_await commit(ctx_, std::move(e));
     step = ctx_.desk.finish(ctx_.rooms, decided, ec, outcome, ctx_.clock.now_ms());
   }
-  if (const auto* refused = std::get_if<join_refused>(&step)) co_return problem(req, refused->code, refused->detail);
+  if (const auto* refused = std::get_if<join_refused>(&step)) {
+    if (!refused->offer) co_return problem(req, refused->code, refused->detail);
+    // price_rose: a challenge at the price now, as POST .../challenge answers it.
+    co_return problem(req, refused->code, refused->detail, {{"new_challenge", challenge_json(*refused->offer)}});
+  }
   const auto& entry = std::get<join_entry>(step);
   // The room may have been removed while the join was written: found again by id.
   room* now = ctx_.rooms.find(jr.room_id);

@@ -156,3 +156,81 @@ TEST_CASE_METHOD(desk_fixture, "a presented ticket comes back; bad proofs and un
   hinted.account_hint = "00";
   CHECK(std::get<join_refused>(no_hints.decide(*rooms, hinted, clock.now_ms())).code == errc::account_hints_off);
 }
+
+TEST_CASE_METHOD(desk_fixture, "challenges fetched early while calm pay what fresh ones pay when redeemed in a burst") {
+  start({test_room("a", 60)});
+  constexpr int burst = 100;
+  auto join_with = [&](const ip_address& from, const pow::challenge& c) {
+    join_request req;
+    req.room_id = "a";
+    req.address = from;
+    req.challenge = texts.emplace_back(c.token);
+    req.nonce = texts.emplace_back(pow::solve(c.token));
+    req.ids[0] = ++next_id;
+    return run(req);
+  };
+  auto now = static_cast<std::uint64_t>(clock.now_ms());
+
+  // One network fetches a challenge, solves it and joins, a hundred times.
+  ip_address fresh_client = *parse_ip("198.51.100.7");
+  std::vector<std::uint32_t> fresh_paid;
+  for (int i = 0; i < burst; ++i) {
+    auto c = price.mint("a", fresh_client, now);
+    entry(join_with(fresh_client, c));
+    fresh_paid.push_back(c.difficulty_bits);
+  }
+  CHECK(fresh_paid.front() == 4);
+  CHECK(fresh_paid.back() > 4);
+
+  // Another fetches a hundred while calm, then redeems them all: each one that became
+  // too cheap is refused with a challenge at the price now, which it solves and joins with.
+  std::vector<pow::challenge> early;
+  for (int i = 0; i < burst; ++i) early.push_back(price.mint("a", client, now));
+  std::vector<std::uint32_t> early_paid;
+  for (const auto& c : early) {
+    auto step = join_with(client, c);
+    std::uint32_t paid = c.difficulty_bits;
+    if (auto* rose = std::get_if<join_refused>(&step)) {
+      REQUIRE(rose->code == errc::price_rose);
+      REQUIRE(rose->offer);
+      paid = rose->offer->difficulty_bits;
+      step = join_with(client, *rose->offer);
+    }
+    entry(step);
+    early_paid.push_back(paid);
+  }
+  CHECK(early_paid == fresh_paid);
+  CHECK(desk.proof_rejections().at("underpriced") > 0);
+}
+
+TEST_CASE_METHOD(desk_fixture, "a room that requires the account hint refuses joins without it") {
+  auto strict = test_room("a", 60);
+  strict.require_account = true;
+  start({strict, test_room("b", 60)});
+  auto bare = solved_request("a");
+  auto no_account = refused(run(bare));
+  CHECK(no_account.code == errc::account_required);
+  CHECK(rooms->find("a")->joined() == 0);
+  // Half a hint is no hint: the account is checked as any other.
+  auto half = solved_request("a");
+  half.account = "user-1";
+  CHECK(refused(run(half)).code == errc::bad_account_hint);
+
+  auto hinted = solved_request("a");
+  hinted.account = "user-1";
+  auto hint = to_hex(account_hint(as_bytes(account_secret), "a", "user-1"));
+  hinted.account_hint = hint;
+  auto placed = entry(run(hinted));
+  CHECK_FALSE(placed.existing);
+  // A ticket already held is answered, with or without the hint.
+  auto holder = solved_request("a");
+  holder.presented = placed.t;
+  CHECK(entry(run(holder)).existing);
+  // The refused join spent nothing: its solved challenge still joins once it carries the hint.
+  bare.account = "user-2";
+  auto hint2 = to_hex(account_hint(as_bytes(account_secret), "a", "user-2"));
+  bare.account_hint = hint2;
+  CHECK_FALSE(entry(run(bare)).existing);
+  // Rooms without the setting take joins without an account.
+  CHECK_FALSE(entry(run(solved_request("b"))).existing);
+}

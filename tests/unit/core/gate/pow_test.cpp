@@ -165,6 +165,23 @@ TEST_CASE_METHOD(fixture, "challenges issued before the server started are refus
   CHECK(same_instant.verify(c.token, proof, "sale", home, now + 1).ok());
 }
 
+TEST_CASE_METHOD(fixture, "a challenge minted cheaper than the price at redemption is underpriced") {
+  config cheap = cfg;
+  cheap.base_bits = 4;
+  authority a(secret, cheap, start);
+  auto calm = a.mint("sale", home, now, 0, fixed_salt(1));
+  auto proof = solve(calm.token);
+  CHECK(a.verify(calm.token, proof, "sale", home, now, 0).ok());
+  auto r = a.verify(calm.token, proof, "sale", home, now, 1);
+  CHECK(r.outcome == verdict::underpriced);
+  CHECK(to_string(r.outcome) == "underpriced");
+  // Paying more than asked is fine: the price may fall between issue and redemption.
+  auto dear = a.mint("sale", home, now, 3, fixed_salt(2));
+  CHECK(a.verify(dear.token, solve(dear.token), "sale", home, now, 1).ok());
+  // The price asked at redemption is capped as the price asked at issue is.
+  CHECK(a.difficulty_bits(max_difficulty_bits + 5) == max_difficulty_bits);
+}
+
 TEST_CASE_METHOD(fixture, "difficulty 0 accepts any nonce") {
   config free = cfg;
   free.base_bits = 0;

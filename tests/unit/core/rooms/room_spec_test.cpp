@@ -99,7 +99,7 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
   CHECK(merged.name == "New");
   CHECK(merged.stock == 10u);
   CHECK(merged.rate_per_minute == 500);
-  CHECK(room_setting_names().size() == 17);
+  CHECK(room_setting_names().size() == 18);
 
   after.opens_at_ms = 1'796'099'400'000;
   writer w;
@@ -111,7 +111,28 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
         R"({"id":"tatkal-1","name":"New","rate_per_minute":60,"pass_ttl_seconds":900,"target_url":"/checkout",)"
         R"("opens_at":"2026-12-01T04:30:00.000Z","lobby_window_seconds":0,"beacon_rule":"","stock":10,)"
         R"("logo_url":"","accent_colour":"","max_active":null,"claim_window_seconds":600,"no_show_max_multiplier":1,)"
-        R"("adaptive":null,"alternatives":[],"inventory":null})");
+        R"("adaptive":null,"alternatives":[],"require_account":false,"inventory":null})");
+}
+
+TEST_CASE("require_account is true or false, round-trips, and reads as false from older formats") {
+  room_config c = valid_room();
+  CHECK(set(c, "require_account", std::int64_t{1})->field == "require_account");
+  CHECK(set(c, "require_account", std::string("yes"))->field == "require_account");
+  REQUIRE_FALSE(set(c, "require_account", true));
+  CHECK(c.require_account);
+  CHECK(to_json(c).ends_with(R"("require_account":true,"inventory":null})"));
+  writer w;
+  write_room_config(w, c);
+  reader r(w.bytes());
+  CHECK(read_room_config(r) == c);
+  CHECK(r.done());
+  // Format 5 ends before the setting: it reads as off.
+  std::string_view bytes = w.bytes();
+  reader older(bytes.substr(0, bytes.size() - 1));
+  CHECK_FALSE(read_room_config(older, 5).require_account);
+  CHECK(older.done());
+  CHECK_FALSE(set(c, "require_account", unset_value{}));
+  CHECK_FALSE(c.require_account);
 }
 
 TEST_CASE("an inventory table needs a total, takes its defaults and round-trips") {
