@@ -154,10 +154,6 @@ namespace {
 
 // The body's settings over `config`; else the answer to give.
 std::optional<response> read_settings(context& ctx, const request& req, room_config& config) {
-  auto type = req[bhttp::field::content_type];
-  if (!type.empty() && !type.starts_with("application/json")) {
-    return problem(req, errc::unsupported_media_type, "Send the settings as application/json.");
-  }
   auto refused = apply_settings(ctx.json_parser, padded(ctx, req.body()), config);
   if (!refused) return std::nullopt;
   if (refused->field.empty()) {
