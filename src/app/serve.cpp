@@ -42,9 +42,9 @@ digest subkey(const digest& secret, std::string_view label) { return hmac_sha256
 
 // Makes the rooms what `declared` says, or refuses it whole, logging why; `done(true)`
 // once the change is durable (or there is none).
-void reconcile_rooms(journal& rooms, const clock& clock, const std::vector<room_config>& declared,
-                     std::string_view when, std::function<void(bool)> done) {
-  auto planned = plan_reconcile(rooms, declared, clock.steady_ms());
+void reconcile_rooms(journal& rooms, const clock& clock, const config& declared, std::string_view when,
+                     std::function<void(bool)> done) {
+  auto planned = plan_reconcile(rooms, declared.rooms, clock.steady_ms(), declared.past_opening_accepted);
   if (const auto* refused = std::get_if<field_problem>(&planned)) {
     log::error(fmt::format("{}: config: {}: {}", when, refused->field, refused->message), {{"field", refused->field}});
     done(false);
@@ -129,7 +129,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
         return;
       }
       try {
-        reconcile_rooms(rooms, clock, load_config(*config_file).rooms, "reload", [](bool) {});
+        reconcile_rooms(rooms, clock, load_config(*config_file), "reload", [](bool) {});
       } catch (const config_error& e) {
         log::error(fmt::format("reload: {}; the running rooms are kept", e.what()));
       }
@@ -159,7 +159,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
 
   // The file's rooms are made durable before anyone is answered: a new room's seed
   // must be in the log before its commitment is published.
-  reconcile_rooms(rooms, clock, c.rooms, "start", [&](bool ok) {
+  reconcile_rooms(rooms, clock, c, "start", [&](bool ok) {
     if (ok) return start_serving();
     start_failed = true;
     ioc.stop();
