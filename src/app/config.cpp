@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 #include <toml++/toml.h>
 
+#include "core/base/bytes.hpp"
 #include "core/base/url.hpp"
 #include "core/gate/network.hpp"
 #include "core/ops/webhook_signature.hpp"
@@ -348,6 +349,15 @@ config default_config() {
   demo.inventory.emplace();
   demo.inventory->total = 20;
   c.rooms.push_back(demo);
+  return c;
+}
+
+std::string random_token() { return to_hex(random_array<24>()); }
+
+config embedded_demo_config() {
+  config c = default_config();
+  c.api.admin_token = random_token();
+  c.api.site_token = random_token();
   return c;
 }
 

@@ -50,6 +50,14 @@ class config_error : public std::runtime_error {
 // The built-in defaults: a demo room admitting 60 visitors a minute.
 config default_config();
 
+// The defaults as `foyer serve` runs them without a config file: the demo walks the whole
+// path on this machine, so the console and the site's calls are on, with fresh tokens
+// (CSPRNG) for this run only, printed at start.
+config embedded_demo_config();
+
+// A fresh secret token: 24 random bytes as hex.
+std::string random_token();
+
 // Defaults overridden by the TOML file at `path`. Throws config_error.
 config load_config(const std::filesystem::path& path);
 

@@ -30,3 +30,14 @@ TEST_CASE("a room's opens_at_in_past takes \"accept\" only, and is no room setti
   CHECK_THROWS_WITH(app::parse_config("[[rooms]]\nid = \"a\"\ntarget_url = \"/go\"\nopens_at_in_past = true\n", "t.toml"),
                     Catch::Contains("config: rooms[0].opens_at_in_past: must be \"accept\""));
 }
+
+TEST_CASE("the embedded demo has fresh admin and site tokens; a config file has none unless it says so") {
+  auto demo = app::embedded_demo_config();
+  CHECK(demo.api.admin_token.size() >= 32);
+  CHECK(demo.api.site_token.size() >= 32);
+  CHECK(demo.api.admin_token != demo.api.site_token);
+  CHECK(app::embedded_demo_config().api.admin_token != demo.api.admin_token);
+  auto file = app::parse_config("[server]\nlisten = \"127.0.0.1:8080\"\n", "t.toml");
+  CHECK(file.api.admin_token.empty());
+  CHECK(file.api.site_token.empty());
+}
