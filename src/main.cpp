@@ -7,6 +7,7 @@
 #include "app/backup_cli.hpp"
 #include "app/config.hpp"
 #include "app/guard.hpp"
+#include "app/init_cli.hpp"
 #include "app/keyring.hpp"
 #include "app/log.hpp"
 #include "app/lottery_cli.hpp"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
 
   auto* routes = app.add_subcommand("routes", "Print the HTTP routes, \"METHOD /pattern\" a line, and exit.");
 
+  foyer::app::add_init_command(app);
   foyer::app::add_keygen_command(app);
   foyer::app::add_guard_command(app);
   foyer::app::add_lottery_commands(app);
