@@ -104,6 +104,13 @@ std::string listen_lines(const http_url& url) {
       url.port, url.host, url.host, url.host);
 }
 
+// Plain http:// to an https:// host goes to https.
+std::string https_redirect(const http_url& url) {
+  if (!url.tls) return {};
+  return fmt::format("server {{\n    listen 80;\n    server_name {};\n    return 301 https://$host$request_uri;\n}}\n\n",
+                     url.host);
+}
+
 std::string nginx_conf(const init_answers& a, const room_config& room, const http_url& foyer, const http_url& shop,
                        std::string_view shop_path) {
   // The same location twice is an nginx error: a guarded "/" is the whole shop.
@@ -117,10 +124,11 @@ std::string nginx_conf(const init_answers& a, const room_config& room, const htt
   return fmt::format(
       "# Written by `foyer init` for the room '{id}'. Include it in nginx's http {{}} block, e.g.\n"
       "#   cp {file} /etc/nginx/conf.d/foyer-{id}.conf && nginx -t && systemctl reload nginx\n"
-      "# Visitors reach the waiting room at {foyer_url} (`foyer serve` on {listen}); only those\n"
-      "# with a pass reach {shop_url} (the shop's own server on {backend}), checked by\n"
-      "# `foyer guard` on {guard}.\n"
+      "# The waiting room: {foyer_url}, served by `foyer serve` on {listen}.\n"
+      "# The shop: {shop_url}, its own server on {backend}; only visitors with a\n"
+      "# pass reach {shop_path}, checked by `foyer guard` on {guard}.\n"
       "\n"
+      "{redirects}"
       "upstream foyer_{id} {{\n    server {listen};\n    keepalive 32;\n}}\n\n"
       "upstream foyer_guard_{id} {{\n    server {guard};\n    keepalive 32;\n}}\n\n"
       "upstream foyer_shop_{id} {{\n    server {backend};\n    keepalive 32;\n}}\n\n"
@@ -179,15 +187,16 @@ std::string nginx_conf(const init_answers& a, const room_config& room, const htt
       fmt::arg("listen", a.listen), fmt::arg("shop_url", a.shop_url), fmt::arg("backend", a.shop_backend),
       fmt::arg("guard", a.guard_listen), fmt::arg("foyer_listen", listen_lines(foyer)),
       fmt::arg("foyer_host", foyer.host), fmt::arg("shop_listen", listen_lines(shop)), fmt::arg("shop_host", shop.host),
-      fmt::arg("shop_path", shop_path), fmt::arg("open_shop", open_shop));
+      fmt::arg("shop_path", shop_path), fmt::arg("open_shop", open_shop),
+      fmt::arg("redirects", https_redirect(foyer) + https_redirect(shop)));
 }
 
 std::string config_toml(const init_answers& a, const init_secrets& s, const room_config& room,
                         const std::string& issuer, bool https) {
   std::string text = fmt::format(
-      "# Written by `foyer init` for one room in front of {shop}. Every setting and its default:\n"
-      "# config/foyer.toml in Foyer's source, and its README. Keep this file private: it holds\n"
-      "# the tokens.\n"
+      "# Written by `foyer init`: one room in front of {shop}\n"
+      "# Every setting and its default: config/foyer.toml in Foyer's source, and its README.\n"
+      "# Keep this file private: it holds the tokens.\n"
       "\n"
       "[server]\n"
       "listen = {listen}\n"
@@ -345,7 +354,7 @@ void run_init(init_answers a, const std::filesystem::path& dir) {
       "     foyer serve --config {config}\n"
       "   It answers at http://{listen}/r/{room}; http://{listen}/.well-known/foyer.json\n"
       "   shows the issuer ({issuer}) and the room.\n"
-      "2. Start the guard that checks passes for nginx (on the shop's machine):\n"
+      "2. Start the guard beside it: nginx asks it about every request to the shop's guarded path:\n"
       "     {guard}\n"
       "3. Put nginx in front (point the DNS of both hosts here first):\n"
       "     cp {nginx} /etc/nginx/conf.d/foyer-{room}.conf && nginx -t && systemctl reload nginx\n"

@@ -78,6 +78,7 @@ TEST_CASE("init's nginx file and guard command agree with the config") {
   CHECK_THAT(conf, Catch::Contains("server_name queue.example.com;"));
   CHECK_THAT(conf, Catch::Contains("server_name shop.example.com;"));
   CHECK_THAT(conf, Catch::Contains("listen 443 ssl;"));
+  CHECK_THAT(conf, Catch::Contains("listen 80;\n    server_name shop.example.com;\n    return 301 https://"));
   CHECK_THAT(conf, Catch::Contains("upstream foyer_spring-sale {\n    server 127.0.0.1:8080;"));
   CHECK_THAT(conf, Catch::Contains("upstream foyer_guard_spring-sale {\n    server 127.0.0.1:8081;"));
   CHECK_THAT(conf, Catch::Contains("location /sale/ {\n        auth_request /.foyer/auth;"));
@@ -88,6 +89,7 @@ TEST_CASE("init's nginx file and guard command agree with the config") {
   auto plain = app::plan_init(whole, secrets, now_ms);
   CHECK_THAT(plain.nginx_conf, !Catch::Contains("proxy_pass http://foyer_shop_spring-sale;\n    }\n\n    location / {"));
   CHECK_THAT(plain.nginx_conf, Catch::Contains("listen 8000;"));
+  CHECK_THAT(plain.nginx_conf, !Catch::Contains("server_name shop.example.com;\n    return 301"));
   CHECK_THAT(plain.guard_command, !Catch::Contains("--secure-cookie"));
 }
 
