@@ -7,6 +7,7 @@
 #include "app/backup_cli.hpp"
 #include "app/config.hpp"
 #include "app/guard.hpp"
+#include "app/init_cli.hpp"
 #include "app/keyring.hpp"
 #include "app/log.hpp"
 #include "app/lottery_cli.hpp"
@@ -14,7 +15,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"Foyer: a fair virtual waiting room in one binary."};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   app.set_version_flag("--version", std::string("foyer ") + FOYER_VERSION);
 
   std::string config_file, listen, data_dir;
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
 
   auto* routes = app.add_subcommand("routes", "Print the HTTP routes, \"METHOD /pattern\" a line, and exit.");
 
+  foyer::app::add_init_command(app);
   foyer::app::add_keygen_command(app);
   foyer::app::add_guard_command(app);
   foyer::app::add_lottery_commands(app);
@@ -32,13 +34,19 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
+  if (app.get_subcommands().empty()) {
+    std::cout << app.help() << "\nTo try the demo waiting room: foyer serve\n"
+              << "To put a room in front of your shop: foyer init --help\n";
+    return 1;
+  }
+
   if (routes->parsed() || serve->parsed()) {
     try {
       if (routes->parsed()) {
         for (const auto& line : foyer::app::route_table()) std::cout << line << '\n';
         return 0;
       }
-      auto config = config_file.empty() ? foyer::app::default_config() : foyer::app::load_config(config_file);
+      auto config = config_file.empty() ? foyer::app::embedded_demo_config() : foyer::app::load_config(config_file);
       if (!listen.empty()) {
         foyer::app::check_listen(listen);
         config.listen = listen;

@@ -8,9 +8,11 @@
 #include <fmt/core.h>
 #include <toml++/toml.h>
 
+#include "core/base/bytes.hpp"
 #include "core/base/url.hpp"
 #include "core/gate/network.hpp"
 #include "core/ops/webhook_signature.hpp"
+#include "core/rooms/opening_check.hpp"
 
 namespace foyer::app {
 namespace {
@@ -107,13 +109,23 @@ room_value room_value_of(const toml::node& node) {
   return other_value{};
 }
 
-room_config read_room(const toml::table& table, std::size_t index) {
+// A room's settings, and whether the file means an opening in the past (not a setting:
+// it is how this declaration asks, and nothing records it).
+room_config read_room(const toml::table& table, std::size_t index, std::set<std::string>& past_opening_accepted) {
   auto where = fmt::format("rooms[{}]", index);
   auto fail = [&](const field_problem& p) {
     throw config_error(fmt::format("config: {}.{}: {}", where, p.field, p.message));
   };
   room_config r;
+  bool accept_past_opening = false;
   for (const auto& [key, node] : table) {
+    if (key.str() == past_opening_key) {
+      if (node.value_exact<std::string>() != past_opening_accept) {
+        fail({std::string(past_opening_key), fmt::format("must be \"{}\" (or left out)", past_opening_accept)});
+      }
+      accept_past_opening = true;
+      continue;
+    }
     if (const auto* inner = node.as_table(); inner && is_room_table(key.str())) {
       // [rooms.adaptive]: each key as "adaptive.key".
       if (inner->empty()) fail({std::string(key.str()), "must not be empty"});
@@ -126,6 +138,7 @@ room_config read_room(const toml::table& table, std::size_t index) {
     if (auto p = set_room_setting(r, key.str(), room_value_of(node))) fail(*p);
   }
   if (auto p = check_room(r)) fail(*p);
+  if (accept_past_opening) past_opening_accepted.insert(r.id);
   return r;
 }
 
@@ -329,6 +342,15 @@ config default_config() {
   return c;
 }
 
+std::string random_token() { return to_hex(random_array<24>()); }
+
+config embedded_demo_config() {
+  config c = default_config();
+  c.api.admin_token = random_token();
+  c.api.site_token = random_token();
+  return c;
+}
+
 namespace {
 
 template <typename Parse>
@@ -364,7 +386,7 @@ config read_config(const toml::table& root) {
     for (std::size_t i = 0; i < list->size(); ++i) {
       const auto* table = list->get(i)->as_table();
       if (!table) top.fail(fmt::format("rooms[{}]", i), "must be a table");
-      auto room = read_room(*table, i);
+      auto room = read_room(*table, i, c.past_opening_accepted);
       if (!ids.insert(room.id).second) {
         throw config_error(fmt::format("config: rooms[{}].id: '{}' is used by another room", i, room.id));
       }

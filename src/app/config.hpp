@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,6 +33,9 @@ struct config {
   std::vector<network_rule> network_rules;         // Default: none
   ops::overload_settings overload;                 // Defaults: see core/ops/overload.hpp
   std::vector<room_config> rooms;                  // Default: one demo room
+  // Rooms whose table says `opens_at_in_past = "accept"`: a new opening in the past or
+  // within a minute is set, not refused. Default: none.
+  std::set<std::string> past_opening_accepted;
   std::vector<delivery::sink_config> sinks;        // Default: none, no event leaves
   // The CloudEvents `source` of every event sent. Default: empty, "/foyer/<host name>".
   std::string event_source;
@@ -45,6 +49,14 @@ class config_error : public std::runtime_error {
 
 // The built-in defaults: a demo room admitting 60 visitors a minute.
 config default_config();
+
+// The defaults as `foyer serve` runs them without a config file: the demo walks the whole
+// path on this machine, so the console and the site's calls are on, with fresh tokens
+// (CSPRNG) for this run only, printed at start.
+config embedded_demo_config();
+
+// A fresh secret token: 24 random bytes as hex.
+std::string random_token();
 
 // Defaults overridden by the TOML file at `path`. Throws config_error.
 config load_config(const std::filesystem::path& path);

@@ -37,14 +37,40 @@ net::ip::tcp::endpoint parse_endpoint(const std::string& listen) {
   return {address, static_cast<unsigned short>(std::stoi(listen.substr(colon + 1)))};
 }
 
+// The server bound to `c.listen`, not yet accepting; a failure names the address and the flag.
+std::unique_ptr<http::server> bind_server(net::io_context& ioc, const config& c, http::handler handler) {
+  auto endpoint = parse_endpoint(c.listen);
+  try {
+    return std::make_unique<http::server>(ioc, endpoint, c.limits, std::move(handler),
+                                          [](std::string_view line) { log::error(line); });
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error(fmt::format("cannot listen on {}: {}; choose another address with --listen HOST:PORT "
+                                         "(or [server] listen in the config file)",
+                                         c.listen, e.code().message()));
+  }
+}
+
+// The built-in demo's tokens, for this run only, the way notebook servers print theirs.
+void print_demo_guide(const std::string& at, const config& c) {
+  fmt::print(
+      "\nThe built-in demo (no --config file). For this run only:\n"
+      "  Waiting room:  http://{0}/r/{1}\n"
+      "  Console:       http://{0}/admin#token={2}\n"
+      "  Site token:    export SITE_TOKEN={3}\n"
+      "                 (the demo shop's curl line confirms held seats with it)\n"
+      "A config file turns all of this off; `foyer init` writes one for a real sale.\n\n",
+      at, c.rooms.front().id, c.api.admin_token, c.api.site_token);
+  std::fflush(stdout);
+}
+
 // Derives independent keys from the one server secret.
 digest subkey(const digest& secret, std::string_view label) { return hmac_sha256(secret, {as_bytes(label)}); }
 
 // Makes the rooms what `declared` says, or refuses it whole, logging why; `done(true)`
 // once the change is durable (or there is none).
-void reconcile_rooms(journal& rooms, const clock& clock, const std::vector<room_config>& declared,
-                     std::string_view when, std::function<void(bool)> done) {
-  auto planned = plan_reconcile(rooms, declared, clock.steady_ms());
+void reconcile_rooms(journal& rooms, const clock& clock, const config& declared, std::string_view when,
+                     std::function<void(bool)> done) {
+  auto planned = plan_reconcile(rooms, declared.rooms, clock.steady_ms(), declared.past_opening_accepted);
   if (const auto* refused = std::get_if<field_problem>(&planned)) {
     log::error(fmt::format("{}: config: {}: {}", when, refused->field, refused->message), {{"field", refused->field}});
     done(false);
@@ -76,7 +102,10 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // One thread runs the loop and does all socket and timer work; the storage thread
   // only posts completions, which stay locked. So the reactor needs no locks.
   net::io_context ioc{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
-  auto endpoint = parse_endpoint(c.listen);
+  // Bound first, accepting only once the rooms are durable: an address in use stops the
+  // start before anything is written to the data dir.
+  std::unique_ptr<http::routes> api;
+  auto server = bind_server(ioc, c, [&api](http::request& req, const http::peer& who) { return api->handle(req, who); });
   // Registered before the log is recovered, which can take a while: a SIGHUP meanwhile
   // (a `systemctl reload` during the start) is kept for later instead of ending the process.
   net::signal_set reloads(ioc, SIGHUP);
@@ -104,13 +133,12 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   health.start(store);
 
   bool start_failed = false;
-  std::unique_ptr<http::server> server;
   network_rules rules;
   for (const auto& rule : c.network_rules) rules.add(rule.cidr, rule.extra_bits);
   join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
                    static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
   rate_controller rates;
-  http::routes api(rooms, store, tickets, keys, clock, price, rates, c.api, overload, metrics);
+  api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, c.api, overload, metrics);
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
   ticker admissions(ioc, rooms, rates, clock);
   auto work = net::make_work_guard(ioc);
@@ -129,7 +157,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
         return;
       }
       try {
-        reconcile_rooms(rooms, clock, load_config(*config_file).rooms, "reload", [](bool) {});
+        reconcile_rooms(rooms, clock, load_config(*config_file), "reload", [](bool) {});
       } catch (const config_error& e) {
         log::error(fmt::format("reload: {}; the running rooms are kept", e.what()));
       }
@@ -137,17 +165,13 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   };
 
   auto listen = [&] {
-    server = std::make_unique<http::server>(ioc, endpoint, c.limits,
-                                            [&api](http::request& req, const http::peer& who) {
-                                              return api.handle(req, who);
-                                            },
-                                            [](std::string_view line) { log::error(line); });
     server->start();
     auto bound = server->local_endpoint();
     auto at = bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
                                       : fmt::format("{}:{}", bound.address().to_string(), bound.port());
     log::info(fmt::format("serving {} room(s) on http://{} (data dir {})", rooms.rooms().size(), at, c.data_dir.string()),
               {{"rooms", rooms.rooms().size()}, {"listen", at}, {"data_dir", c.data_dir.string()}});
+    if (!config_file) print_demo_guide(at, c);
   };
   // After a restart the first step is durable before anyone is answered: a lobby whose
   // close passed while the server was down is closed, not joined. (An open room's
@@ -159,7 +183,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
 
   // The file's rooms are made durable before anyone is answered: a new room's seed
   // must be in the log before its commitment is published.
-  reconcile_rooms(rooms, clock, c.rooms, "start", [&](bool ok) {
+  reconcile_rooms(rooms, clock, c, "start", [&](bool ok) {
     if (ok) return start_serving();
     start_failed = true;
     ioc.stop();
@@ -173,10 +197,6 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     health.stop();
     reloads.cancel();
     sinks.stop();
-    if (!server) {
-      work.reset();
-      return;
-    }
     server->stop([&] { work.reset(); });
   });
 

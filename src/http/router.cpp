@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include <boost/beast/core/string.hpp>
 #include <fmt/core.h>
 
 #include "http/problem.hpp"
@@ -13,6 +14,16 @@ constexpr router::method_set bit(router::verb v) { return router::method_set{1} 
 static_assert(static_cast<unsigned>(router::verb::unlink) < 64, "a method_set holds every verb");
 
 task<response> ready(response res) { co_return res; }
+
+// Every body this API reads is JSON, and must say so: `application/json`, parameters
+// (`; charset=utf-8`) allowed. One rule for every route; a request without a body needs none.
+bool declared_json(const request& req) {
+  std::string_view type = req[beast::http::field::content_type];
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+  return beast::iequals(type, "application/json");
+}
+
 
 }  // namespace
 
@@ -109,6 +120,9 @@ task<response> router::handle(request& req, const peer& who, std::size_t* route)
     for (std::size_t i = 0; i < g.segments.size() && below; ++i) below = g.segments[i] == path.items[i];
     if (!below) continue;
     if (auto refused = g.c(req)) return ready(std::move(*refused));
+  }
+  if (m.handler && !req.body().empty() && !declared_json(req)) {
+    return ready(problem(req, errc::unsupported_media_type, "Send the body as Content-Type: application/json."));
   }
   if (m.handler) return (*m.handler)(req, who, m.params);
   if (!m.allowed) return ready(problem(req, errc::not_found, "No such path."));

@@ -137,6 +137,8 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
 
   // Operations.
   r.add({verb::get}, "/.well-known/jwks.json", at_once([&c](const request& req, auto&) { return handlers::jwks(c, req); }));
+  r.add({verb::get}, "/.well-known/foyer.json",
+        at_once([&c](const request& req, auto&) { return handlers::discovery(c, req); }));
   r.add({verb::get}, "/metrics",
         at_once([&metrics](const request& req, auto&) { return handlers::metrics(metrics, req); }));
   r.add({verb::get}, "/healthz", at_once([](const request& req, auto&) { return handlers::healthz(req); }));

@@ -81,17 +81,18 @@ static_files::static_files() {
   }
 }
 
-std::optional<response> static_files::serve(const request& req, std::string_view path) const {
+std::optional<response> static_files::serve(const request& req, std::string_view path, bhttp::status status) const {
   auto it = files_.find(std::string(path));
   if (it == files_.end()) return std::nullopt;
   const file& f = it->second;
-  response res{bhttp::status::ok, req.version()};
+  response res{status, req.version()};
   res.set(bhttp::field::etag, f.etag);
   // Revalidate every time: cheap with the ETag, and a new binary is seen at once.
   res.set(bhttp::field::cache_control, "no-cache");
   res.set(bhttp::field::vary, "Accept-Encoding");
   add_security_headers(res);
-  if (auto inm = req.find(bhttp::field::if_none_match); inm != req.end() && inm->value() == f.etag) {
+  if (auto inm = req.find(bhttp::field::if_none_match);
+      status == bhttp::status::ok && inm != req.end() && inm->value() == f.etag) {
     res.result(bhttp::status::not_modified);
     return res;
   }

@@ -15,8 +15,10 @@ namespace foyer::http {
 class static_files {
  public:
   static_files();
-  // The asset at `path` ("/room.html"), or nullopt if there is none.
-  std::optional<response> serve(const request& req, std::string_view path) const;
+  // The asset at `path` ("/room.html"), or nullopt if there is none. With another
+  // `status` than 200 (a page that says what is missing) it is sent whole, never 304.
+  std::optional<response> serve(const request& req, std::string_view path,
+                                beast::http::status status = beast::http::status::ok) const;
 
  private:
   struct file {

@@ -366,3 +366,17 @@ test('the console shows the rate and why, the passes live and the stock, and fol
   assert.equal(sold.status, 200, sold.text);
   await shop.locator('[data-stat="stock_remaining"]', { hasText: '42' }).waitFor({ timeout: 15_000 });
 });
+
+test('the console signs in from the address the demo prints, /admin#token=..., and wipes the token from it', async (t) => {
+  const foyer = new Foyer({ server: { admin_token: ADMIN_TOKEN } });
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const problems = [];
+  const page = await watchedPage(await browser.newContext(), problems);
+  await page.goto(`${foyer.url}/admin#token=${ADMIN_TOKEN}`);
+  await page.locator('article[data-room="demo"]').waitFor();
+  assert.equal(new URL(page.url()).hash, '');
+  assert.deepEqual(problems, []);
+});

@@ -173,3 +173,15 @@ test('when the site reports the last item sold, the waiting page says sold out a
   assert.deepEqual(problems, []);
   await screenshot(page, 'sold-out-alternatives');
 });
+
+test('a mistyped room address shows the page saying there is no such waiting room', async (t) => {
+  const foyer = new Foyer();
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const page = await (await browser.newContext()).newPage();
+  const res = await page.goto(`${foyer.url}/r/dmeo`);
+  assert.equal(res.status(), 404);
+  await page.locator('#title', { hasText: 'No such waiting room' }).waitFor();
+});

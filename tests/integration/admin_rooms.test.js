@@ -205,3 +205,21 @@ test('the audit export lists every event of a room as NDJSON, complete after kil
     const after = (await admin(f, 'GET', '/audited/audit')).text.trimEnd().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(after.slice(-2).map((l) => l.type), ['state_changed', 'room_removed']);
   }));
+
+test('an opening in the past or within a minute is refused naming opens_at, unless the call says it means it', () =>
+  withFoyer(async (f) => {
+    const past = new Date(Date.now() - 3600e3).toISOString();
+    const soon = new Date(Date.now() + 20e3).toISOString();
+    for (const opens_at of [past, soon]) {
+      const refused = await admin(f, 'POST', '', { id: 'late', target_url: '/go', opens_at });
+      assertProblem(refused, 422, 'invalid_room', 'opens_at');
+      assert.match(refused.json.detail, /opens_at_in_past/);
+    }
+    assert.equal((await f.request('GET', '/api/v1/rooms/late')).status, 404);
+    const meant = await admin(f, 'POST', '?opens_at_in_past=accept', { id: 'late', target_url: '/go', opens_at: past });
+    assert.equal(meant.status, 201, meant.text);
+    // The opening stands as it was; other settings change freely.
+    const renamed = await admin(f, 'PATCH', '/late', { name: 'Late sale' });
+    assert.equal(renamed.status, 200, renamed.text);
+    assertProblem(await admin(f, 'PATCH', '/demo', { opens_at: soon }), 422, 'invalid_room', 'opens_at');
+  }));

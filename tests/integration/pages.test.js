@@ -78,3 +78,27 @@ test('the Content-Security-Policy is exactly the one docs/security.md states, an
     await f.cleanup();
   }
 });
+
+test('an unknown room is the waiting page saying so for a browser, and a problem for an API client', async () => {
+  const f = new Foyer();
+  try {
+    await f.start();
+    const browser = await get(f.port, '/r/dmeo', { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
+    assert.equal(browser.status, 404);
+    assert.match(browser.headers['content-type'], /^text\/html/);
+    assert.match(browser.body.toString(), /<html/);
+    assert.equal(browser.headers.etag !== undefined, true);
+    // No 304 for a page that says what is missing.
+    const again = await get(f.port, '/r/dmeo', { Accept: 'text/html', 'If-None-Match': browser.headers.etag });
+    assert.equal(again.status, 404);
+    assert.match(again.body.toString(), /<html/);
+    for (const accept of [undefined, 'application/json', '*/*']) {
+      const api = await get(f.port, '/r/dmeo', accept ? { Accept: accept } : {});
+      assert.equal(api.status, 404, accept);
+      assert.equal(api.headers['content-type'], 'application/problem+json');
+      assert.equal(JSON.parse(api.body.toString()).error, 'unknown_room');
+    }
+  } finally {
+    await f.cleanup();
+  }
+});

@@ -165,7 +165,8 @@ test('pipelined requests are answered in order; HTTP/1.0 is answered in kind and
   await withFoyer({}, async (f) => {
     // Three requests in one write, split mid-header from a fourth that closes.
     const first = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/rooms/nope HTTP/1.1\r\nHost: x\r\n\r\n' +
-      'POST /api/v1/rooms/demo/join HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n[1]GET /healthz HT';
+      'POST /api/v1/rooms/demo/join HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n' +
+      '[1]GET /healthz HT';
     const answers = await new Promise((resolve, reject) => {
       const s = net.connect(f.port, '127.0.0.1', () => {
         s.write(first);

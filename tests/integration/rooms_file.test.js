@@ -126,3 +126,27 @@ test('a room dropped from the file when nobody waits is removed, and its id is n
     await f.cleanup();
   }
 });
+
+test('an opening in the past is refused at start and on reload unless the file means it; once set it loads again', async () => {
+  const past = new Date(Date.now() - 3600e3).toISOString();
+  const late = { id: 'late', target_url: '/welcome', opens_at: past };
+  const f = new Foyer({ rooms: [demo, late] });
+  try {
+    const refused = await f.runOnce();
+    assert.equal(refused.code, 1);
+    assert.match(refused.output, /config: rooms\[1\]\.opens_at: room 'late': .* is in the past .*opens_at_in_past = \\"accept\\"/);
+    writeFileSync(f.configPath, configText({ rooms: [demo] }));
+    await f.start();
+    await f.reload({ rooms: [demo, late] }, /reload: config: rooms\[1\]\.opens_at: room 'late': .* is in the past/);
+    assert.equal((await f.request('GET', '/api/v1/rooms/late')).status, 404);
+    await f.reload({ rooms: [demo, { ...late, opens_at_in_past: 'accept' }] }, /reload: created room 'late'/);
+    assert.equal((await f.request('GET', '/api/v1/rooms/late')).status, 200);
+    // Without the word: the opening is not new, so a restart loads the room unchanged.
+    await f.stop();
+    writeFileSync(f.configPath, configText({ rooms: [demo, late] }));
+    await f.start();
+    assert.equal((await f.request('GET', '/api/v1/rooms/late')).status, 200);
+  } finally {
+    await f.cleanup();
+  }
+});

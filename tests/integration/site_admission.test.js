@@ -173,3 +173,22 @@ test('the site calls are off without a site token, and the admin token works for
     await off.cleanup();
   }
 });
+
+test('seats that are all taken hold the queue: the room says held_by_seats, and the waiting get no invented time', () =>
+  withSite([{ id: 'venue', rate_per_minute: 6000, target_url: '/welcome', inventory: { total: 2 } }], async (f) => {
+    const tickets = [];
+    for (let i = 0; i < 4; i++) tickets.push((await f.join('venue')).json.ticket);
+    await until('two admitted', async () => (await info(f, 'venue')).served === 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const room = await info(f, 'venue');
+    assert.equal(room.served, 2);
+    assert.equal(room.rate_reason, 'held_by_seats');
+    const waiting = (await f.status(tickets[3], 'venue')).json;
+    assert.equal(waiting.state, 'waiting');
+    assert.equal(waiting.position, 1);
+    assert.equal(waiting.eta_seconds, null);
+    assert.equal(waiting.held_reason, 'held_by_seats');
+    const admitted = (await f.status(tickets[0], 'venue')).json;
+    assert.equal(admitted.state, 'admitted');
+    assert.equal(admitted.held_reason, undefined);
+  }));

@@ -180,6 +180,30 @@ export class Foyer {
   status(ticket, room = 'demo') { return this.request('GET', `/api/v1/rooms/${room}/status`, { ticket }); }
 }
 
+/** Runs the binary with `args` to its end: { code, stdout, stderr }. */
+export function runFoyer(args) {
+  const proc = spawnOwned(foyerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (c) => { stdout += c; });
+  proc.stderr.on('data', (c) => { stderr += c; });
+  return new Promise((resolve) => proc.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** One request to any server, redirects not followed: { status, headers, json, text }. */
+export async function call(url, method, { bearer, body, key, cookie } = {}) {
+  const headers = {};
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
+  if (key) headers['idempotency-key'] = key;
+  if (cookie) headers.cookie = cookie;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, { method, headers, redirect: 'manual', body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
 /** Polls `check` every 20 ms until it returns something truthy, and returns that; fails after `ms`. */
 export async function until(what, check, ms = 10000) {
   const deadline = Date.now() + ms;

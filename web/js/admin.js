@@ -101,6 +101,12 @@ const controls = [
   },
 ];
 
+// The demo server prints /admin#token=<token>: taken once, then wiped from the address bar.
+const givenToken = new URLSearchParams(location.hash.slice(1)).get('token');
+if (givenToken) {
+  sessionStorage.setItem(TOKEN_KEY, givenToken);
+  history.replaceState(null, '', location.pathname + location.search);
+}
 let token = sessionStorage.getItem(TOKEN_KEY);
 let samples = loadSamples();
 let generation = 0;

@@ -8,18 +8,26 @@ namespace foyer {
 
 std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
                                                            const std::vector<room_config>& declared,
-                                                           std::int64_t now_ms) {
+                                                           std::int64_t now_ms,
+                                                           const std::set<std::string>& past_opening_accepted) {
   reconcile_plan plan;
   std::set<std::string_view> ids;
   for (std::size_t i = 0; i < declared.size(); ++i) {
     const auto& d = declared[i];
     auto field = [i](std::string_view key) { return fmt::format("rooms[{}].{}", i, key); };
+    auto opening = past_opening_accepted.contains(d.id) ? past_opening::accept : past_opening::refuse;
     ids.insert(d.id);
     if (rooms.retired(d.id)) {
       return field_problem{field("id"), fmt::format("room '{}' was deleted, and a room's id is never used again", d.id)};
     }
+    auto refused_opening = [&](const std::optional<std::int64_t>& was, const room_config& next) {
+      auto p = check_opening(was, next.opens_at_ms, now_ms, opening);
+      if (p) p = field_problem{field(p->field), fmt::format("room '{}': {}", d.id, p->message)};
+      return p;
+    };
     const room* r = rooms.find(d.id);
     if (!r) {
+      if (auto p = refused_opening(std::nullopt, d)) return *p;
       plan.create.push_back(d);
       continue;
     }
@@ -30,6 +38,7 @@ std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
     // A log from before settings were recorded takes the file whole, as it always did.
     room_config next = r->configured() ? apply_changes(r->config(), r->declared(), d) : d;
     if (next == r->config() && r->declared() == d && r->configured()) continue;
+    if (auto p = refused_opening(r->config().opens_at_ms, next)) return *p;
     if (rooms.configuring(d.id)) {
       return field_problem{field("id"), fmt::format("a change to room '{}' is being written; reload again", d.id)};
     }

@@ -10,12 +10,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
 #include "core/rooms/journal.hpp"
+#include "core/rooms/opening_check.hpp"
 
 namespace foyer {
 
@@ -34,10 +36,12 @@ struct reconcile_plan {
 };
 
 // What `declared` asks of `rooms` at `now_ms`, or why it is refused. A problem's field
-// names the file's key, e.g. "rooms[1].opens_at".
+// names the file's key, e.g. "rooms[1].opens_at". A new or changed opening in the past or
+// within a minute is refused, except in the rooms `past_opening_accepted` names.
 std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
                                                            const std::vector<room_config>& declared,
-                                                           std::int64_t now_ms);
+                                                           std::int64_t now_ms,
+                                                           const std::set<std::string>& past_opening_accepted = {});
 
 // The events that carry out `plan`; `seed` draws a new room's lottery seed.
 std::vector<event> reconcile_events(const reconcile_plan& plan, std::int64_t now_ms,

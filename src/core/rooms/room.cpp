@@ -252,9 +252,12 @@ void room::resume_admission(room_state state, std::int64_t at_ms) {
   state_ = state;
 }
 
-std::optional<std::uint64_t> room::admission_cap(std::int64_t now_ms) const {
-  std::optional<std::uint64_t> cap;
-  if (config_.max_active) cap = claims_.freed(now_ms) + *config_.max_active;
+std::optional<std::uint64_t> room::max_active_cap(std::int64_t now_ms) const {
+  if (!config_.max_active) return std::nullopt;
+  return claims_.freed(now_ms) + *config_.max_active;
+}
+
+std::optional<std::uint64_t> room::seats_cap(std::int64_t now_ms) const {
   // With seats, each admitted visitor whose slot is not free counts as one seat until
   // they hold (a hold frees the slot: its seats count as held from then), so the queue
   // admits for the seats available, and for seats that come back, in place order. With
@@ -262,24 +265,33 @@ std::optional<std::uint64_t> room::admission_cap(std::int64_t now_ms) const {
   // the fullest leg must not stop admission for the others (the hold itself is refused
   // if its own legs are full).
   // Seats owed to the waitlist are its, not the queue's.
-  if (seats_.enabled()) {
-    auto most = seats_.most_available();
-    auto open_seats = most > seats_.owed() ? most - seats_.owed() : 0;
-    cap = std::min(cap.value_or(~std::uint64_t{0}), claims_.freed(now_ms) + open_seats);
-  }
-  return cap;
+  if (!seats_.enabled()) return std::nullopt;
+  auto most = seats_.most_available();
+  auto open_seats = most > seats_.owed() ? most - seats_.owed() : 0;
+  return claims_.freed(now_ms) + open_seats;
+}
+
+std::optional<std::uint64_t> room::admission_cap(std::int64_t now_ms) const {
+  auto active = max_active_cap(now_ms);
+  auto seats = seats_cap(now_ms);
+  if (active && seats) return std::min(*active, *seats);
+  return active ? active : seats;
 }
 
 std::uint64_t room::unbounded_frontier(std::int64_t now_ms) const {
   return served_ + admission_due(rate_, tick_ms_, carry_, now_ms).admit;
 }
 
+std::optional<std::string_view> room::held_at(std::int64_t now_ms) const {
+  if (state_ != room_state::open) return std::nullopt;
+  auto cap = admission_cap(now_ms);
+  if (!cap || joined_ <= *cap || served(now_ms) < *cap) return std::nullopt;
+  // The seats name the hold when they are what binds; max_active otherwise.
+  return seats_cap(now_ms) == cap ? "held_by_seats" : "held_by_max_active";
+}
+
 std::string_view room::rate_reason_at(std::int64_t now_ms) const {
-  if (state_ == room_state::open) {
-    auto cap = admission_cap(now_ms);
-    if (cap && joined_ > *cap && served(now_ms) >= *cap) return "held_by_max_active";
-  }
-  return to_string(rate_reason_);
+  return held_at(now_ms).value_or(to_string(rate_reason_));
 }
 
 void room::apply(const lobby_closed& e) {

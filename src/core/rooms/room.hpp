@@ -103,6 +103,9 @@ class room {
   std::uint32_t base_rate() const { return base_rate_; }
   // Why admission goes at the pace it does at `now`.
   std::string_view rate_reason_at(std::int64_t now_ms) const;
+  // While admission waits for places to free up ("held_by_seats", "held_by_max_active"):
+  // then nobody knows when the queue moves again.
+  std::optional<std::string_view> held_at(std::int64_t now_ms) const;
 
   // Passes: claimed by a status answer, live until they expire or the site reports
   // them done. An admitted visitor who does not claim within the window has lapsed.
@@ -158,6 +161,8 @@ class room {
   std::int64_t claim_window_ms() const { return std::int64_t{config_.claim_window_seconds} * 1000; }
   // How many may be admitted at `now` under max_active and the seats, if either is set.
   std::optional<std::uint64_t> admission_cap(std::int64_t now_ms) const;
+  std::optional<std::uint64_t> max_active_cap(std::int64_t now_ms) const;
+  std::optional<std::uint64_t> seats_cap(std::int64_t now_ms) const;
   // The frontier at `now`, before the joined and max_active bound it.
   std::uint64_t unbounded_frontier(std::int64_t now_ms) const;
   // The start rate from the settings: the configured rate, inside the adaptive bounds.

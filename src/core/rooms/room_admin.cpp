@@ -9,8 +9,10 @@ admin_refusal invalid(const field_problem& p) { return {errc::invalid_room, p.me
 
 }  // namespace
 
-admin_decision create_room(const journal& rooms, room_config config, const digest& seed, std::int64_t now_ms) {
+admin_decision create_room(const journal& rooms, room_config config, const digest& seed, std::int64_t now_ms,
+                           past_opening opening) {
   if (auto p = check_room(config)) return invalid(*p);
+  if (auto p = check_opening(std::nullopt, config.opens_at_ms, now_ms, opening)) return invalid(*p);
   if (rooms.retired(config.id)) {
     return admin_refusal{errc::room_id_used,
                          fmt::format("Room '{}' was deleted, and a room's id is never used again.", config.id), "id"};
@@ -22,13 +24,15 @@ admin_decision create_room(const journal& rooms, room_config config, const diges
                             room_configured{config.id, config, room_owner::api, std::nullopt, now_ms}};
 }
 
-admin_decision change_room(const journal& rooms, std::string_view id, room_config next, std::int64_t now_ms) {
+admin_decision change_room(const journal& rooms, std::string_view id, room_config next, std::int64_t now_ms,
+                           past_opening opening) {
   const room* r = rooms.find(id);
   if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", id), ""};
   if (auto refused = r->refuses(next); refused && refused->field == "id") {
     return admin_refusal{errc::change_refused, refused->message, refused->field};
   }
   if (auto p = check_room(next)) return invalid(*p);
+  if (auto p = check_opening(r->config().opens_at_ms, next.opens_at_ms, now_ms, opening)) return invalid(*p);
   if (rooms.configuring(id)) {
     return admin_refusal{errc::change_refused, "Another change to this room is being written; retry in a moment.", ""};
   }

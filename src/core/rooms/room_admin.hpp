@@ -10,6 +10,7 @@
 
 #include "core/errc.hpp"
 #include "core/rooms/journal.hpp"
+#include "core/rooms/opening_check.hpp"
 
 namespace foyer {
 
@@ -22,11 +23,15 @@ struct admin_refusal {
 
 using admin_decision = std::variant<std::vector<event>, admin_refusal>;
 
-// A room the API creates, from settings read over the defaults; owned by the API.
-admin_decision create_room(const journal& rooms, room_config config, const digest& seed, std::int64_t now_ms);
+// A room the API creates, from settings read over the defaults; owned by the API. An
+// opening in the past or within a minute is refused unless `opening` accepts it.
+admin_decision create_room(const journal& rooms, room_config config, const digest& seed, std::int64_t now_ms,
+                           past_opening opening = past_opening::refuse);
 
-// `next` replaces the settings of room `id`; no events if it changes nothing.
-admin_decision change_room(const journal& rooms, std::string_view id, room_config next, std::int64_t now_ms);
+// `next` replaces the settings of room `id`; no events if it changes nothing. A changed
+// opening is checked as on create.
+admin_decision change_room(const journal& rooms, std::string_view id, room_config next, std::int64_t now_ms,
+                           past_opening opening = past_opening::refuse);
 
 // Removes a room. With visitors waiting, only when forced: it is closed first.
 admin_decision remove_room(const journal& rooms, std::string_view id, bool force, std::int64_t now_ms);

@@ -57,6 +57,10 @@ visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std:
     default: s.state = "waiting"; break;
   }
   if (s.state == "sold_out" || s.state == "closed") s.frontier_above.reset();
+  if (s.state == "waiting") {
+    s.held = r.held_at(now_ms);
+    if (s.held) s.eta_seconds.reset();
+  }
   return s;
 }
 

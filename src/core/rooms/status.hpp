@@ -14,7 +14,10 @@ struct visitor_status {
   std::optional<std::uint64_t> place;
   std::uint64_t served = 0;
   std::optional<std::uint64_t> position;  // place − served: how many are ahead
+  // None while admission is held (then `held` says why): no time can be honest.
   std::optional<std::uint64_t> eta_seconds;
+  // While waiting on a held queue: "held_by_seats" or "held_by_max_active" (room::held_at).
+  std::optional<std::string_view> held;
   std::uint32_t poll_after_ms = 0;
   // While waiting more than this many places back, the visitor may poll the room's
   // cacheable frontier instead (a CDN answers it for everyone) and compute their

@@ -159,10 +159,6 @@ namespace {
 
 // The body's settings over `config`; else the answer to give.
 std::optional<response> read_settings(context& ctx, const request& req, room_config& config) {
-  auto type = req[bhttp::field::content_type];
-  if (!type.empty() && !type.starts_with("application/json")) {
-    return problem(req, errc::unsupported_media_type, "Send the settings as application/json.");
-  }
   auto refused = apply_settings(ctx.json_parser, padded(ctx, req.body()), config);
   if (!refused) return std::nullopt;
   if (refused->field.empty()) {
@@ -195,6 +191,12 @@ task<response> apply(context& ctx, const request& req, std::string room_id, even
   });
 }
 
+// `?opens_at_in_past=accept`: the operator means an opening in the past or within a minute.
+past_opening opening_rule(const request& req) {
+  return query_param(req.target(), past_opening_key) == past_opening_accept ? past_opening::accept
+                                                                            : past_opening::refuse;
+}
+
 constexpr std::size_t audit_batch = 4096;
 constexpr std::uint64_t default_audit_limit = 1000;
 constexpr std::uint64_t max_audit_limit = 100'000;
@@ -224,7 +226,8 @@ task<response> create_room(context& ctx, const request& req) {
   room_config config;
   if (auto bad = read_settings(ctx, req, config)) co_return std::move(*bad);
   std::string id = config.id;
-  auto decision = foyer::create_room(ctx.rooms, std::move(config), random_array<32>(), ctx.clock.steady_ms());
+  auto decision =
+      foyer::create_room(ctx.rooms, std::move(config), random_array<32>(), ctx.clock.steady_ms(), opening_rule(req));
   co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
     return now ? json_response(req, bhttp::status::created, admin_view(ctx, *now)) : unknown_room(req, id);
   });
@@ -234,7 +237,7 @@ task<response> patch_room(context& ctx, const request& req, const room& r) {
   room_config next = r.config();
   if (auto bad = read_settings(ctx, req, next)) co_return std::move(*bad);
   std::string id = r.config().id;
-  auto decision = change_room(ctx.rooms, id, next, ctx.clock.steady_ms());
+  auto decision = change_room(ctx.rooms, id, next, ctx.clock.steady_ms(), opening_rule(req));
   co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
     if (!now) return unknown_room(req, id);
     // Checked against the room as it was; a join written meanwhile keeps the schedule.

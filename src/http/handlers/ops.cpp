@@ -1,6 +1,7 @@
 #include "http/handlers/ops.hpp"
 
 #include <boost/beast/http/field.hpp>
+#include <fmt/core.h>
 
 #include "core/base/json.hpp"
 #include "http/problem.hpp"
@@ -12,6 +13,29 @@ namespace bhttp = beast::http;
 response jwks(const context& ctx, const request& req) {
   auto res = json_response(req, bhttp::status::ok, ctx.keys.jwks_json());
   res.set(bhttp::field::cache_control, "public, max-age=300");
+  return res;
+}
+
+response discovery(const context& ctx, const request& req) {
+  constexpr std::string_view jwks_path = "/.well-known/jwks.json";
+  // An issuer that is a URL is where Foyer is reached: the keys are named absolutely
+  // there. Another issuer (the default "foyer") leaves them relative to this document.
+  std::string_view issuer = ctx.settings.issuer;
+  bool is_url = issuer.starts_with("https://") || issuer.starts_with("http://");
+  while (is_url && issuer.ends_with('/')) issuer.remove_suffix(1);
+  std::string rooms = "[";
+  for (const auto& [id, r] : ctx.rooms.rooms()) {
+    if (rooms.size() > 1) rooms += ',';
+    rooms += json_quote(id);
+  }
+  rooms += ']';
+  auto body = json_object()
+                  .str("issuer", ctx.settings.issuer)
+                  .str("jwks_uri", is_url ? fmt::format("{}{}", issuer, jwks_path) : std::string(jwks_path))
+                  .raw("rooms", rooms)
+                  .done();
+  auto res = json_response(req, bhttp::status::ok, std::move(body));
+  res.set(bhttp::field::cache_control, "public, max-age=60");
   return res;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // For the machines around Foyer:
 //   GET /.well-known/jwks.json   the keys passes are signed with, for offline checks
+//   GET /.well-known/foyer.json  {issuer, jwks_uri, rooms}: what a guard or a site needs
+//                                to check passes, in one place
 //   GET /metrics                 Prometheus text (core/ops/metrics.hpp)
 //   GET /healthz                 {"status":"ok"}: the process is alive
 //   GET /readyz                  {"status":"ready"}, or 503 not_ready with the reason: no
@@ -13,6 +15,7 @@
 namespace foyer::http::handlers {
 
 response jwks(const context& ctx, const request& req);
+response discovery(const context& ctx, const request& req);
 response metrics(const ops::metrics_registry& registry, const request& req);
 // The rooms' funnel (joined, served, waiting, rate) and the refused proofs by reason.
 void collect_rooms(const context& ctx, ops::metrics_writer& w);

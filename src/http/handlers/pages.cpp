@@ -10,8 +10,14 @@ response pages::front(const request& req) const {
 }
 
 response pages::room_page(const request& req, std::string_view room_id) const {
-  if (!rooms_.find(room_id)) return unknown_room(req, room_id);
-  return file(req, "/room.html");
+  if (rooms_.find(room_id)) return file(req, "/room.html");
+  // A browser gets the waiting page, which says "No such waiting room" in the visitor's
+  // words; an API client gets the problem.
+  if (std::string_view(req[beast::http::field::accept]).find("text/html") == std::string_view::npos) {
+    return unknown_room(req, room_id);
+  }
+  if (auto res = files_.serve(req, "/room.html", beast::http::status::not_found)) return std::move(*res);
+  return unknown_room(req, room_id);
 }
 
 response pages::file(const request& req, std::string_view path) const {

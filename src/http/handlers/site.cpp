@@ -22,14 +22,6 @@ bool token_matches(std::string_view given, const std::string& expected) {
 
 response refused(const request& req, const site_refusal& why) { return problem(req, why.code, why.detail); }
 
-std::optional<response> not_json(const request& req) {
-  auto type = req[bhttp::field::content_type];
-  if (!type.empty() && !type.starts_with("application/json")) {
-    return problem(req, errc::unsupported_media_type, "Send the report as application/json.");
-  }
-  return std::nullopt;
-}
-
 response stock_response(const request& req, const stock_receipt& receipt) {
   json_object body;
   if (receipt.remaining) {
@@ -124,7 +116,6 @@ task<response> report_stock(context& ctx, const request& req, const room& r) {
   if (!valid_idempotency_key(key_text)) {
     co_return problem(req, errc::bad_request, "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
-  if (auto bad = not_json(req)) co_return std::move(*bad);
   auto report = parse_stock(ctx.json_parser, padded(ctx, req.body()));
   if (!report) {
     co_return problem(req, errc::bad_body,
@@ -147,7 +138,6 @@ task<response> report_stock(context& ctx, const request& req, const room& r) {
 
 task<response> report_done(context& ctx, const request& req, const room& r) {
   if (auto denied = site_check(ctx, req)) co_return std::move(*denied);
-  if (auto bad = not_json(req)) co_return std::move(*bad);
   auto bad_body = [&req] {
     return problem(req, errc::bad_body, "The body must be {\"passes\": [\"<jti>\", ...]}, each jti as the pass carries it.");
   };
@@ -172,7 +162,6 @@ task<response> report_done(context& ctx, const request& req, const room& r) {
 
 response report_signals(context& ctx, const request& req, const room& r) {
   if (auto denied = site_check(ctx, req)) return std::move(*denied);
-  if (auto bad = not_json(req)) return std::move(*bad);
   auto bad_body = [&req] {
     return problem(req, errc::bad_body,
                    "The body must be {\"p95_ms\": x, \"error_rate\": y}: either field, x ≥ 0 and y from 0 to 1.");

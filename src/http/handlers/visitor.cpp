@@ -297,6 +297,7 @@ response visitor::status(const request& req, const room& r) {
       .opt_num("eta_seconds", st.eta_seconds)
       .num("poll_after_ms", st.poll_after_ms)
       .opt_num("frontier_above", st.frontier_above);
+  if (st.held) body.str("held_reason", *st.held);
   if (t->lobby_index) body.num("lobby_index", *t->lobby_index);
   if (st.state == "lobby") {
     if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));

@@ -20,3 +20,24 @@ TEST_CASE("a float where a whole number belongs is refused, however large") {
 TEST_CASE("text that is not TOML names the source, line and column") {
   CHECK_THROWS_WITH(app::parse_config("[server\n", "t.toml"), Catch::StartsWith("config: t.toml:1:"));
 }
+
+TEST_CASE("a room's opens_at_in_past takes \"accept\" only, and is no room setting") {
+  auto c = app::parse_config(
+      "[[rooms]]\nid = \"a\"\ntarget_url = \"/go\"\nopens_at = 2020-01-01T00:00:00Z\nopens_at_in_past = \"accept\"\n"
+      "[[rooms]]\nid = \"b\"\ntarget_url = \"/go\"\n",
+      "t.toml");
+  CHECK(c.past_opening_accepted == std::set<std::string>{"a"});
+  CHECK_THROWS_WITH(app::parse_config("[[rooms]]\nid = \"a\"\ntarget_url = \"/go\"\nopens_at_in_past = true\n", "t.toml"),
+                    Catch::Contains("config: rooms[0].opens_at_in_past: must be \"accept\""));
+}
+
+TEST_CASE("the embedded demo has fresh admin and site tokens; a config file has none unless it says so") {
+  auto demo = app::embedded_demo_config();
+  CHECK(demo.api.admin_token.size() >= 32);
+  CHECK(demo.api.site_token.size() >= 32);
+  CHECK(demo.api.admin_token != demo.api.site_token);
+  CHECK(app::embedded_demo_config().api.admin_token != demo.api.admin_token);
+  auto file = app::parse_config("[server]\nlisten = \"127.0.0.1:8080\"\n", "t.toml");
+  CHECK(file.api.admin_token.empty());
+  CHECK(file.api.site_token.empty());
+}

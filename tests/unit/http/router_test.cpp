@@ -42,9 +42,12 @@ struct router_fixture {
     });
   }
 
-  response answer(verb method, std::string target, std::string authorization = "Bearer ok") {
+  response answer(verb method, std::string target, std::string authorization = "Bearer ok", std::string body = "",
+                  std::string content_type = "") {
     request req{method, target, 11};
     req.set(beast::http::field::authorization, authorization);
+    req.body() = body;
+    if (!content_type.empty()) req.set(beast::http::field::content_type, content_type);
     std::optional<response> out;
     net::co_spawn(ioc, r.handle(req, peer{}), [&](std::exception_ptr e, response res) {
       if (e) std::rethrow_exception(e);
@@ -148,4 +151,23 @@ TEST_CASE_METHOD(router_fixture, "a request is named by the pattern of the route
   CHECK(r.patterns().at(r.match(verb::delete_, "/api/v1/rooms/shop").route) == "/api/v1/rooms/{room}");
   CHECK(r.match(verb::get, "/api/v1/nope").route == router::unmatched);
   CHECK(r.patterns().size() == 7);
+}
+
+TEST_CASE_METHOD(router_fixture, "a body is read only when it says it is JSON, on every route", "[router]") {
+  const std::string body = R"({"challenge":"c","nonce":"n"})";
+  for (const char* type : {"", "application/x-www-form-urlencoded", "text/plain", "application/jsonp"}) {
+    INFO(type);
+    auto res = answer(verb::post, "/api/v1/rooms/a/join", "", body, type);
+    CHECK(res.result_int() == 415);
+    CHECK(res.body().find("unsupported_media_type") != std::string::npos);
+  }
+  for (const char* type : {"application/json", "Application/JSON; charset=utf-8", "application/json ;charset=UTF-8"}) {
+    INFO(type);
+    CHECK(answer(verb::post, "/api/v1/rooms/a/join", "", body, type).body() == "join:a");
+  }
+  // Without a body nothing is read, so nothing need be declared.
+  CHECK(answer(verb::post, "/api/v1/rooms/a/join", "").body() == "join:a");
+  // No such path, and a guard's refusal, come first.
+  CHECK(answer(verb::post, "/nowhere", "", body).result_int() == 404);
+  CHECK(answer(verb::get, "/api/v1/admin/rooms", "Bearer no", body).result_int() == 401);
 }

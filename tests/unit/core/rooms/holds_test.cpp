@@ -8,6 +8,7 @@
 
 #include "core/passes/pass_issuer.hpp"
 #include "core/rooms/hold_desk.hpp"
+#include "core/rooms/status.hpp"
 #include "support/journal_fixture.hpp"
 
 using namespace foyer;
@@ -782,4 +783,40 @@ TEST_CASE_METHOD(holds_fixture, "a hold decided before its pass's claim was appl
   REQUIRE_FALSE(commit(std::get<event>(decision)).first);
   CHECK(r().active(clock.steady_ms()) == 0);
   CHECK(seats().held() == 1);
+}
+
+TEST_CASE_METHOD(holds_fixture, "held by its seats, a room says so and its waiting visitors get no invented time") {
+  start({seat_room(2)});
+  for (std::uint8_t v = 0; v < 6; ++v) join("r", v);
+  advance_s(5);
+  tick("r");
+  REQUIRE(r().served(clock.steady_ms()) == 2);
+  CHECK(r().rate_reason_at(clock.steady_ms()) == "held_by_seats");
+  auto st = status_of(r(), 4, clock.steady_ms(), 0.5);
+  CHECK(st.state == "waiting");
+  CHECK(st.position == 2u);
+  CHECK_FALSE(st.eta_seconds);
+  CHECK(st.held == "held_by_seats");
+  // An admitted visitor is not held.
+  CHECK_FALSE(status_of(r(), 0, clock.steady_ms(), 0.5).held);
+  // Seats back: the queue moves, and the time is honest again.
+  REQUIRE_FALSE(commit(pass_claimed{"r", 0, id_of(3, 0), clock.now_ms()}).first);
+  receipt(ask("k0", {hold_action::place, hold_id(0), visitor(0), 0, 1}));
+  receipt(act("r0", hold_action::release, 0));
+  CHECK(r().rate_reason_at(clock.steady_ms()) != "held_by_seats");
+  auto moving = status_of(r(), 5, clock.steady_ms(), 0.5);
+  CHECK_FALSE(moving.held);
+  CHECK(moving.eta_seconds);
+}
+
+TEST_CASE_METHOD(holds_fixture, "with seats and max_active, the reason is the one that binds") {
+  auto c = seat_room(10);
+  c.max_active = 2;
+  start({c});
+  for (std::uint8_t v = 0; v < 6; ++v) join("r", v);
+  advance_s(5);
+  tick("r");
+  REQUIRE(r().served(clock.steady_ms()) == 2);
+  CHECK(r().rate_reason_at(clock.steady_ms()) == "held_by_max_active");
+  CHECK(status_of(r(), 4, clock.steady_ms(), 0.5).held == "held_by_max_active");
 }

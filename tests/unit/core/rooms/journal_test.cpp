@@ -104,9 +104,9 @@ TEST_CASE_METHOD(journal_fixture, "the lobby closes on schedule, draws, then que
 }
 
 TEST_CASE_METHOD(journal_fixture, "a beacon room waits for the beacon before the draw") {
-  start({lobby_room(start_ms + 1'000, "the first drand quicknet round after the close")});
+  start({lobby_room(start_ms + 60'000, "the first drand quicknet round after the close")});
   for (int i = 0; i < 5; ++i) join("lobby");
-  clock.advance_ms(20'000);
+  clock.advance_ms(80'000);
   REQUIRE(tick("lobby"));
   room* r = rooms->find("lobby");
   CHECK(r->state() == room_state::drawing);

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "core/rooms/room_admin.hpp"
 #include "support/journal_fixture.hpp"
 
 using namespace foyer;
@@ -161,4 +162,53 @@ TEST_CASE_METHOD(journal_fixture, "a log from before settings were history takes
   restart();  // no file: the recorded settings
   CHECK(rooms->find("old")->config().rate_per_minute == 120);
   CHECK(rooms->find("old")->joined() == 5);
+}
+
+TEST_CASE_METHOD(journal_fixture, "an opening in the past or within a minute is refused unless the file means it") {
+  start({test_room("a", 60)});
+  for (std::int64_t opens_at : {start_ms - 3'600'000, start_ms, start_ms + 59'000}) {
+    auto refused = reconcile({test_room("a", 60), with_opens_at(test_room("b", 60), opens_at)});
+    REQUIRE(refused);
+    CHECK(refused->field == "rooms[1].opens_at");
+    CHECK_THAT(refused->message, Catch::Contains("opens_at_in_past = \"accept\""));
+    // A change to an existing room's opening is checked as a new room's is.
+    refused = reconcile({with_opens_at(test_room("a", 60), opens_at)});
+    REQUIRE(refused);
+    CHECK(refused->field == "rooms[0].opens_at");
+  }
+  CHECK_FALSE(rooms->find("b"));
+  auto accepted = plan_reconcile(*rooms, {test_room("a", 60), with_opens_at(test_room("b", 60), start_ms - 1'000)},
+                                 clock.steady_ms(), {"b"});
+  CHECK(std::holds_alternative<reconcile_plan>(accepted));
+}
+
+TEST_CASE_METHOD(journal_fixture, "a room whose opening has since passed loads and reloads unchanged") {
+  auto lobby = with_opens_at(test_room("a", 60), start_ms + 120'000);
+  start({lobby});
+  join("a");
+  clock.advance_ms(3'600'000);
+  restart();
+  CHECK_FALSE(reconcile({lobby}));
+  // Another setting may change; the opening that passed stays as it was.
+  auto faster = lobby;
+  faster.rate_per_minute = 120;
+  CHECK_FALSE(reconcile({faster}));
+  CHECK(rooms->find("a")->config().opens_at_ms == start_ms + 120'000);
+}
+
+TEST_CASE_METHOD(journal_fixture, "through the admin API an opening in the past is refused unless the call means it") {
+  start({test_room("a", 60)});
+  auto past = with_opens_at(test_room("b", 60), start_ms - 1'000);
+  auto refused = create_room(*rooms, past, digest{9}, clock.steady_ms());
+  REQUIRE(std::holds_alternative<admin_refusal>(refused));
+  CHECK(std::get<admin_refusal>(refused).code == errc::invalid_room);
+  CHECK(std::get<admin_refusal>(refused).field == "opens_at");
+  CHECK(std::holds_alternative<std::vector<event>>(
+      create_room(*rooms, past, digest{9}, clock.steady_ms(), past_opening::accept)));
+  auto soon = with_opens_at(test_room("a", 60), start_ms + 30'000);
+  auto changed = change_room(*rooms, "a", soon, clock.steady_ms());
+  REQUIRE(std::holds_alternative<admin_refusal>(changed));
+  CHECK(std::get<admin_refusal>(changed).field == "opens_at");
+  CHECK(std::holds_alternative<std::vector<event>>(
+      change_room(*rooms, "a", with_opens_at(test_room("a", 60), start_ms + 61'000), clock.steady_ms())));
 }
