@@ -213,6 +213,7 @@ export const strings = {
     adaptive_no_signal: 'cut: the site sent no signal',
     no_show_compensation: 'raised to make up for no-shows',
     held_by_max_active: 'held: max_active passes are live',
+    held_by_seats: 'held: no seat is free for the next visitor',
   },
   chartQueue: 'Queue depth, last hour',
   chartAdmissions: 'Admissions per minute, last hour',
