@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "core/base/crypto.hpp"
-#include "core/rooms/event.hpp"
+#include "core/base/ids.hpp"
 
 namespace foyer {
 

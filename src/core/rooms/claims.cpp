@@ -13,20 +13,6 @@ constexpr std::int64_t ratio_window_ms = 15 * 60'000;
 
 }  // namespace
 
-std::size_t id16_hash::operator()(const id16& id) const noexcept {
-  // Account ids and pass ids are digests: any eight of their bytes are uniform.
-  std::size_t h;
-  std::memcpy(&h, id.data(), sizeof h);
-  return h;
-}
-
-id16 key_digest(std::string_view key) {
-  auto d = sha256({as_bytes(key)});
-  id16 out;
-  std::copy_n(d.begin(), out.size(), out.begin());
-  return out;
-}
-
 void claim_book::record_frontier(std::int64_t at_ms, std::uint64_t served) {
   if (!frontier_.empty() && frontier_.back().second == served) return;
   frontier_.emplace_back(at_ms, served);

@@ -13,16 +13,10 @@
 #include <utility>
 
 #include "core/base/codec.hpp"
+#include "core/base/ids.hpp"
 #include "core/rooms/event.hpp"
 
 namespace foyer {
-
-struct id16_hash {
-  std::size_t operator()(const id16& id) const noexcept;
-};
-
-// How an Idempotency-Key is indexed: the first 16 bytes of its digest.
-id16 key_digest(std::string_view key);
 
 class claim_book {
  public:

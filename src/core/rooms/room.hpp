@@ -10,7 +10,7 @@
 
 #include "core/rooms/claims.hpp"
 #include "core/rooms/event.hpp"
-#include "core/rooms/holds.hpp"
+#include "core/inventory/seat_ledger.hpp"
 #include "core/rooms/room_spec.hpp"
 #include "core/rooms/stock.hpp"
 #include "core/fairness/lottery.hpp"

@@ -18,7 +18,7 @@
 #include <foyer/store.hpp>
 #include <simdjson.h>
 
-#include "core/gate/join_desk.hpp"
+#include "core/rooms/join_desk.hpp"
 #include "core/gate/join_price.hpp"
 #include "core/gate/network.hpp"
 #include "core/gate/ticket.hpp"

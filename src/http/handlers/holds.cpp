@@ -7,7 +7,7 @@
 #include "core/base/json.hpp"
 #include "core/base/time_text.hpp"
 #include "core/passes/pass_issuer.hpp"
-#include "core/rooms/hold_desk.hpp"
+#include "core/inventory/hold_desk.hpp"
 #include "core/rooms/site_reports.hpp"
 #include "http/handlers/site.hpp"
 #include "http/problem.hpp"

@@ -1,4 +1,4 @@
-#include "core/rooms/hold_desk.hpp"
+#include "core/inventory/hold_desk.hpp"
 
 #include <algorithm>
 

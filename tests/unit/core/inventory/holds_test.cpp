@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/passes/pass_issuer.hpp"
-#include "core/rooms/hold_desk.hpp"
+#include "core/inventory/hold_desk.hpp"
 #include "support/journal_fixture.hpp"
 
 using namespace foyer;

@@ -10,7 +10,7 @@
 #include <variant>
 
 #include "core/errc.hpp"
-#include "core/rooms/holds.hpp"
+#include "core/inventory/seat_ledger.hpp"
 #include "core/rooms/room.hpp"
 #include "core/rooms/status.hpp"
 

@@ -19,15 +19,17 @@
 #include <deque>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <variant>
 #include <vector>
 
 #include "core/base/codec.hpp"
-#include "core/rooms/claims.hpp"
-#include "core/rooms/event.hpp"
-#include "core/rooms/room_spec.hpp"
+#include "core/base/field_problem.hpp"
+#include "core/base/ids.hpp"
+#include "core/inventory/hold_events.hpp"
+#include "core/inventory/inventory_settings.hpp"
 
 namespace foyer {
 
