@@ -24,6 +24,8 @@ std::string_view to_string(hold_outcome outcome) {
     case hold_outcome::frozen: return "frozen";
     case hold_outcome::bad_route: return "bad_route";
     case hold_outcome::waitlisted: return "waitlisted";
+    case hold_outcome::seats_per_pass_exceeded: return "seats_per_pass_exceeded";
+    case hold_outcome::pass_ended: return "pass_ended";
   }
   return "unknown";
 }

@@ -87,8 +87,10 @@ enum class hold_outcome : std::uint8_t {
   frozen,        // the seat ledger is frozen: nothing applied
   bad_route,     // stations the room's legs do not have, or the wrong way round
   waitlisted,    // in line for seats that may come back (inventory.waitlist)
+  seats_per_pass_exceeded,  // the pass would hold and have confirmed more than max_seats_per_pass
+  pass_ended,               // the pass was reported done, or its claim is not known
 };
-inline constexpr auto last_hold_outcome = hold_outcome::waitlisted;
+inline constexpr auto last_hold_outcome = hold_outcome::pass_ended;
 std::string_view to_string(hold_outcome outcome);
 
 }  // namespace foyer

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,11 @@ struct inventory_settings {
   std::vector<std::string> legs;
   std::vector<std::uint64_t> leg_totals;  // Default: `total` seats on each leg; else one per leg
   std::uint32_t waitlist = 0;  // Default: 0, no waitlist; else how many may wait for seats that may come back
+  // Default: none, max_seats_per_hold: the seats one pass may hold and have confirmed over
+  // its life, however many holds it places one after another.
+  std::optional<std::uint32_t> max_seats_per_pass;
+
+  std::uint32_t seats_per_pass() const { return max_seats_per_pass.value_or(max_seats_per_hold); }
 
   // Legs of the route: one without stations.
   std::size_t leg_count() const { return legs.size() < 2 ? 1 : legs.size() - 1; }

@@ -26,7 +26,9 @@ bool refused(hold_outcome outcome) {
     case hold_outcome::unknown_hold:
     case hold_outcome::no_inventory:
     case hold_outcome::frozen:
-    case hold_outcome::bad_route: return true;
+    case hold_outcome::bad_route:
+    case hold_outcome::seats_per_pass_exceeded:
+    case hold_outcome::pass_ended: return true;
     case hold_outcome::placed:
     case hold_outcome::waitlisted:
     case hold_outcome::extended:
@@ -146,6 +148,11 @@ void seat_ledger::move(const hold& h, std::uint64_t leg_seats::*from, std::uint6
     legs_[i].*from -= h.seats;
     legs_[i].*to += h.seats;
   }
+}
+
+std::uint64_t seat_ledger::confirmed_of(const id16& visitor) const {
+  auto it = confirmed_by_visitor_.find(visitor);
+  return it == confirmed_by_visitor_.end() ? 0 : it->second;
 }
 
 const hold* seat_ledger::find(const id16& hold_id) const {
@@ -292,6 +299,8 @@ hold_outcome seat_ledger::answer(std::string_view key, hold_action action, const
 hold_outcome seat_ledger::place(const hold_placed& e, leg_span legs) {
   if (holds_.contains(e.hold)) return hold_outcome::hold_id_taken;
   if (e.seats == 0 || e.seats > settings_->max_seats_per_hold) return hold_outcome::bad_seats;
+  // The visitor's live hold, if any, is refused or replaced below: only confirmed seats count.
+  if (confirmed_of(e.visitor) + e.seats > settings_->seats_per_pass()) return hold_outcome::seats_per_pass_exceeded;
   auto earlier = live_hold_of(e.visitor);
   if (earlier && settings_->second == second_hold::refuse) return hold_outcome::live_hold_exists;
   // All or nothing: the earlier hold goes only if the new one can take its place.
@@ -316,11 +325,11 @@ hold_outcome seat_ledger::place(const hold_placed& e, leg_span legs) {
   return outcome;
 }
 
-hold_outcome seat_ledger::apply(const hold_placed& e) {
+hold_outcome seat_ledger::apply(const hold_placed& e, bool pass_usable) {
   if (auto why = unanswered(e.key, e.at_ms)) return *why;
   auto route = route_of(*settings_, as_station(e.from), as_station(e.to));
   auto* legs = std::get_if<leg_span>(&route);
-  auto outcome = legs ? place(e, *legs) : hold_outcome::bad_route;
+  auto outcome = !pass_usable ? hold_outcome::pass_ended : legs ? place(e, *legs) : hold_outcome::bad_route;
   hold_receipt r;
   r.hold = e.hold;
   r.visitor = e.visitor;
@@ -372,6 +381,7 @@ hold_outcome seat_ledger::apply(const hold_confirmed& e) {
       live_by_visitor_.erase(h.visitor);
       held_ -= h.seats;
       confirmed_ += h.seats;
+      confirmed_by_visitor_[h.visitor] += h.seats;
       move(h, &leg_seats::held, &leg_seats::confirmed);
       h.state = hold_state::confirmed;
       break;
@@ -384,6 +394,7 @@ hold_outcome seat_ledger::apply(const hold_confirmed& e) {
       } else if (available(h.legs) >= h.seats) {
         // On the same legs as before.
         confirmed_ += h.seats;
+        confirmed_by_visitor_[h.visitor] += h.seats;
         move(h, &leg_seats::available, &leg_seats::confirmed);
         h.state = hold_state::confirmed;
       } else {

@@ -156,6 +156,7 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
       l.live_by_expiry_.emplace(h.expires_ms, id);
     } else if (h.state == hold_state::confirmed) {
       confirmed += h.seats;
+      l.confirmed_by_visitor_[h.visitor] += h.seats;
       for (auto leg = h.legs.from; countable && leg < h.legs.to; ++leg) counted[leg].confirmed += h.seats;
     }
     l.holds_.emplace(id, h);

@@ -99,17 +99,21 @@ void room::apply(const room_configured& e) {
     }
     next.beacon_rule = config_.beacon_rule;
   }
-  // Likewise the legs, while seats are held or confirmed on them.
-  if (config_.inventory && next.inventory && seats_.held() + seats_.confirmed() > 0 &&
-      next.inventory->legs != config_.inventory->legs) {
-    next.inventory->legs = config_.inventory->legs;
-    next.inventory->leg_totals = config_.inventory->leg_totals;
-  }
+  // The seats are decided here, against what the holds applied before it hold: a change
+  // checked before holds written meanwhile were applied keeps the seats it would not fit
+  // (the caller says so with the numbers), and a file's declaration of them is kept
+  // unapplied, so that the next reload tries it again.
+  bool seats_kept = refuses_seats(next).has_value();
+  if (seats_kept) next.inventory = config_.inventory;
   bool first = !configured_;
   bool schedule_moved = next.opens_at_ms != config_.opens_at_ms;
   configured_ = true;
   if (first) owner_ = e.source;
-  if (e.declared) declared_ = *e.declared;
+  if (e.declared) {
+    auto inventory = declared_.inventory;
+    declared_ = *e.declared;
+    if (seats_kept) declared_.inventory = std::move(inventory);
+  }
   room_config before = std::exchange(config_, std::move(next));
   // A new rate or new bounds start from the setting; the compensation for no-shows is
   // measured anew under a new multiplier. Both count from this moment (journal::submit
@@ -179,7 +183,7 @@ void room::apply(const pass_claimed& e) {
 }
 
 void room::apply(const passes_done& e) {
-  for (auto place : e.places) claims_.finish(place);
+  for (auto place : e.places) claims_.report_done(place);
 }
 
 void room::apply(const stock_reported& e) {
@@ -201,11 +205,14 @@ void room::follow_supply(std::int64_t at_ms) {
 }
 
 hold_outcome room::apply(const hold_placed& e) {
-  auto outcome = seats_.apply(e);
   // In line or holding, the visitor's seats count from here, not their pass slot. The
   // place is looked up here too: a hold asked for right after the poll that gave the pass
   // was decided before that pass's claim was applied, and the log has the claim first.
   auto place = e.place ? e.place : claims_.place_of_pass(pass::pass_id(config_.id, e.visitor));
+  // A pass reported done places nothing, nor one whose claim is not known (unless its
+  // claim was forgotten after its holds, which the ledger knows).
+  bool pass_usable = place ? !claims_.reported_done(*place) : seats_.knows(e.visitor);
+  auto outcome = seats_.apply(e, pass_usable);
   if ((outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) && place) claims_.finish(*place);
   follow_supply(e.at_ms);
   return outcome;

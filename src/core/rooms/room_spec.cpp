@@ -195,6 +195,7 @@ std::optional<field_problem> set_inventory(inventory_settings& s, std::string_vi
   if (name == "extension_seconds") return set_integer(key, value, s.extension_seconds, 0, max_hold_seconds);
   if (name == "late_grace_seconds") return set_integer(key, value, s.late_grace_seconds, 0, max_late_grace_seconds);
   if (name == "max_seats_per_hold") return set_integer(key, value, s.max_seats_per_hold, 1, 1000);
+  if (name == "max_seats_per_pass") return set_optional_integer(key, value, s.max_seats_per_pass, 1, 1000);
   if (name == "legs") return set_stations(s, key, value);
   if (name == "waitlist") return set_integer(key, value, s.waitlist, 0, max_waitlist);
   if (name == "leg_totals") return set_leg_totals(s, key, value);
@@ -415,6 +416,7 @@ std::string to_json(const room_config& c) {
                            .num("extension_seconds", s->extension_seconds)
                            .num("late_grace_seconds", s->late_grace_seconds)
                            .num("max_seats_per_hold", s->max_seats_per_hold)
+                           .opt_num("max_seats_per_pass", s->max_seats_per_pass)
                            .str("second_hold", to_string(s->second))
                            .raw("legs", json_string_list(s->legs))
                            .raw("leg_totals", fmt::format("[{}]", fmt::join(s->leg_totals, ",")))

@@ -92,8 +92,8 @@ std::string to_json(const room_config& config);
 
 // The encoding of the settings in events and snapshots. Format 1 has no admission
 // settings (max_active and after): they take their defaults; format 2 has no inventory;
-// format 3 no legs, format 4 no waitlist.
-inline constexpr std::uint8_t room_config_format = 5;
+// format 3 no legs, format 4 no waitlist, format 5 no max_seats_per_pass.
+inline constexpr std::uint8_t room_config_format = 6;
 void write_room_config(writer& w, const room_config& config);
 room_config read_room_config(reader& r, std::uint8_t format = room_config_format);
 

@@ -47,6 +47,8 @@ void write_room_config(writer& w, const room_config& c) {
   w.u32(static_cast<std::uint32_t>(s.leg_totals.size()));
   for (auto total : s.leg_totals) w.u64(total);
   w.u32(s.waitlist);
+  w.u8(s.max_seats_per_pass.has_value());
+  if (s.max_seats_per_pass) w.u32(*s.max_seats_per_pass);
 }
 
 room_config read_room_config(reader& r, std::uint8_t format) {
@@ -99,6 +101,7 @@ room_config read_room_config(reader& r, std::uint8_t format) {
     for (std::uint32_t i = 0; i < totals && !r.failed(); ++i) s.leg_totals.push_back(r.u64());
   }
   if (format >= 5) s.waitlist = r.u32();
+  if (format >= 6 && r.u8() != 0) s.max_seats_per_pass = r.u32();
   if (inventory) c.inventory = s;
   return c;
 }
