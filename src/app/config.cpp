@@ -161,6 +161,7 @@ void read_server(const toml::table& table, config& c) {
   t.boolean("secure_cookies", c.api.secure_cookies);
   t.integer("status_within_places", c.api.status_within.places, 0, 1'000'000'000);
   t.integer("status_within_seconds", c.api.status_within.seconds, 0, 3600);
+  t.integer("hold_requests_per_minute", c.api.hold_requests_per_minute, 0, 1'000'000);
   t.string("account_hint_secret", c.api.account_hint_secret);
   if (!c.api.account_hint_secret.empty() && c.api.account_hint_secret.size() < 16) {
     t.fail("account_hint_secret", "must be at least 16 characters (or empty to refuse account hints)");

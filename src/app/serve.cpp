@@ -83,15 +83,27 @@ void reconcile_rooms(journal& rooms, const clock& clock, const config& declared,
     return;
   }
   auto events = reconcile_events(plan, clock.steady_ms(), [] { return random_array<32>(); });
-  rooms.submit(std::move(events), [lines = describe(plan), when = std::string(when), done = std::move(done)](
-                                      std::error_code ec, const join_outcome&) {
+  rooms.submit(std::move(events), [&rooms, changes = plan.change, lines = describe(plan), when = std::string(when),
+                                    done = std::move(done)](std::error_code ec, const join_outcome&) {
     if (ec) {
       log::error(fmt::format("{}: the rooms' changes could not be made durable: {}", when, ec.message()));
       done(false);
       return;
     }
     for (const auto& line : lines) log::info(fmt::format("{}: {}", when, line));
-    done(true);
+    // The seats are decided when a change applies: those that holds written meanwhile
+    // would not fit are kept, and the next reload tries them again.
+    bool all_applied = true;
+    for (const auto& c : changes) {
+      const room* r = rooms.find(c.config.id);
+      auto kept = r ? r->refuses_seats(c.config) : std::nullopt;
+      if (!kept) continue;
+      all_applied = false;
+      log::error(fmt::format("{}: config: room '{}': {}: {} ({} held, {} confirmed); kept as it was", when, c.config.id,
+                             kept->field, kept->message, r->seats().held(), r->seats().confirmed()),
+                 {{"field", kept->field}});
+    }
+    done(all_applied);
   });
 }
 

@@ -72,6 +72,8 @@ std::string_view to_string(errc e) {
     case errc::hold_extended_already: return "hold_extended_already";
     case errc::invalid_route: return "invalid_route";
     case errc::waitlist_offered: return "waitlist_offered";
+    case errc::seats_per_pass_exceeded: return "seats_per_pass_exceeded";
+    case errc::too_many_requests: return "too_many_requests";
     case errc::internal_error: return "internal_error";
   }
   return "unknown";

@@ -60,7 +60,8 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
                const clock& clock, join_price& price, rate_controller& rates, api_settings settings,
                ops::overload_ladder& overload, ops::metrics_registry& metrics)
     : ctx_{rooms, store, tickets, keys, clock, price, rates, settings, join_desk(price, settings.account_hint_secret),
-           overload, pass::room_gates(keys.jwks_json(), settings.issuer)},
+           overload, pass::room_gates(keys.jwks_json(), settings.issuer),
+           pass::pass_budget(settings.hold_requests_per_minute)},
       visitor_(ctx_),
       pages_(rooms) {
   auto& c = ctx_;

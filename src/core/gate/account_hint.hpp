@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "core/base/bytes.hpp"
-#include "core/rooms/event.hpp"
+#include "core/base/ids.hpp"
 
 namespace foyer {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/base/crypto.hpp"
-#include "core/rooms/event.hpp"
+#include "core/base/ids.hpp"
 
 namespace foyer {
 

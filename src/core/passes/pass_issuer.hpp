@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "core/passes/pass.hpp"
-#include "core/rooms/event.hpp"
+#include "core/base/ids.hpp"
 
 namespace foyer::pass {
 

@@ -19,7 +19,7 @@
 #include <string_view>
 
 #include "core/passes/pass_gate.hpp"
-#include "core/rooms/event.hpp"
+#include "core/base/ids.hpp"
 
 namespace foyer::pass {
 

@@ -13,20 +13,6 @@ constexpr std::int64_t ratio_window_ms = 15 * 60'000;
 
 }  // namespace
 
-std::size_t id16_hash::operator()(const id16& id) const noexcept {
-  // Account ids and pass ids are digests: any eight of their bytes are uniform.
-  std::size_t h;
-  std::memcpy(&h, id.data(), sizeof h);
-  return h;
-}
-
-id16 key_digest(std::string_view key) {
-  auto d = sha256({as_bytes(key)});
-  id16 out;
-  std::copy_n(d.begin(), out.size(), out.begin());
-  return out;
-}
-
 void claim_book::record_frontier(std::int64_t at_ms, std::uint64_t served) {
   if (!frontier_.empty() && frontier_.back().second == served) return;
   frontier_.emplace_back(at_ms, served);
@@ -42,8 +28,8 @@ void claim_book::end(std::uint64_t place, pass_claim& c) {
   live_.erase({c.expires_ms, place});
   c.live = false;
   ++ended_;
-  // Judged already: nothing asks about it any more.
-  if (place < judged_) {
+  // Judged already: nothing asks about it any more, unless it was reported done.
+  if (place < judged_ && !c.done) {
     by_pass_.erase(c.pass_id);
     claims_.erase(place);
   }
@@ -54,6 +40,12 @@ void claim_book::settle(std::int64_t at_ms, std::int64_t window_ms) {
     auto place = live_.begin()->second;
     end(place, claims_.at(place));
   }
+  while (!done_.empty() && done_.begin()->first <= at_ms) {
+    auto place = done_.begin()->second;
+    done_.erase(done_.begin());
+    by_pass_.erase(claims_.at(place).pass_id);
+    claims_.erase(place);
+  }
   auto target = served_at(at_ms - window_ms);
   if (target > judged_) {
     judgment j{at_ms, target - judged_, 0};
@@ -61,7 +53,7 @@ void claim_book::settle(std::int64_t at_ms, std::int64_t window_ms) {
       auto it = claims_.find(place);
       if (it == claims_.end()) continue;
       ++j.claimed;
-      if (!it->second.live) {
+      if (!it->second.live && !it->second.done) {
         by_pass_.erase(it->second.pass_id);
         claims_.erase(it);
       }
@@ -87,6 +79,24 @@ bool claim_book::claim(std::uint64_t place, const id16& pass_id, std::int64_t ex
 void claim_book::finish(std::uint64_t place) {
   auto it = claims_.find(place);
   if (it != claims_.end() && it->second.live) end(place, it->second);
+}
+
+void claim_book::report_done(std::uint64_t place) {
+  auto it = claims_.find(place);
+  if (it == claims_.end() || it->second.done) return;
+  it->second.done = true;
+  done_.emplace(it->second.expires_ms, place);
+  if (it->second.live) end(place, it->second);
+}
+
+bool claim_book::reported_done(std::uint64_t place) const {
+  auto it = claims_.find(place);
+  return it != claims_.end() && it->second.done;
+}
+
+bool claim_book::usable(std::uint64_t place, std::int64_t now_ms) const {
+  auto it = claims_.find(place);
+  return it != claims_.end() && !it->second.done && it->second.expires_ms > now_ms;
 }
 
 std::optional<std::int64_t> claim_book::live_until(std::uint64_t place, std::int64_t now_ms) const {
@@ -138,7 +148,7 @@ void claim_book::encode(writer& w) const {
     w.u64(place);
     w.raw(c.pass_id);
     w.i64(c.expires_ms);
-    w.u8(c.live);
+    w.u8(static_cast<std::uint8_t>(c.live | c.done << 1));
   }
   w.u64(frontier_.size());
   for (const auto& [at, served] : frontier_) {
@@ -162,10 +172,14 @@ bool claim_book::decode(reader& r) {
   auto count = r.u64();
   for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
     auto place = r.u64();
-    pass_claim c{r.raw<16>(), r.i64(), r.u8() != 0};
+    pass_claim c{r.raw<16>(), r.i64()};
+    auto flags = r.u8();
+    c.live = (flags & 1) != 0;
+    c.done = (flags & 2) != 0;
     b.claims_.emplace(place, c);
     b.by_pass_.emplace(c.pass_id, place);
     if (c.live) b.live_.emplace(c.expires_ms, place);
+    if (c.done) b.done_.emplace(c.expires_ms, place);
   }
   count = r.u64();
   for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {

@@ -13,16 +13,10 @@
 #include <utility>
 
 #include "core/base/codec.hpp"
+#include "core/base/ids.hpp"
 #include "core/rooms/event.hpp"
 
 namespace foyer {
-
-struct id16_hash {
-  std::size_t operator()(const id16& id) const noexcept;
-};
-
-// How an Idempotency-Key is indexed: the first 16 bytes of its digest.
-id16 key_digest(std::string_view key);
 
 class claim_book {
  public:
@@ -36,8 +30,14 @@ class claim_book {
   // A pass claimed at `at_ms`, live until `expires_ms`. False if the visitor's window
   // was already judged without a claim (then they are a no-show) or they claimed before.
   bool claim(std::uint64_t place, const id16& pass_id, std::int64_t expires_ms);
-  // The site reports the pass finished; a pass not live is left as it is.
+  // The visitor's slot ends early: a hold took it over. A pass not live is left as it is.
   void finish(std::uint64_t place);
+  // The site reports the pass finished: its slot ends, and the pass is refused from here
+  // until it expires, whatever took its slot before.
+  void report_done(std::uint64_t place);
+  bool reported_done(std::uint64_t place) const;
+  // Claimed, not reported done, not expired at `now`: live, or its slot taken by a hold.
+  bool usable(std::uint64_t place, std::int64_t now_ms) const;
 
   // When the visitor's live pass expires, if they hold one at `now`.
   std::optional<std::int64_t> live_until(std::uint64_t place, std::int64_t now_ms) const;
@@ -63,6 +63,7 @@ class claim_book {
     id16 pass_id{};
     std::int64_t expires_ms = 0;
     bool live = true;
+    bool done = false;  // reported done by the site: kept until it expires
   };
   struct judgment {
     std::int64_t at_ms = 0;
@@ -75,6 +76,7 @@ class claim_book {
   std::unordered_map<std::uint64_t, pass_claim> claims_;  // by place, until judged and ended
   std::unordered_map<id16, std::uint64_t, id16_hash> by_pass_;
   std::set<std::pair<std::int64_t, std::uint64_t>> live_;  // (expires, place)
+  std::set<std::pair<std::int64_t, std::uint64_t>> done_;  // (expires, place) of passes reported done
   std::deque<std::pair<std::int64_t, std::uint64_t>> frontier_;  // (at, served), oldest first
   std::deque<judgment> recent_;
   std::uint64_t judged_ = 0;  // every place below was judged: claimed or no-show

@@ -49,6 +49,12 @@ std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
   }
   for (const auto& [id, r] : rooms.rooms()) {
     if (ids.contains(id) || (r.configured() && r.owner() == room_owner::api)) continue;
+    if (auto taken = r.seats().held() + r.seats().confirmed(); taken > 0) {
+      return field_problem{"rooms", fmt::format("room '{}' is no longer declared but {} seats are held and {} confirmed: "
+                                                "declare it again, or delete it first with DELETE "
+                                                "/api/v1/admin/rooms/{}?force=true",
+                                                id, r.seats().held(), r.seats().confirmed(), id)};
+    }
     auto waiting = r.joined() - r.served(now_ms);
     if (waiting > 0) {
       return field_problem{

@@ -10,7 +10,7 @@
 
 #include "core/rooms/claims.hpp"
 #include "core/rooms/event.hpp"
-#include "core/rooms/holds.hpp"
+#include "core/inventory/seat_ledger.hpp"
 #include "core/rooms/room_spec.hpp"
 #include "core/rooms/stock.hpp"
 #include "core/fairness/lottery.hpp"
@@ -48,6 +48,10 @@ class room {
   // Why `next` may not replace the configuration now, if it may not: it would change
   // what visitors already hold (their places, the lottery they entered).
   std::optional<field_problem> refuses(const room_config& next) const;
+  // Why `next` may not have these seats: fewer on a leg than held and confirmed there,
+  // or other legs while any are. A change is checked again when it applies: seats it
+  // would not fit then are kept (apply(room_configured)).
+  std::optional<field_problem> refuses_seats(const room_config& next) const;
 
   // Applying events, in log order. A lobby join appends the perfect subtrees it
   // completed to `completed` so that they can be stored for inclusion proofs.
@@ -56,7 +60,8 @@ class room {
   void apply(const lobby_closed& e);
   void apply(const beacon_supplied& e);
   void apply(const state_changed& e);
-  // Schedule settings that may no longer change (see refuses) keep their value.
+  // Schedule settings that may no longer change (see refuses) keep their value, and so
+  // do seats that would not fit what is held and confirmed (see refuses_seats).
   void apply(const room_configured& e);
   void apply(const pass_claimed& e);
   void apply(const passes_done& e);
@@ -113,6 +118,10 @@ class room {
     return claims_.live_until(place, now_ms);
   }
   bool pass_claimed_once(std::uint64_t place) const { return claims_.claimed(place); }
+  // The site reported the visitor's pass done: it is refused until it expires.
+  bool pass_done(std::uint64_t place) const { return claims_.reported_done(place); }
+  // Claimed, not reported done and not expired at `now`, whether or not a hold took its slot.
+  bool pass_usable(std::uint64_t place, std::int64_t now_ms) const { return claims_.usable(place, now_ms); }
   bool lapsed(std::uint64_t place, std::int64_t now_ms) const {
     return claims_.lapsed(place, now_ms, claim_window_ms());
   }
@@ -155,9 +164,6 @@ class room {
   void derive_permutation();
   // Nobody joined and no lobby closed: the schedule may still change at will.
   bool untouched() const;
-  // Why `next` may not have these seats: fewer on a leg than held and confirmed there,
-  // or other legs while any are.
-  std::optional<field_problem> refuses_seats(const room_config& next) const;
   std::int64_t claim_window_ms() const { return std::int64_t{config_.claim_window_seconds} * 1000; }
   // How many may be admitted at `now` under max_active and the seats, if either is set.
   std::optional<std::uint64_t> admission_cap(std::int64_t now_ms) const;

@@ -9,6 +9,8 @@ admin_refusal invalid(const field_problem& p) { return {errc::invalid_room, p.me
 
 }  // namespace
 
+seat_counts seats_taken(const room& r) { return {r.seats().held(), r.seats().confirmed()}; }
+
 admin_decision create_room(const journal& rooms, room_config config, const digest& seed, std::int64_t now_ms,
                            past_opening opening) {
   if (auto p = check_room(config)) return invalid(*p);
@@ -36,7 +38,11 @@ admin_decision change_room(const journal& rooms, std::string_view id, room_confi
   if (rooms.configuring(id)) {
     return admin_refusal{errc::change_refused, "Another change to this room is being written; retry in a moment.", ""};
   }
-  if (auto refused = r->refuses(next)) return admin_refusal{errc::change_refused, refused->message, refused->field};
+  if (auto refused = r->refuses(next)) {
+    bool about_seats = refused->field.starts_with("inventory");
+    return admin_refusal{errc::change_refused, refused->message, refused->field, 0,
+                         about_seats ? std::optional(seats_taken(*r)) : std::nullopt};
+  }
   if (next == r->config()) return std::vector<event>{};
   return std::vector<event>{room_configured{next.id, std::move(next), room_owner::api, std::nullopt, now_ms}};
 }
@@ -44,6 +50,14 @@ admin_decision change_room(const journal& rooms, std::string_view id, room_confi
 admin_decision remove_room(const journal& rooms, std::string_view id, bool force, std::int64_t now_ms) {
   const room* r = rooms.find(id);
   if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", id), ""};
+  auto seats = seats_taken(*r);
+  if (seats.held + seats.confirmed > 0 && !force) {
+    return admin_refusal{errc::change_refused,
+                         fmt::format("Room '{}' has {} seats held and {} confirmed, which the site may still confirm or "
+                                     "refund; delete with ?force=true to remove it anyway.",
+                                     id, seats.held, seats.confirmed),
+                         "inventory", 0, seats};
+  }
   std::uint64_t waiting = r->joined() - r->served(now_ms);
   if (waiting > 0 && !force) {
     return admin_refusal{errc::visitors_waiting,

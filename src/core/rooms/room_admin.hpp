@@ -3,6 +3,7 @@
 // settings, asks, writes the events it is given, and answers.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -14,11 +15,19 @@
 
 namespace foyer {
 
+// The seats a room's holds take, for a refusal that is about them.
+struct seat_counts {
+  std::uint64_t held = 0;
+  std::uint64_t confirmed = 0;
+};
+seat_counts seats_taken(const room& r);
+
 struct admin_refusal {
   errc code;
   std::string detail;
   std::string field;          // the setting at fault, if one is
   std::uint64_t waiting = 0;  // with visitors_waiting: how many
+  std::optional<seat_counts> seats = {};  // a refusal about the seats: what is held and confirmed
 };
 
 using admin_decision = std::variant<std::vector<event>, admin_refusal>;
@@ -33,7 +42,8 @@ admin_decision create_room(const journal& rooms, room_config config, const diges
 admin_decision change_room(const journal& rooms, std::string_view id, room_config next, std::int64_t now_ms,
                            past_opening opening = past_opening::refuse);
 
-// Removes a room. With visitors waiting, only when forced: it is closed first.
+// Removes a room. With visitors waiting, or seats held or confirmed, only when forced: it
+// is closed first.
 admin_decision remove_room(const journal& rooms, std::string_view id, bool force, std::int64_t now_ms);
 
 }  // namespace foyer

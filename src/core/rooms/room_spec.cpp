@@ -196,6 +196,7 @@ std::optional<field_problem> set_inventory(inventory_settings& s, std::string_vi
   if (name == "extension_seconds") return set_integer(key, value, s.extension_seconds, 0, max_hold_seconds);
   if (name == "late_grace_seconds") return set_integer(key, value, s.late_grace_seconds, 0, max_late_grace_seconds);
   if (name == "max_seats_per_hold") return set_integer(key, value, s.max_seats_per_hold, 1, 1000);
+  if (name == "max_seats_per_pass") return set_optional_integer(key, value, s.max_seats_per_pass, 1, 1000);
   if (name == "legs") return set_stations(s, key, value);
   if (name == "waitlist") return set_integer(key, value, s.waitlist, 0, max_waitlist);
   if (name == "leg_totals") return set_leg_totals(s, key, value);
@@ -243,15 +244,6 @@ std::optional<field_problem> set_text(std::string_view key, const room_value& va
 }  // namespace
 
 std::string_view to_string(room_owner owner) { return owner == room_owner::file ? "file" : "api"; }
-
-std::string inventory_settings::leg_name(std::size_t leg) const {
-  if (legs.size() < 2) return {};
-  return fmt::format("{}-{}", legs[leg], legs[leg + 1]);
-}
-
-std::string_view to_string(second_hold policy) {
-  return policy == second_hold::refuse ? "refuse" : "release_first";
-}
 
 std::span<const std::string_view> room_setting_names() { return setting_names; }
 
@@ -431,6 +423,7 @@ std::string to_json(const room_config& c) {
                            .num("extension_seconds", s->extension_seconds)
                            .num("late_grace_seconds", s->late_grace_seconds)
                            .num("max_seats_per_hold", s->max_seats_per_hold)
+                           .opt_num("max_seats_per_pass", s->max_seats_per_pass)
                            .str("second_hold", to_string(s->second))
                            .raw("legs", json_string_list(s->legs))
                            .raw("leg_totals", fmt::format("[{}]", fmt::join(s->leg_totals, ",")))
@@ -440,109 +433,6 @@ std::string to_json(const room_config& c) {
     o.null("inventory");
   }
   return o.done();
-}
-
-namespace {
-constexpr std::uint64_t absent = ~std::uint64_t{0};
-}  // namespace
-
-void write_room_config(writer& w, const room_config& c) {
-  w.str(c.id);
-  w.str(c.name);
-  w.u32(c.rate_per_minute);
-  w.u32(c.pass_ttl_seconds);
-  w.str(c.target_url);
-  w.u8(c.opens_at_ms.has_value());
-  w.i64(c.opens_at_ms.value_or(0));
-  w.u32(c.lobby_window_seconds);
-  w.str(c.beacon_rule);
-  w.u64(c.stock.value_or(absent));
-  w.str(c.logo_url);
-  w.str(c.accent_colour);
-  w.u64(c.max_active.value_or(absent));
-  w.u32(c.claim_window_seconds);
-  w.f64(c.no_show_max_multiplier);
-  w.u8(c.adaptive.has_value());
-  const auto a = c.adaptive.value_or(adaptive_settings{});
-  w.u32(a.min_rate_per_minute);
-  w.u32(a.max_rate_per_minute);
-  w.u32(a.target_p95_ms);
-  w.f64(a.max_error_rate);
-  w.u32(a.increase_per_minute);
-  w.f64(a.decrease_factor);
-  w.u32(a.adjust_every_seconds);
-  w.u32(a.signal_timeout_seconds);
-  w.u32(static_cast<std::uint32_t>(c.alternatives.size()));
-  for (const auto& id : c.alternatives) w.str(id);
-  w.u8(c.inventory.has_value());
-  const auto s = c.inventory.value_or(inventory_settings{});
-  w.u64(s.total);
-  w.u32(s.hold_seconds);
-  w.u32(s.extension_seconds);
-  w.u32(s.late_grace_seconds);
-  w.u32(s.max_seats_per_hold);
-  w.u8(static_cast<std::uint8_t>(s.second));
-  w.u32(static_cast<std::uint32_t>(s.legs.size()));
-  for (const auto& station : s.legs) w.str(station);
-  w.u32(static_cast<std::uint32_t>(s.leg_totals.size()));
-  for (auto total : s.leg_totals) w.u64(total);
-  w.u32(s.waitlist);
-  w.u8(c.require_account);
-}
-
-room_config read_room_config(reader& r, std::uint8_t format) {
-  room_config c;
-  c.id = r.str();
-  c.name = r.str();
-  c.rate_per_minute = r.u32();
-  c.pass_ttl_seconds = r.u32();
-  c.target_url = r.str();
-  bool has_opens_at = r.u8() != 0;
-  std::int64_t opens_at = r.i64();
-  if (has_opens_at) c.opens_at_ms = opens_at;
-  c.lobby_window_seconds = r.u32();
-  c.beacon_rule = r.str();
-  if (auto stock = r.u64(); stock != absent) c.stock = stock;
-  c.logo_url = r.str();
-  c.accent_colour = r.str();
-  if (format < 2) return c;
-  if (auto max_active = r.u64(); max_active != absent) c.max_active = max_active;
-  c.claim_window_seconds = r.u32();
-  c.no_show_max_multiplier = r.f64();
-  bool adaptive = r.u8() != 0;
-  adaptive_settings a;
-  a.min_rate_per_minute = r.u32();
-  a.max_rate_per_minute = r.u32();
-  a.target_p95_ms = r.u32();
-  a.max_error_rate = r.f64();
-  a.increase_per_minute = r.u32();
-  a.decrease_factor = r.f64();
-  a.adjust_every_seconds = r.u32();
-  a.signal_timeout_seconds = r.u32();
-  if (adaptive) c.adaptive = a;
-  auto count = r.u32();
-  // Bounded by what the bytes can hold: a corrupt count fails the read, not the memory.
-  for (std::uint32_t i = 0; i < count && !r.failed(); ++i) c.alternatives.push_back(r.str());
-  if (format < 3) return c;
-  bool inventory = r.u8() != 0;
-  inventory_settings s;
-  s.total = r.u64();
-  s.hold_seconds = r.u32();
-  s.extension_seconds = r.u32();
-  s.late_grace_seconds = r.u32();
-  s.max_seats_per_hold = r.u32();
-  // Any other byte is read as the default policy, refuse, which changes no seat count.
-  s.second = r.u8() == static_cast<std::uint8_t>(second_hold::release_first) ? second_hold::release_first : second_hold::refuse;
-  if (format >= 4) {
-    auto stations = r.u32();
-    for (std::uint32_t i = 0; i < stations && !r.failed(); ++i) s.legs.push_back(r.str());
-    auto totals = r.u32();
-    for (std::uint32_t i = 0; i < totals && !r.failed(); ++i) s.leg_totals.push_back(r.u64());
-  }
-  if (format >= 5) s.waitlist = r.u32();
-  if (inventory) c.inventory = s;
-  if (format >= 6) c.require_account = r.u8() != 0;
-  return c;
 }
 
 }  // namespace foyer

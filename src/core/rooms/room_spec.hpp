@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "core/base/codec.hpp"
+#include "core/base/field_problem.hpp"
+#include "core/inventory/inventory_settings.hpp"
 
 namespace foyer {
 
@@ -27,39 +29,6 @@ struct adaptive_settings {
   std::uint32_t signal_timeout_seconds = 30;  // Default: silence for 30 s decays the rate
 
   bool operator==(const adaptive_settings&) const = default;
-};
-
-// What a second hold request by a visitor who holds seats already does.
-enum class second_hold : std::uint8_t { refuse, release_first };
-std::string_view to_string(second_hold policy);
-
-// Seats that can't be oversold (core/rooms/holds): admitted visitors hold seats for a
-// while, the site confirms or releases them, and admission follows the seats.
-struct inventory_settings {
-  std::uint64_t total = 0;                 // required: the number of seats
-  std::uint32_t hold_seconds = 180;        // Default: a hold lasts 3 minutes
-  std::uint32_t extension_seconds = 90;    // Default: payment-pending adds 90 s, once
-  std::uint32_t late_grace_seconds = 300;  // Default: a confirmation up to 5 min late still gets seats if free
-  std::uint32_t max_seats_per_hold = 4;    // Default: 4 seats in one hold at most
-  second_hold second = second_hold::refuse;  // Default: refuse, 409 live_hold_exists
-  // Default: none, the route is one leg. Else the stations in order: N stations make the
-  // N-1 legs between them, and a hold names the stations it goes from and to.
-  std::vector<std::string> legs;
-  std::vector<std::uint64_t> leg_totals;  // Default: `total` seats on each leg; else one per leg
-  std::uint32_t waitlist = 0;  // Default: 0, no waitlist; else how many may wait for seats that may come back
-
-  // Legs of the route: one without stations.
-  std::size_t leg_count() const { return legs.size() < 2 ? 1 : legs.size() - 1; }
-  std::uint64_t leg_total(std::size_t leg) const { return leg_totals.empty() ? total : leg_totals[leg]; }
-  // "A-B" for the leg from A to B; empty without legs.
-  std::string leg_name(std::size_t leg) const;
-
-  // From placing a hold to the end of its late grace, at the longest: how long a hold
-  // and the Idempotency-Keys of its requests are kept.
-  std::int64_t retention_ms() const {
-    return (std::int64_t{hold_seconds} + extension_seconds + late_grace_seconds) * 1000;
-  }
-  bool operator==(const inventory_settings&) const = default;
 };
 
 struct room_config {
@@ -89,12 +58,6 @@ struct room_config {
 // reload; a room created through the admin API is the API's, and no file may declare it.
 enum class room_owner : std::uint8_t { file, api };
 std::string_view to_string(room_owner owner);
-
-// Which setting is wrong and why, in words for the person who wrote it.
-struct field_problem {
-  std::string field;
-  std::string message;
-};
 
 // A value as a declaration gives it. `unset_value` removes an optional setting (JSON
 // null); `other_value` is any kind no setting takes (a fraction, a list, a table).
@@ -130,7 +93,8 @@ std::string to_json(const room_config& config);
 
 // The encoding of the settings in events and snapshots. Format 1 has no admission
 // settings (max_active and after): they take their defaults; format 2 has no inventory;
-// format 3 no legs, format 4 no waitlist.
+// format 3 no legs, format 4 no waitlist, format 5 neither max_seats_per_pass nor
+// require_account.
 inline constexpr std::uint8_t room_config_format = 6;
 void write_room_config(writer& w, const room_config& config);
 room_config read_room_config(reader& r, std::uint8_t format = room_config_format);

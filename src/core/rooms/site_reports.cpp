@@ -42,7 +42,8 @@ std::optional<passes_done> decide_done(const room& r, const std::vector<id16>& p
   passes_done done{r.config().id, {}, now_ms};
   for (const auto& pass : passes) {
     auto place = r.place_of_pass(pass);
-    if (place && r.pass_live_until(*place, now_ms)) done.places.push_back(*place);
+    // Live, or its slot taken over by a hold: either way the pass is still accepted.
+    if (place && r.pass_usable(*place, now_ms)) done.places.push_back(*place);
   }
   if (done.places.empty()) return std::nullopt;
   // A pass named twice is one pass done.

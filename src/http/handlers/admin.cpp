@@ -68,6 +68,12 @@ std::string admin_view(const context& ctx, const room& r) {
 }
 
 response refused(const request& req, const admin_refusal& why) {
+  if (why.seats) {
+    return problem(req, why.code, why.detail,
+                   {{"field", json_quote(why.field)},
+                    {"held", std::to_string(why.seats->held)},
+                    {"confirmed", std::to_string(why.seats->confirmed)}});
+  }
   if (!why.field.empty()) return problem(req, why.code, why.detail, {{"field", json_quote(why.field)}});
   if (why.code == errc::visitors_waiting) {
     return problem(req, why.code, why.detail, {{"waiting", std::to_string(why.waiting)}});
@@ -240,6 +246,11 @@ task<response> patch_room(context& ctx, const request& req, const room& r) {
   auto decision = change_room(ctx.rooms, id, next, ctx.clock.steady_ms(), opening_rule(req));
   co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
     if (!now) return unknown_room(req, id);
+    // Checked again when it applied: holds written meanwhile keep seats it would not fit.
+    if (auto seats = now->refuses_seats(next)) {
+      return refused(req, admin_refusal{errc::change_refused, fmt::format("When the change applied: {}.", seats->message),
+                                        seats->field, 0, seats_taken(*now)});
+    }
     // Checked against the room as it was; a join written meanwhile keeps the schedule.
     if (auto kept = changed_settings(next, now->config()); !kept.empty()) {
       return problem(req, errc::change_refused, "Visitors joined while the change was written; this setting was kept.",

@@ -18,12 +18,13 @@
 #include <foyer/store.hpp>
 #include <simdjson.h>
 
-#include "core/gate/join_desk.hpp"
+#include "core/rooms/join_desk.hpp"
 #include "core/gate/join_price.hpp"
 #include "core/gate/network.hpp"
 #include "core/gate/ticket.hpp"
 #include "core/ops/overload.hpp"
 #include "core/passes/pass.hpp"
+#include "core/passes/pass_budget.hpp"
 #include "core/passes/room_gates.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/rooms/rate_control.hpp"
@@ -48,6 +49,9 @@ struct api_settings {
   std::vector<cidr> trusted_proxies;
   // Visitors farther back than this poll the cacheable frontier (see core/rooms/status.hpp).
   status_window status_within;
+  // Requests one pass may make a minute on the holds endpoints (as many at once); past
+  // that, 429 with Retry-After. Default: 120; 0: no budget.
+  std::uint32_t hold_requests_per_minute = 120;
 };
 
 
@@ -64,6 +68,8 @@ struct context {
   ops::overload_ladder& overload;
   // The visitors' passes on the hold routes: verified once each, then looked up.
   pass::room_gates passes;
+  // Each pass's requests on the hold routes (api_settings::hold_requests_per_minute).
+  pass::pass_budget hold_budget;
   // Reused: a parser keeps its buffers, and requests are parsed one at a time.
   simdjson::ondemand::parser json_parser{};
   std::string json_scratch{};

@@ -7,7 +7,7 @@
 #include "core/base/json.hpp"
 #include "core/base/time_text.hpp"
 #include "core/passes/pass_issuer.hpp"
-#include "core/rooms/hold_desk.hpp"
+#include "core/inventory/hold_desk.hpp"
 #include "core/rooms/site_reports.hpp"
 #include "http/handlers/site.hpp"
 #include "http/problem.hpp"
@@ -25,10 +25,25 @@ struct caller {
 
 // The visitor whose valid pass of this room the request carries, checked as the site
 // would (with the keys this server publishes): its signature once, then from the cache.
+// A pass the site reported done is refused as an expired one is.
 std::optional<id16> pass_holder(context& ctx, const request& req, const room& r) {
   auto token = bearer(req);
   if (!token) return std::nullopt;
-  return ctx.passes.holder(*token, r.config().id, seconds(ctx.clock.now_ms()));
+  auto visitor = ctx.passes.holder(*token, r.config().id, seconds(ctx.clock.now_ms()));
+  if (visitor && pass_done(r, *visitor)) return std::nullopt;
+  return visitor;
+}
+
+// A pass past its request budget on the holds endpoints is told when to ask again.
+std::optional<response> over_budget(context& ctx, const request& req, const std::optional<id16>& visitor) {
+  if (!visitor) return std::nullopt;
+  auto wait_ms = ctx.hold_budget.spend(*visitor, ctx.clock.steady_ms());
+  if (!wait_ms) return std::nullopt;
+  auto res = problem(req, errc::too_many_requests,
+                     fmt::format("This pass asked about holds more than {} times a minute; ask again later.",
+                                 ctx.settings.hold_requests_per_minute));
+  res.set(bhttp::field::retry_after, std::to_string((*wait_ms + 999) / 1000));
+  return res;
 }
 
 // The site's token, or else the visitor's pass; nullopt if neither is valid.
@@ -145,6 +160,7 @@ std::optional<placement_body> parse_placement(context& ctx, const request& req) 
 task<response> place_hold(context& ctx, const request& req, const room& r) {
   auto visitor = pass_holder(ctx, req, r);
   if (!visitor) co_return pass_required(req);
+  if (auto busy = over_budget(ctx, req, visitor)) co_return std::move(*busy);
   auto key = idempotency_key(req);
   if (auto* bad = std::get_if<response>(&key)) co_return std::move(*bad);
   auto body = parse_placement(ctx, req);
@@ -165,6 +181,7 @@ task<response> act_on_hold(context& ctx, const request& req, const room& r, std:
   if (action == hold_action::release) {
     who = site_or_visitor(ctx, req, r);
     if (!who) co_return pass_required(req);
+    if (auto busy = over_budget(ctx, req, who->visitor)) co_return std::move(*busy);
   } else {
     if (auto denied = site_check(ctx, req)) co_return std::move(*denied);
     who = caller{};
@@ -181,6 +198,7 @@ task<response> act_on_hold(context& ctx, const request& req, const room& r, std:
 response get_hold(context& ctx, const request& req, const room& r, std::string_view hold_text) {
   auto who = site_or_visitor(ctx, req, r);
   if (!who) return pass_required(req);
+  if (auto busy = over_budget(ctx, req, who->visitor)) return std::move(*busy);
   auto id = from_hex_fixed<16>(hold_text);
   if (!id) return problem(req, errc::unknown_hold, "There is no such hold.");
   auto found = hold_for(r, *id, who->visitor);

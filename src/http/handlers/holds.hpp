@@ -1,5 +1,5 @@
 #pragma once
-// Holds on a room's seats (core/rooms/hold_desk decides):
+// Holds on a room's seats (core/inventory/hold_desk decides):
 //   POST .../holds                       the visitor, "Authorization: Bearer <pass>", {"seats": n}:
 //                                        201 {"hold_id","state":"held","seats","expires_at"}
 //   GET  .../holds/{hold}                the visitor's pass or the site token: the hold

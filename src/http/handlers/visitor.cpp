@@ -12,7 +12,7 @@
 #include "core/base/json.hpp"
 #include "core/base/time_text.hpp"
 #include "core/gate/account_hint.hpp"
-#include "core/rooms/hold_desk.hpp"
+#include "core/inventory/hold_desk.hpp"
 #include "core/rooms/status.hpp"
 #include "http/handlers/room.hpp"
 #include "http/problem.hpp"

@@ -124,8 +124,8 @@ TEST_CASE_METHOD(stream, "a hold event's CloudEvent carries what applying it did
   f.start({c});
   f.rooms->on_applied([&](std::uint64_t seq, const event& e, std::optional<hold_outcome> o) { events.on_applied(seq, e, o); });
   // Both written while one seat was free: the second applied finds it taken.
-  REQUIRE_FALSE(f.commit({hold_placed{"r", id16{1}, id16{11}, std::nullopt, 1, "k1", f.clock.steady_ms()},
-                          hold_placed{"r", id16{2}, id16{12}, std::nullopt, 1, "k2", f.clock.steady_ms()}})
+  REQUIRE_FALSE(f.commit({hold_placed{"r", id16{1}, id16{11}, 0, 1, "k1", f.clock.steady_ms()},
+                          hold_placed{"r", id16{2}, id16{12}, 1, 1, "k2", f.clock.steady_ms()}})
                     .first);
   REQUIRE_FALSE(f.commit(hold_confirmed{"r", id16{1}, "c1", f.clock.steady_ms()}).first);
   std::vector<std::string> holds;

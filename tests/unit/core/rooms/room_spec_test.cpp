@@ -167,7 +167,7 @@ TEST_CASE("an inventory table needs a total, takes its defaults and round-trips"
   CHECK(read_room_config(r) == c);
   CHECK(r.done());
   CHECK(to_json(c).ends_with(R"("inventory":{"total":200,"hold_seconds":60,"extension_seconds":90,)"
-                             R"("late_grace_seconds":300,"max_seats_per_hold":4,"second_hold":"release_first",)"
+                             R"("late_grace_seconds":300,"max_seats_per_hold":4,"max_seats_per_pass":null,"second_hold":"release_first",)"
                              R"("legs":[],"leg_totals":[],"waitlist":0}})"));
   CHECK_FALSE(set(c, "inventory", unset_value{}));
   CHECK_FALSE(c.inventory);

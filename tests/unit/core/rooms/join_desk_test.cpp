@@ -3,7 +3,7 @@
 #include <deque>
 
 #include "core/gate/account_hint.hpp"
-#include "core/gate/join_desk.hpp"
+#include "core/rooms/join_desk.hpp"
 #include "support/journal_fixture.hpp"
 
 using namespace foyer;

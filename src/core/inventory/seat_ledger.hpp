@@ -19,15 +19,17 @@
 #include <deque>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <variant>
 #include <vector>
 
 #include "core/base/codec.hpp"
-#include "core/rooms/claims.hpp"
-#include "core/rooms/event.hpp"
-#include "core/rooms/room_spec.hpp"
+#include "core/base/field_problem.hpp"
+#include "core/base/ids.hpp"
+#include "core/inventory/hold_events.hpp"
+#include "core/inventory/inventory_settings.hpp"
 
 namespace foyer {
 
@@ -101,7 +103,9 @@ class seat_ledger {
 
   // Each request is answered under its key, refusals included (a retry gets the same):
   // only a repeated key, a frozen ledger and a room without seats record nothing.
-  hold_outcome apply(const hold_placed& e);
+  // `pass_usable`: the pass it was asked with is still accepted when it applies (not
+  // reported done, its claim known); else it places nothing (pass_ended).
+  hold_outcome apply(const hold_placed& e, bool pass_usable);
   hold_outcome apply(const hold_extended& e);
   hold_outcome apply(const hold_confirmed& e);
   hold_outcome apply(const hold_released& e);
@@ -139,6 +143,10 @@ class seat_ledger {
   std::optional<std::uint32_t> waitlist_position(const id16& hold_id) const;
 
   const hold* find(const id16& hold_id) const;
+  // Seats the visitor's confirmed holds took, which max_seats_per_pass counts with a new hold.
+  std::uint64_t confirmed_of(const id16& visitor) const;
+  // Whether the visitor holds, waits for or confirmed seats: their pass placed holds.
+  bool knows(const id16& visitor) const { return live_by_visitor_.contains(visitor) || confirmed_of(visitor) > 0; }
   // The visitor's hold in state held or waitlisted, if any (it may be past its expiry,
   // not swept yet): one live hold per visitor, a place in line included.
   std::optional<id16> live_hold_of(const id16& visitor) const;
@@ -187,6 +195,8 @@ class seat_ledger {
   std::deque<id16> waitlist_;  // head first
   std::uint64_t owed_ = 0;     // seats of the waitlisted
   std::unordered_map<id16, id16, id16_hash> live_by_visitor_;
+  // Confirmed holds are never pruned: this is bounded by the seats.
+  std::unordered_map<id16, std::uint64_t, id16_hash> confirmed_by_visitor_;
   std::set<std::pair<std::int64_t, id16>> live_by_expiry_;
   std::deque<std::pair<std::int64_t, id16>> ended_;  // (ended, hold), oldest first
   std::unordered_map<id16, hold_receipt, id16_hash> receipts_;  // by digest of the key

@@ -1,10 +1,11 @@
-#include "core/rooms/hold_desk.hpp"
+#include "core/inventory/hold_desk.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "core/base/crypto.hpp"
+#include "core/passes/pass_issuer.hpp"
 
 namespace foyer {
 namespace {
@@ -35,6 +36,12 @@ hold_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats) {
     case hold_outcome::unknown_hold: return {errc::unknown_hold, "There is no such hold."};
     case hold_outcome::bad_route:
       return {errc::invalid_route, "The stations were not a route of this room when the request was applied.", "from"};
+    case hold_outcome::seats_per_pass_exceeded:
+      return {errc::seats_per_pass_exceeded,
+              fmt::format("Your pass had {} seats confirmed when the request was applied; it may take {} in all.",
+                          seats.confirmed_of(first.visitor), seats.settings()->seats_per_pass())};
+    case hold_outcome::pass_ended:
+      return {errc::pass_required, "Your pass was reported done, or never claimed, when the request was applied."};
     default: return {errc::internal_error, "The request was refused; ask again with a new key."};
   }
 }
@@ -51,6 +58,12 @@ hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_
     return hold_refusal{errc::invalid_route, fmt::format("\"{}\" {}.", bad->field, bad->message), bad->field};
   }
   const auto legs = std::get<leg_span>(route);
+  auto confirmed = seats.confirmed_of(*request.visitor);
+  if (confirmed + request.seats > settings.seats_per_pass()) {
+    return hold_refusal{errc::seats_per_pass_exceeded,
+                        fmt::format("Your pass has {} seats confirmed and may take {} in all (max_seats_per_pass).",
+                                    confirmed, settings.seats_per_pass())};
+  }
   auto earlier = seats.live_hold_of(*request.visitor);
   if (earlier && settings.second == second_hold::refuse) {
     return hold_refusal{errc::live_hold_exists,
@@ -64,7 +77,27 @@ hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_
                      request.from.value_or(""), request.to.value_or("")};
 }
 
+// A release of a hold that ended, answered from the hold as it stands.
+hold_receipt as_ended(const id16& hold_id, const hold& h, std::int64_t now_ms) {
+  hold_receipt r;
+  r.action = hold_action::release;
+  r.hold = hold_id;
+  r.visitor = h.visitor;
+  r.seats = h.seats;
+  r.state = h.state;
+  r.expires_ms = h.expires_ms;
+  r.at_ms = now_ms;
+  r.outcome = hold_outcome::ended_already;
+  r.legs = h.legs;
+  return r;
+}
+
 }  // namespace
+
+bool pass_done(const room& r, const id16& visitor) {
+  auto place = r.place_of_pass(pass::pass_id(r.config().id, visitor));
+  return place && r.pass_done(*place);
+}
 
 id16 confirmation_id(const id16& hold_id) {
   auto d = sha256({as_bytes(std::string_view("foyer confirmation")), hold_id});
@@ -136,6 +169,8 @@ hold_decision decide_hold(const room& r, std::string_view key, const hold_reques
       if (h.state == hold_state::confirmed || h.state == hold_state::refund_required) {
         return hold_refusal{errc::hold_not_held, fmt::format("The hold is {}: it cannot be released.", to_string(h.state))};
       }
+      // Ended already: answered as it stands, and nothing is written.
+      if (h.state == hold_state::released || h.state == hold_state::expired) return as_ended(request.hold, h, now_ms);
       return hold_released{id, request.hold, std::string(key), now_ms};
     case hold_action::place: break;
   }

@@ -1,4 +1,4 @@
-#include "core/gate/join_desk.hpp"
+#include "core/rooms/join_desk.hpp"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 #include <variant>
 
 #include "core/errc.hpp"
-#include "core/rooms/holds.hpp"
+#include "core/inventory/seat_ledger.hpp"
 #include "core/rooms/room.hpp"
 #include "core/rooms/status.hpp"
 
@@ -57,6 +57,10 @@ constexpr std::uint32_t waitlist_poll_ms = 2'000;
 // An admitted visitor without a live pass: their status becomes `holding` or `waitlisted`
 // with the hold it returns, or `expired` without one.
 std::optional<live_hold> show_hold(const room& r, const id16& visitor, std::int64_t now_ms, visitor_status& status);
+
+// The site reported the visitor's pass of this room done: Foyer refuses it from then on
+// (a pass never claimed places nothing either: the log decides that when it applies).
+bool pass_done(const room& r, const id16& visitor);
 
 // A confirmation's id: the same for every confirm of the hold.
 id16 confirmation_id(const id16& hold_id);

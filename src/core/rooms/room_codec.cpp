@@ -1,0 +1,187 @@
+#include "core/rooms/room.hpp"
+
+#include <algorithm>
+
+#include "core/base/codec.hpp"
+
+namespace foyer {
+namespace {
+
+// 1: before configuration was history (the config came from the file at each start);
+// 2: the configuration in force, who owns the room, and the accounts that joined;
+// 3: admission that follows the site: settings of room_config_format 2, the rate, the
+//    passes claimed and the stock;
+// 4: settings of room_config_format 3, and the seats and their holds;
+// 5: the seat ledger with its own format byte (seat_ledger::encode);
+// 6: the settings' room_config_format before them: later formats need no new state.
+constexpr std::uint8_t legacy_state_format = 1;
+constexpr std::uint8_t accounts_state_format = 2;
+constexpr std::uint8_t site_state_format = 3;
+constexpr std::uint8_t seats_state_format = 4;
+constexpr std::uint8_t ledger_state_format = 5;
+constexpr std::uint8_t state_format = 6;
+
+void write_optional(writer& w, const std::optional<std::int64_t>& v) {
+  w.u8(v.has_value());
+  w.i64(v.value_or(0));
+}
+
+std::optional<std::int64_t> read_optional(reader& r) {
+  bool present = r.u8() != 0;
+  std::int64_t v = r.i64();
+  return present ? std::optional(v) : std::nullopt;
+}
+
+}  // namespace
+
+std::string room::encode_state() const {
+  writer w;
+  w.u8(state_format);
+  w.raw(seed_);
+  w.i64(created_at_ms_);
+  w.u8(static_cast<std::uint8_t>(state_));
+  w.u64(joined_);
+  w.u64(served_);
+  w.i64(tick_ms_);
+  w.u64(carry_);
+  w.str(lobby_.encode());
+  write_optional(w, closed_at_ms_);
+  write_optional(w, opened_at_ms_);
+  w.u8(beacon_.has_value());
+  w.str(beacon_.value_or(""));
+  w.u8(room_config_format);
+  write_room_config(w, config_);
+  w.u8(static_cast<std::uint8_t>(owner_));
+  write_room_config(w, declared_);
+  w.u8(configured_);
+  // In account order: equal states encode to equal bytes.
+  std::vector<std::pair<id16, const joined_entry*>> accounts;
+  accounts.reserve(accounts_.size());
+  for (const auto& [account, entry] : accounts_) accounts.emplace_back(account, &entry);
+  std::sort(accounts.begin(), accounts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  w.u64(accounts.size());
+  for (const auto& [account, e] : accounts) {
+    const joined_entry& entry = *e;
+    w.raw(account);
+    w.raw(entry.visitor);
+    w.raw(entry.entrant);
+    w.i64(entry.at_ms);
+    w.u8(entry.outcome.place.has_value());
+    w.u64(entry.outcome.place ? *entry.outcome.place : entry.outcome.lobby_index.value_or(0));
+  }
+  w.u32(base_rate_);
+  w.u32(rate_);
+  w.u8(static_cast<std::uint8_t>(rate_reason_));
+  w.u8(sold_out_by_supply_from_.has_value());
+  w.u8(static_cast<std::uint8_t>(sold_out_by_supply_from_.value_or(room_state::open)));
+  claims_.encode(w);
+  stock_.encode(w);
+  seats_.encode(w);
+  return w.take();
+}
+
+bool room::decode_state(std::string_view bytes) {
+  reader r(bytes);
+  auto format = r.u8();
+  if (format < legacy_state_format || format > state_format) return false;
+  auto seed = r.raw<32>();
+  auto created = r.i64();
+  auto state = r.u8();
+  auto joined = r.u64();
+  auto served = r.u64();
+  auto tick = r.i64();
+  auto carry = r.u64();
+  auto lobby = merkle::frontier::decode(r.str());
+  auto closed = read_optional(r);
+  auto opened = read_optional(r);
+  bool has_beacon = r.u8() != 0;
+  auto beacon = r.str();
+  std::optional<room_config> config, declared;
+  auto owner = static_cast<std::uint8_t>(owner_);
+  bool configured = configured_;
+  std::unordered_map<id16, joined_entry, id16_hash> accounts;
+  claim_book claims;
+  stock_ledger stock;
+  seat_ledger seats;
+  std::uint32_t base_rate = 0, rate = 0;
+  std::uint8_t reason = 0, stock_from = 0;
+  bool sold_out_by_stock = false;
+  if (format >= accounts_state_format) {
+    auto config_format = format >= state_format        ? r.u8()
+                         : format >= seats_state_format ? std::uint8_t{3}
+                         : format == site_state_format  ? std::uint8_t{2}
+                                                        : std::uint8_t{1};
+    if (config_format > room_config_format) return false;
+    config = read_room_config(r, config_format);
+    owner = r.u8();
+    declared = read_room_config(r, config_format);
+    configured = r.u8() != 0;
+    auto count = r.u64();
+    for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
+      auto account = r.raw<16>();
+      joined_entry entry{r.raw<16>(), r.raw<16>(), r.i64(), {}};
+      bool placed = r.u8() != 0;
+      (placed ? entry.outcome.place : entry.outcome.lobby_index) = r.u64();
+      accounts.emplace(account, entry);
+    }
+  }
+  if (format >= site_state_format) {
+    base_rate = r.u32();
+    rate = r.u32();
+    reason = r.u8();
+    sold_out_by_stock = r.u8() != 0;
+    stock_from = r.u8();
+    if (!claims.decode(r) || !stock.decode(r)) return false;
+  }
+  if (format >= seats_state_format &&
+      !seats.decode(r, config ? config->inventory : config_.inventory, /*versioned=*/format >= ledger_state_format)) {
+    return false;
+  }
+  if (!r.done() || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
+      stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby ||
+      // A lobby the lottery cannot shuffle: refused here, before anything is applied.
+      lobby->size() >= lottery::lobby_size_limit || state > static_cast<std::uint8_t>(room_state::closed) ||
+      served > joined || seed != seed_) {
+    return false;
+  }
+  created_at_ms_ = created;
+  state_ = static_cast<room_state>(state);
+  joined_ = joined;
+  served_ = served;
+  tick_ms_ = tick;
+  carry_ = carry;
+  lobby_ = std::move(*lobby);
+  closed_at_ms_ = closed;
+  opened_at_ms_ = opened;
+  beacon_ = has_beacon ? std::optional(beacon) : std::nullopt;
+  if (config) config_ = std::move(*config);
+  if (declared) declared_ = std::move(*declared);
+  owner_ = static_cast<room_owner>(owner);
+  configured_ = configured;
+  accounts_ = std::move(accounts);
+  if (format >= site_state_format) {
+    base_rate_ = std::max<std::uint32_t>(base_rate, 1);
+    rate_ = std::max<std::uint32_t>(rate, 1);
+    rate_reason_ = static_cast<rate_reason>(reason);
+    sold_out_by_supply_from_ = sold_out_by_stock ? std::optional(static_cast<room_state>(stock_from)) : std::nullopt;
+    claims_ = std::move(claims);
+    stock_ = std::move(stock);
+  } else {
+    reset_rate();
+    stock_ = stock_ledger{};
+    stock_.retotal(std::nullopt, config_.stock);
+  }
+  if (format >= seats_state_format) {
+    seats_ = std::move(seats);
+  } else {
+    seats_ = seat_ledger{};
+    seats_.retotal(config_.inventory, tick_ms_);
+  }
+  lobby_root_.reset();
+  permutation_.reset();
+  if (closed_at_ms_) lobby_root_ = lobby_.root();
+  if (closed_at_ms_ && opened_at_ms_) derive_permutation();
+  return true;
+}
+
+}  // namespace foyer

@@ -1,0 +1,188 @@
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "core/passes/pass_issuer.hpp"
+#include "core/rooms/room_admin.hpp"
+#include "core/rooms/site_reports.hpp"
+#include "support/holds_fixture.hpp"
+
+using namespace foyer;
+using namespace foyer::test;
+
+namespace {
+
+room_configured configured(room_config c, std::int64_t at_ms) {
+  return room_configured{c.id, std::move(c), room_owner::api, std::nullopt, at_ms};
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(holds_fixture, "a seat total checked before holds written meanwhile applied keeps the seats it would not fit") {
+  start({seat_room(10)});
+  receipt(place("k1", 1, 1, 3));
+  // Decided while 3 seats are held: 5 fits. A hold of 4 written just before it lands first.
+  auto smaller = seat_room(5);
+  REQUIRE_FALSE(r().refuses(smaller));
+  auto decision = decide_hold(r(), "k2", {hold_action::place, hold_id(2), visitor(2), 2, 4}, clock.steady_ms());
+  REQUIRE(std::holds_alternative<event>(decision));
+  REQUIRE_FALSE(commit({std::get<event>(decision), configured(smaller, clock.steady_ms())}).first);
+  check_invariant();
+  CHECK(seats().total() == 10);
+  CHECK(seats().held() == 7);
+  CHECK(r().config().inventory->total == 10);
+  // What the caller answers with: the setting and the numbers.
+  auto kept = r().refuses_seats(smaller);
+  REQUIRE(kept);
+  CHECK(kept->field == "inventory.total");
+  CHECK(kept->message.find("7") != std::string::npos);
+  // Raising it applies; the holds are confirmed, and a restart replays the same.
+  REQUIRE_FALSE(commit(configured(seat_room(12), clock.steady_ms())).first);
+  CHECK(receipt(act("c1", hold_action::confirm, 1)).state == hold_state::confirmed);
+  CHECK(receipt(act("c2", hold_action::confirm, 2)).state == hold_state::confirmed);
+  restart();
+  check_invariant();
+  CHECK(seats().total() == 12);
+  CHECK(seats().confirmed() == 7);
+}
+
+TEST_CASE_METHOD(holds_fixture, "a reload's seat total that holds written meanwhile would not fit is kept, and tried again") {
+  start({seat_room(10)});
+  receipt(place("k1", 1, 1, 3));
+  auto planned = plan_reconcile(*rooms, {seat_room(5)}, clock.steady_ms());
+  REQUIRE(std::holds_alternative<reconcile_plan>(planned));
+  receipt(place("k2", 2, 2, 4));
+  digest seed{};
+  REQUIRE_FALSE(commit(reconcile_events(std::get<reconcile_plan>(planned), clock.steady_ms(), [&] { return seed; })).first);
+  check_invariant();
+  CHECK(seats().total() == 10);
+  // The next reload of the same file is refused with the numbers, not skipped.
+  auto again = reconcile({seat_room(5)});
+  REQUIRE(again);
+  CHECK(again->field == "rooms[0].inventory.total");
+  CHECK_FALSE(reconcile({seat_room(7)}));
+  CHECK(seats().total() == 7);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a release of an ended hold answers from the hold as it stands and writes nothing") {
+  start({seat_room(10)});
+  receipt(place("k1", 1, 1, 2));
+  receipt(place("k2", 2, 2, 2));
+  CHECK(receipt(act("r1", hold_action::release, 1)).state == hold_state::released);
+  advance_s(200);
+  REQUIRE(sweep());
+  CHECK(seats().find(hold_id(2))->state == hold_state::expired);
+  auto seq = rooms->applied_seq();
+  for (std::uint32_t h : {1u, 2u}) {
+    for (int i = 0; i < 100; ++i) {
+      for (std::optional<id16> who : {std::optional<id16>{}, std::optional(visitor(h))}) {
+        auto d = decide_hold(r(), fmt::format("again-{}-{}", h, i), {hold_action::release, hold_id(h), who, 0, 0},
+                             clock.steady_ms());
+        REQUIRE(std::holds_alternative<hold_receipt>(d));
+        CHECK(std::get<hold_receipt>(d).state == seats().find(hold_id(h))->state);
+        CHECK(std::get<hold_receipt>(d).outcome == hold_outcome::ended_already);
+        // An extension of it is refused without a write too.
+        CHECK(refusal(decide_hold(r(), fmt::format("ext-{}-{}", h, i), {hold_action::extend, hold_id(h), std::nullopt, 0, 0},
+                                  clock.steady_ms())) == errc::hold_not_held);
+      }
+    }
+  }
+  CHECK(rooms->applied_seq() == seq);
+}
+
+TEST_CASE_METHOD(holds_fixture, "one pass takes at most max_seats_per_pass seats, held and confirmed, over its life") {
+  auto c = seat_room(100, second_hold::release_first);
+  c.inventory->max_seats_per_pass = 6;
+  start({c});
+  CHECK(receipt(place("k1", 1, 1, 4)).state == hold_state::held);
+  CHECK(receipt(act("c1", hold_action::confirm, 1)).state == hold_state::confirmed);
+  CHECK(refusal(place("k2", 1, 2, 4)) == errc::seats_per_pass_exceeded);
+  CHECK(receipt(place("k3", 1, 3, 2)).state == hold_state::held);
+  // A hold replaced by the next one counts once: only confirmed seats add up.
+  CHECK(receipt(place("k4", 1, 4, 2)).state == hold_state::held);
+  CHECK(receipt(act("c4", hold_action::confirm, 4)).state == hold_state::confirmed);
+  CHECK(refusal(place("k5", 1, 5, 1)) == errc::seats_per_pass_exceeded);
+  // Written without asking the desk, it is refused when it applies: the log decides.
+  auto late = hold_placed{"r", hold_id(6), visitor(1), 1, 1, "k6", clock.steady_ms()};
+  REQUIRE_FALSE(commit(late).first);
+  CHECK(refusal(place("k6", 1, 6, 1)) == errc::seats_per_pass_exceeded);
+  // Another pass is not affected, and a restart keeps the count.
+  CHECK(receipt(place("k7", 2, 7, 4)).state == hold_state::held);
+  restart();
+  CHECK(refusal(place("k8", 1, 8, 1)) == errc::seats_per_pass_exceeded);
+  CHECK(seats().confirmed_of(visitor(1)) == 6);
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "max_seats_per_pass defaults to max_seats_per_hold") {
+  auto c = seat_room(100, second_hold::release_first);
+  c.inventory->max_seats_per_hold = 4;
+  start({c});
+  receipt(place("k1", 1, 1, 4));
+  receipt(act("c1", hold_action::confirm, 1));
+  CHECK(refusal(place("k2", 1, 2, 1)) == errc::seats_per_pass_exceeded);
+}
+
+TEST_CASE_METHOD(holds_fixture, "a pass reported done places nothing, nor one never claimed, when the hold applies") {
+  start({seat_room(10)});
+  join("r", 1);
+  join("r", 2);
+  clock.advance_ms(5'000);
+  tick("r");
+  const auto pass_of = [](std::uint8_t tag) {
+    id16 v{};
+    v[0] = tag;
+    return v;
+  };
+  for (std::uint64_t place = 0; place < 2; ++place) {
+    REQUIRE_FALSE(commit(pass_claimed{"r", place, pass::pass_id("r", pass_of(static_cast<std::uint8_t>(place + 1))),
+                                      clock.steady_ms()})
+                      .first);
+  }
+  // The site reports the first visitor's pass done: Foyer refuses it from then on.
+  auto done = decide_done(r(), {pass::pass_id("r", pass_of(1))}, clock.steady_ms());
+  REQUIRE(done);
+  REQUIRE_FALSE(commit(*done).first);
+  CHECK(pass_done(r(), pass_of(1)));
+  CHECK_FALSE(pass_done(r(), pass_of(2)));
+  // A placement decided before the report was applied places nothing when it applies.
+  auto before = hold_placed{"r", hold_id(1), pass_of(1), 0, 1, "k1", clock.steady_ms()};
+  REQUIRE_FALSE(commit(before).first);
+  CHECK(seats().receipt("k1")->outcome == hold_outcome::pass_ended);
+  CHECK(seats().held() == 0);
+  // A visitor whose claim the log does not have places nothing either.
+  auto unclaimed = hold_placed{"r", hold_id(2), pass_of(9), std::nullopt, 1, "k2", clock.steady_ms()};
+  REQUIRE_FALSE(commit(unclaimed).first);
+  CHECK(seats().receipt("k2")->outcome == hold_outcome::pass_ended);
+  // The second visitor holds, and may be reported done after: still refused afterwards.
+  auto held = hold_placed{"r", hold_id(3), pass_of(2), std::nullopt, 1, "k3", clock.steady_ms()};
+  REQUIRE_FALSE(commit(held).first);
+  CHECK(seats().held() == 1);
+  auto done_after = decide_done(r(), {pass::pass_id("r", pass_of(2))}, clock.steady_ms());
+  REQUIRE(done_after);
+  REQUIRE_FALSE(commit(*done_after).first);
+  restart();
+  CHECK(pass_done(r(), pass_of(1)));
+  CHECK(pass_done(r(), pass_of(2)));
+  check_invariant();
+}
+
+TEST_CASE_METHOD(holds_fixture, "a room whose seats are held or confirmed is removed only when forced, by the API or a reload") {
+  start({seat_room(10)});
+  receipt(place("k1", 1, 1, 2));
+  receipt(place("k2", 2, 2, 3));
+  receipt(act("c2", hold_action::confirm, 2));
+  auto refused = remove_room(*rooms, "r", /*force=*/false, clock.steady_ms());
+  REQUIRE(std::holds_alternative<admin_refusal>(refused));
+  const auto& why = std::get<admin_refusal>(refused);
+  CHECK(why.code == errc::change_refused);
+  REQUIRE(why.seats);
+  CHECK(why.seats->held == 2);
+  CHECK(why.seats->confirmed == 3);
+  auto dropped = reconcile({});
+  REQUIRE(dropped);
+  CHECK(dropped->field == "rooms");
+  CHECK(rooms->find("r"));
+  CHECK(std::holds_alternative<std::vector<event>>(remove_room(*rooms, "r", /*force=*/true, clock.steady_ms())));
+}
