@@ -14,7 +14,6 @@ namespace {
 constexpr std::string_view signature_prefix = "\xE2\x80\x94 ";  // U+2014 EM DASH, space
 constexpr std::size_t ed25519_signature_size = 64;
 constexpr std::size_t key_id_size = 4;
-constexpr std::size_t key_id_hex_digits = 8;
 
 // The code point at the start of `text` and its length in bytes, or nullopt for bytes
 // that are not UTF-8 (overlong forms, surrogates and values past U+10FFFF included).
