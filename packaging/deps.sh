@@ -10,6 +10,7 @@ packages=(
   nginx-light chromium python3 openssl
   prometheus clang libclang-rt-14-dev
   llvm  # llvm-symbolizer: a sanitizer's or fuzzer's report names the function and line
+  golang-go golang-golang-x-mod-dev  # Go's sumdb/note and sumdb/tlog check the public logs (tests/go)
 )
 # Node: keep a newer Node already on the machine, else take Debian's.
 command -v node >/dev/null || packages+=(nodejs)

@@ -59,6 +59,50 @@ digest fold_right(std::span<const digest> parts) {
   return hash;
 }
 
+std::vector<node_id> range_parts(const std::vector<leaf_range>& ranges) {
+  std::vector<node_id> out;
+  for (auto range : ranges) append_parts(out, range);
+  return out;
+}
+
+// One hash per range, each folded from the hashes of its range_parts().
+std::vector<digest> fold_ranges(const std::vector<leaf_range>& ranges, std::span<const digest> node_hashes) {
+  std::vector<digest> out;
+  for (auto range : ranges) {
+    auto parts = static_cast<std::size_t>(std::popcount(range.length));
+    if (node_hashes.size() < parts) throw std::invalid_argument("merkle: too few node hashes");
+    out.push_back(fold_right(node_hashes.first(parts)));
+    node_hashes = node_hashes.subspan(parts);
+  }
+  if (!node_hashes.empty()) throw std::invalid_argument("merkle: too many node hashes");
+  return out;
+}
+
+// RFC 9162 §2.1.4.1 SUBPROOF(m, D[start:start + n], b), as the subtrees whose hashes it
+// lists, in its order.
+void subproof_ranges(std::uint64_t m, std::uint64_t start, std::uint64_t n, bool whole_old_tree,
+                     std::vector<leaf_range>& out) {
+  if (m == n) {
+    if (!whole_old_tree) out.push_back({start, n});
+    return;
+  }
+  std::uint64_t k = std::bit_floor(n - 1);
+  if (m <= k) {
+    subproof_ranges(m, start, k, whole_old_tree, out);
+    out.push_back({start + k, n - k});
+  } else {
+    subproof_ranges(m - k, start + k, n - k, false, out);
+    out.push_back({start, k});
+  }
+}
+
+std::vector<leaf_range> consistency_ranges(std::uint64_t old_size, std::uint64_t new_size) {
+  if (old_size > new_size) throw std::invalid_argument("merkle: old tree larger than new tree");
+  std::vector<leaf_range> out;
+  if (old_size != 0 && old_size != new_size) subproof_ranges(old_size, 0, new_size, true, out);
+  return out;
+}
+
 }  // namespace
 
 digest leaf_hash(byte_view data) { return sha256({leaf_prefix, data}); }
@@ -101,23 +145,12 @@ std::optional<frontier> frontier::decode(std::string_view bytes) {
 }
 
 std::vector<node_id> audit_path_nodes(std::uint64_t index, std::uint64_t size) {
-  std::vector<node_id> out;
-  for (auto range : sibling_ranges(index, size)) append_parts(out, range);
-  return out;
+  return range_parts(sibling_ranges(index, size));
 }
 
 std::vector<digest> audit_path(std::uint64_t index, std::uint64_t size,
                                const std::vector<digest>& node_hashes) {
-  std::vector<digest> path;
-  std::span<const digest> remaining = node_hashes;
-  for (auto range : sibling_ranges(index, size)) {
-    auto parts = static_cast<std::size_t>(std::popcount(range.length));
-    if (remaining.size() < parts) throw std::invalid_argument("merkle: too few node hashes");
-    path.push_back(fold_right(remaining.first(parts)));
-    remaining = remaining.subspan(parts);
-  }
-  if (!remaining.empty()) throw std::invalid_argument("merkle: too many node hashes");
-  return path;
+  return fold_ranges(sibling_ranges(index, size), node_hashes);
 }
 
 std::optional<digest> root_from_path(const digest& leaf, std::uint64_t index, std::uint64_t size,
@@ -150,6 +183,51 @@ bool verify_inclusion(const digest& leaf, std::uint64_t index, std::uint64_t siz
   return computed && *computed == root;
 }
 
+std::vector<node_id> consistency_proof_nodes(std::uint64_t old_size, std::uint64_t new_size) {
+  return range_parts(consistency_ranges(old_size, new_size));
+}
+
+std::vector<digest> consistency_proof(std::uint64_t old_size, std::uint64_t new_size,
+                                      const std::vector<digest>& node_hashes) {
+  return fold_ranges(consistency_ranges(old_size, new_size), node_hashes);
+}
+
+bool verify_consistency(std::uint64_t old_size, std::uint64_t new_size, std::span<const digest> proof,
+                        const digest& old_root, const digest& new_root) {
+  if (old_size > new_size) return false;
+  if (old_size == 0) return proof.empty() && old_root == empty_root();
+  if (old_size == new_size) return proof.empty() && old_root == new_root;
+  if (proof.empty() || proof.size() > max_path_length) return false;
+  // When the old tree is a perfect subtree of the new one, its root starts the walk.
+  std::vector<digest> path;
+  if (std::has_single_bit(old_size)) path.push_back(old_root);
+  path.insert(path.end(), proof.begin(), proof.end());
+  std::uint64_t fn = old_size - 1;
+  std::uint64_t sn = new_size - 1;
+  while (fn & 1) {
+    fn >>= 1;
+    sn >>= 1;
+  }
+  digest fr = path.front();
+  digest sr = path.front();
+  for (auto it = path.begin() + 1; it != path.end(); ++it) {
+    if (sn == 0) return false;
+    if ((fn & 1) || fn == sn) {
+      fr = node_hash(*it, fr);
+      sr = node_hash(*it, sr);
+      while (!(fn & 1) && fn != 0) {
+        fn >>= 1;
+        sn >>= 1;
+      }
+    } else {
+      sr = node_hash(sr, *it);
+    }
+    fn >>= 1;
+    sn >>= 1;
+  }
+  return sn == 0 && fr == old_root && sr == new_root;
+}
+
 digest root_of(std::span<const digest> leaves) {
   if (leaves.empty()) return empty_root();
   if (leaves.size() == 1) return leaves.front();
@@ -163,6 +241,14 @@ std::vector<digest> path_in(std::span<const digest> leaves, std::uint64_t index)
     path.push_back(root_of(leaves.subspan(range.start, range.length)));
   }
   return path;
+}
+
+std::vector<digest> consistency_in(std::span<const digest> leaves, std::uint64_t old_size) {
+  std::vector<digest> proof;
+  for (auto range : consistency_ranges(old_size, leaves.size())) {
+    proof.push_back(root_of(leaves.subspan(range.start, range.length)));
+  }
+  return proof;
 }
 
 namespace {

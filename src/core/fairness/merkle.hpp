@@ -1,7 +1,7 @@
 #pragma once
-// RFC 6962 Merkle trees (the lobby of the lottery, receipt batches): hashing, an
-// incremental frontier with O(log N) state, and audit paths built from stored
-// perfect subtrees, checked as in RFC 9162 §2.1.3.2.
+// RFC 6962 Merkle trees (the lobby of the lottery, receipt batches, the public logs):
+// hashing, an incremental frontier with O(log N) state, and audit paths and consistency
+// proofs built from stored perfect subtrees, checked as in RFC 9162 §2.1.3.2 and §2.1.4.2.
 //
 //   leaf hash = SHA-256(0x00 ‖ data)       node hash = SHA-256(0x01 ‖ left ‖ right)
 //   MTH of n > 1 leaves splits at the largest power of two smaller than n;
@@ -79,10 +79,24 @@ std::optional<digest> root_from_path(const digest& leaf, std::uint64_t index, st
 bool verify_inclusion(const digest& leaf, std::uint64_t index, std::uint64_t size,
                       std::span<const digest> path, const digest& root);
 
+// Consistency proofs (RFC 9162 §2.1.4) between a tree of old_size leaves and one of
+// new_size, the same way: the perfect subtrees whose hashes make up the proof, then the
+// proof from their hashes. Empty when old_size is 0 or equal to new_size. Both throw
+// std::invalid_argument if old_size > new_size; the second if the number of hashes is wrong.
+std::vector<node_id> consistency_proof_nodes(std::uint64_t old_size, std::uint64_t new_size);
+std::vector<digest> consistency_proof(std::uint64_t old_size, std::uint64_t new_size,
+                                      const std::vector<digest>& node_hashes);
+// RFC 9162 §2.1.4.2; a tree of 0 leaves (root empty_root()) is consistent with any tree,
+// by an empty proof.
+bool verify_consistency(std::uint64_t old_size, std::uint64_t new_size, std::span<const digest> proof,
+                        const digest& old_root, const digest& new_root);
+
 // In-memory trees over leaf hashes, for small trees (receipt batches) and tests.
 digest root_of(std::span<const digest> leaves);
 // Throws std::invalid_argument unless index < leaves.size().
 std::vector<digest> path_in(std::span<const digest> leaves, std::uint64_t index);
+// Throws std::invalid_argument unless old_size <= leaves.size().
+std::vector<digest> consistency_in(std::span<const digest> leaves, std::uint64_t old_size);
 // Every leaf's audit path at once, with O(n) hashes where path_in for each leaf takes
 // O(n) each: a receipt batch needs them all.
 std::vector<std::vector<digest>> all_paths(std::span<const digest> leaves);
