@@ -26,6 +26,12 @@ void for_each_pair(std::string_view query, F f) {
 
 }  // namespace
 
+std::string_view trim_ows(std::string_view text) {
+  auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
 std::optional<std::string_view> cookie(const request& req, std::string_view name) {
   // Fields are walked comparing their codes: Beast's find compares names as case-folded
   // text, which costs more than the walk over the few fields a request has.
