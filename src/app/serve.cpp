@@ -1,5 +1,9 @@
 #include "app/serve.hpp"
 
+#include <sys/resource.h>
+
+#include <cstdint>
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/host_name.hpp>
@@ -35,6 +39,26 @@ net::ip::tcp::endpoint parse_endpoint(const std::string& listen) {
   auto address = net::ip::make_address(host, ec);
   if (ec) throw config_error(fmt::format("config: listen: '{}' is not an IP address", host));
   return {address, static_cast<unsigned short>(std::stoi(listen.substr(colon + 1)))};
+}
+
+// Raises the soft descriptor limit to the hard one, and returns the connections that fit in
+// it beside what the server needs (http::descriptor_headroom): fewer than configured only
+// when the limit is too low, which is said once, here.
+std::size_t connections_within_descriptors(std::size_t max_connections) {
+  rlimit nofile{};
+  if (getrlimit(RLIMIT_NOFILE, &nofile) != 0) return max_connections;
+  if (nofile.rlim_cur < nofile.rlim_max) {
+    rlimit raised{nofile.rlim_max, nofile.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) nofile = raised;
+  }
+  auto descriptors = nofile.rlim_cur == RLIM_INFINITY ? SIZE_MAX : static_cast<std::size_t>(nofile.rlim_cur);
+  auto fit = http::connections_that_fit(max_connections, descriptors);
+  if (fit < max_connections) {
+    log::warn(fmt::format("server.max_connections {} does not fit in the descriptor limit {} beside the {} the server "
+                          "needs; serving at most {} connections (raise `ulimit -n` or LimitNOFILE)",
+                          max_connections, descriptors, http::descriptor_headroom, fit));
+  }
+  return fit;
 }
 
 // Derives independent keys from the one server secret.
@@ -77,6 +101,8 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // only posts completions, which stay locked. So the reactor needs no locks.
   net::io_context ioc{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   auto endpoint = parse_endpoint(c.listen);
+  auto limits = c.limits;
+  limits.max_connections = connections_within_descriptors(limits.max_connections);
   // Registered before the log is recovered, which can take a while: a SIGHUP meanwhile
   // (a `systemctl reload` during the start) is kept for later instead of ending the process.
   net::signal_set reloads(ioc, SIGHUP);
@@ -137,7 +163,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   };
 
   auto listen = [&] {
-    server = std::make_unique<http::server>(ioc, endpoint, c.limits,
+    server = std::make_unique<http::server>(ioc, endpoint, limits,
                                             [&api](http::request& req, const http::peer& who) {
                                               return api.handle(req, who);
                                             },
