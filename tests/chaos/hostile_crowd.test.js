@@ -12,7 +12,7 @@ import net from 'node:net';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { spawnOwned } from '../lib/foyer.js';
-import { WireConnection, chaosConfig, openFilesLimit, sleep, tryJoin, withFoyer } from './helpers.js';
+import { chaosConfig, openFilesLimit, pollLoad, sleep, tryJoin, withFoyer } from './helpers.js';
 
 const hostile = 200;
 const pollers = 4;
@@ -51,25 +51,6 @@ function p99(samples) {
   return sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))];
 }
 
-function pollLoad(port, tickets) {
-  const load = { phase: 'quiet', samples: { quiet: [], crowd: [] }, failures: [], running: true };
-  load.done = Promise.all(tickets.map(async (ticket) => {
-    const wire = await WireConnection.open(port);
-    const text = `GET /api/v1/rooms/demo/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ticket}\r\n\r\n`;
-    while (load.running) {
-      const phase = load.phase;
-      const t0 = performance.now();
-      const r = await wire.request(text).catch((e) => ({ status: 0, body: String(e) }));
-      load.samples[phase].push(performance.now() - t0);
-      if (r.status !== 200) load.failures.push(`${phase}: ${r.status} ${r.body}`);
-      if (r.status === 0) break;
-      await sleep(pollGapMs);
-    }
-    wire.close();
-  }));
-  return load;
-}
-
 function runCrowd(port) {
   const script = fileURLToPath(new URL('./hostile-crowd-load.js', import.meta.url));
   const proc = spawnOwned(process.execPath, [script, String(port), String(hostile), String(crowdSeconds)],
@@ -86,7 +67,7 @@ test('a hostile crowd holds no more memory than the limits allow, and honest pol
     const pid = f.proc.pid;
     const tickets = [];
     for (let i = 0; i < pollers; i++) tickets.push((await tryJoin(f)).json.ticket);
-    const load = pollLoad(f.port, tickets);
+    const load = pollLoad(f.port, tickets, { phases: ['quiet', 'crowd'], gapMs: pollGapMs });
     await sleep(quietMs);
     const before = status(pid);
 
