@@ -88,30 +88,8 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
 
     response res;
     auto refuse = [](errc e, std::string_view detail) { return problem(11, /*keep_alive=*/false, e, detail); };
-    if (ec == bhttp::error::header_limit) {
-      res = refuse(errc::headers_too_large, fmt::format("Request headers must fit in {} bytes.", limits_.header_limit));
-    } else if (ec == bhttp::error::body_limit) {
-      res = refuse(errc::body_too_large, fmt::format("The request body must fit in {} bytes.", limits_.body_limit));
-    } else if (ec == request_error::too_many_fields) {
-      res = refuse(errc::headers_too_large,
-                   fmt::format("A request may have at most {} header fields.", limits_.max_header_fields));
-    } else if (ec == request_error::trailer_too_large) {
-      res = refuse(errc::headers_too_large,
-                   fmt::format("The last chunk and trailer must fit in {} bytes.", limits_.trailer_limit));
-    } else if (ec == request_error::chunk_line_too_large) {
-      res = refuse(errc::bad_request,
-                   fmt::format("A chunk's size line must fit in {} bytes, extensions included.", limits_.chunk_line_limit));
-    } else if (ec == request_error::bad_transfer_coding) {
-      res = refuse(errc::bad_request, "Transfer-Encoding may only be chunked, alone; the body's end is otherwise unknown.");
-    } else if (ec == request_error::missing_host) {
-      res = refuse(errc::bad_request, "An HTTP/1.1 request must name its Host.");
-    } else if (ec == net::error::operation_aborted && self->timed_out) {
-      res = refuse(errc::request_timeout, "The request did not arrive in time.");
-    } else if (ec && detail::is_http_error(ec)) {
-      res = refuse(errc::bad_request, fmt::format("The request is not valid HTTP/1.1: {}.", ec.message()));
-    } else if (ec) {
-      co_return;  // closed by the peer, idle too long, or stopped
-    } else {
+    // The request first: the refusals below cost a comparison each.
+    if (!ec) {
       enter(self, phase::handling);
       request req = reader.release();
       // Caught here: a coroutine of its own around the handler would cost a frame per request.
@@ -130,6 +108,29 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
         res.body().clear();
       }
       res.keep_alive(req.keep_alive() && !stopping_);
+    } else if (ec == bhttp::error::header_limit) {
+      res = refuse(errc::headers_too_large, fmt::format("Request headers must fit in {} bytes.", limits_.header_limit));
+    } else if (ec == bhttp::error::body_limit) {
+      res = refuse(errc::body_too_large, fmt::format("The request body must fit in {} bytes.", limits_.body_limit));
+    } else if (ec == request_error::too_many_fields) {
+      res = refuse(errc::headers_too_large,
+                   fmt::format("A request may have at most {} header fields.", limits_.max_header_fields));
+    } else if (ec == request_error::trailer_too_large) {
+      res = refuse(errc::headers_too_large,
+                   fmt::format("The last chunk and trailer must fit in {} bytes.", limits_.trailer_limit));
+    } else if (ec == request_error::chunk_line_too_large) {
+      res = refuse(errc::bad_request,
+                   fmt::format("A chunk's size line must fit in {} bytes, extensions included.", limits_.chunk_line_limit));
+    } else if (ec == request_error::bad_transfer_coding) {
+      res = refuse(errc::bad_request, "Transfer-Encoding may only be chunked, alone; the body's end is otherwise unknown.");
+    } else if (ec == request_error::missing_host) {
+      res = refuse(errc::bad_request, "An HTTP/1.1 request must name its Host.");
+    } else if (ec == net::error::operation_aborted && self->timed_out) {
+      res = refuse(errc::request_timeout, "The request did not arrive in time.");
+    } else if (detail::is_http_error(ec)) {
+      res = refuse(errc::bad_request, fmt::format("The request is not valid HTTP/1.1: {}.", ec.message()));
+    } else {
+      co_return;  // closed by the peer, idle too long, or stopped
     }
     enter(self, phase::writing);
     res.serialize(out);
