@@ -183,6 +183,10 @@ void read_server(const toml::table& table, config& c) {
   t.integer("max_connections", c.limits.max_connections, 1, 1'000'000);
   t.integer("max_header_bytes", c.limits.header_limit, 1024, 1 << 20);
   t.integer("max_body_bytes", c.limits.body_limit, 1024, 1 << 20);
+  t.integer("max_header_fields", c.limits.max_header_fields, 8, 10'000);
+  t.integer("max_trailer_bytes", c.limits.trailer_limit, 64, 1 << 20);
+  t.integer("max_chunk_line_bytes", c.limits.chunk_line_limit, 64, 1 << 20);
+  t.integer("kept_answer_buffer_bytes", c.limits.kept_answer_buffer, 1024, 64 << 20);
   std::int64_t header_timeout = c.limits.header_timeout.count();
   std::int64_t idle_timeout = c.limits.idle_timeout.count();
   t.integer("header_timeout_ms", header_timeout, 100, 600'000);
@@ -279,7 +283,8 @@ delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
     std::string url;
     t.string("url", url);
     auto parsed = parse_url(url);
-    if (!parsed) t.fail("url", "must be an http:// or https:// URL, e.g. \"https://hooks.example.com/foyer\"");
+    if (!parsed) t.fail("url", "must be an http:// or https:// URL without spaces or control characters, e.g. "
+                   "\"https://hooks.example.com/foyer\"");
     // Plain http:// would carry the events and their signatures in the clear.
     if (!parsed->tls && !loopback_or_private(parsed->host)) {
       t.fail("url", fmt::format("http:// only to a loopback or private address (got '{}'); use https://", parsed->host));

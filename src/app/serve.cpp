@@ -1,5 +1,9 @@
 #include "app/serve.hpp"
 
+#include <sys/resource.h>
+
+#include <cstdint>
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/host_name.hpp>
@@ -37,11 +41,32 @@ net::ip::tcp::endpoint parse_endpoint(const std::string& listen) {
   return {address, static_cast<unsigned short>(std::stoi(listen.substr(colon + 1)))};
 }
 
+// Raises the soft descriptor limit to the hard one, and returns the connections that fit in
+// it beside what the server needs (http::descriptor_headroom): fewer than configured only
+// when the limit is too low, which is said once, here.
+std::size_t connections_within_descriptors(std::size_t max_connections) {
+  rlimit nofile{};
+  if (getrlimit(RLIMIT_NOFILE, &nofile) != 0) return max_connections;
+  if (nofile.rlim_cur < nofile.rlim_max) {
+    rlimit raised{nofile.rlim_max, nofile.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) nofile = raised;
+  }
+  auto descriptors = nofile.rlim_cur == RLIM_INFINITY ? SIZE_MAX : static_cast<std::size_t>(nofile.rlim_cur);
+  auto fit = http::connections_that_fit(max_connections, descriptors);
+  if (fit < max_connections) {
+    log::warn(fmt::format("server.max_connections {} does not fit in the descriptor limit {} beside the {} the server "
+                          "needs; serving at most {} connections (raise `ulimit -n` or LimitNOFILE)",
+                          max_connections, descriptors, http::descriptor_headroom, fit));
+  }
+  return fit;
+}
+
 // The server bound to `c.listen`, not yet accepting; a failure names the address and the flag.
-std::unique_ptr<http::server> bind_server(net::io_context& ioc, const config& c, http::handler handler) {
+std::unique_ptr<http::server> bind_server(net::io_context& ioc, const config& c, const http::server_limits& limits,
+                                          http::handler handler) {
   auto endpoint = parse_endpoint(c.listen);
   try {
-    return std::make_unique<http::server>(ioc, endpoint, c.limits, std::move(handler),
+    return std::make_unique<http::server>(ioc, endpoint, limits, std::move(handler),
                                           [](std::string_view line) { log::error(line); });
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error(fmt::format("cannot listen on {}: {}; choose another address with --listen HOST:PORT "
@@ -114,10 +139,13 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // One thread runs the loop and does all socket and timer work; the storage thread
   // only posts completions, which stay locked. So the reactor needs no locks.
   net::io_context ioc{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
+  auto limits = c.limits;
+  limits.max_connections = connections_within_descriptors(limits.max_connections);
   // Bound first, accepting only once the rooms are durable: an address in use stops the
   // start before anything is written to the data dir.
   std::unique_ptr<http::routes> api;
-  auto server = bind_server(ioc, c, [&api](http::request& req, const http::peer& who) { return api->handle(req, who); });
+  auto server = bind_server(ioc, c, limits,
+                            [&api](http::request& req, const http::peer& who) { return api->handle(req, who); });
   // Registered before the log is recovered, which can take a while: a SIGHUP meanwhile
   // (a `systemctl reload` during the start) is kept for later instead of ending the process.
   net::signal_set reloads(ioc, SIGHUP);

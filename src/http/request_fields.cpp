@@ -45,6 +45,12 @@ void for_each_cookie(const request& req, std::string_view name, F f) {
 
 }  // namespace
 
+std::string_view trim_ows(std::string_view text) {
+  auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
 std::vector<std::string_view> cookies(const request& req, std::string_view name, std::size_t max_count) {
   std::vector<std::string_view> out;
   if (max_count == 0) return out;

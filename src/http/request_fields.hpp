@@ -11,6 +11,9 @@
 
 namespace foyer::http {
 
+// `text` without the optional whitespace (spaces and tabs) around it (RFC 9110, 5.6.3).
+std::string_view trim_ows(std::string_view text);
+
 // The value of the first cookie called `name` in the Cookie headers, as sent.
 std::optional<std::string_view> cookie(const request& req, std::string_view name);
 

@@ -1,15 +1,20 @@
 #include "http/server.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
+#include <string_view>
 #include <ctime>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <fmt/core.h>
 
 #include "http/problem.hpp"
+#include "http/request_fields.hpp"
 #include "http/session_loop.hpp"
 
 namespace foyer::http {
@@ -35,28 +40,130 @@ response json_error(unsigned status, std::string_view code, std::string_view mes
   return problem(version, keep_alive, status, code, std::string_view(reason.data(), reason.size()), message);
 }
 
-void apply_limits(request_parser& parser, const server_limits& limits) {
-  parser.eager(true);
-  parser.header_limit(static_cast<std::uint32_t>(limits.header_limit));
-  parser.body_limit(limits.body_limit);
+std::size_t read_buffer_limit(const server_limits& limits) {
+  return std::max({limits.header_limit, limits.trailer_limit, limits.chunk_line_limit}) + read_chunk;
 }
 
-bool parse_buffered(request_parser& parser, beast::flat_buffer& buffer, beast::error_code& ec) {
+namespace {
+
+class request_error_category : public boost::system::error_category {
+ public:
+  const char* name() const noexcept override { return "foyer.http.request"; }
+  std::string message(int e) const override {
+    switch (static_cast<request_error>(e)) {
+      case request_error::too_many_fields: return "too many header fields";
+      case request_error::trailer_too_large: return "trailer too large";
+      case request_error::chunk_line_too_large: return "chunk line too large";
+      case request_error::bad_transfer_coding: return "unsupported transfer coding";
+      case request_error::missing_host: return "no Host field";
+    }
+    return "request refused";
+  }
+};
+
+// A chunked body's next bytes, which the parser waits for whole: the last chunk (a size of
+// zeros), whose line and trailer end the body, or another chunk's line.
+bool is_last_chunk(std::string_view pending) {
+  if (pending.starts_with("\r\n")) pending.remove_prefix(2);  // the end of the chunk before
+  auto digits = pending.find_first_not_of("0123456789abcdefABCDEF");
+  return digits != 0 && digits != std::string_view::npos && pending.find_first_not_of('0') >= digits;
+}
+
+// RFC 9112: a request's body ends where a sole, final "chunked" coding or its length says
+// (6.1; any other coding would leave the end to a guess, which is how requests are
+// smuggled), and HTTP/1.1 names its Host (3.2). A field walk by code: no text compares.
+beast::error_code check_fields(const request& req, std::size_t max_fields) {
+  bool host = false;
+  bool coded = false;
+  std::size_t fields = 0;
+  for (const auto& f : req) {
+    if (++fields > max_fields) return request_error::too_many_fields;
+    if (f.name() == bhttp::field::host) {
+      host = true;
+    } else if (f.name() == bhttp::field::transfer_encoding) {
+      if (coded || !beast::iequals(trim_ows(f.value()), "chunked")) return request_error::bad_transfer_coding;
+      coded = true;
+    }
+  }
+  if (!host && req.version() >= 11) return request_error::missing_host;
+  return {};
+}
+
+}  // namespace
+
+beast::error_code make_error_code(request_error e) {
+  static const request_error_category category;
+  return {static_cast<int>(e), category};
+}
+
+request_reader::request_reader(const server_limits& limits) : limits_(limits) {
+  parser_.eager(true);
+  parser_.header_limit(static_cast<std::uint32_t>(limits.header_limit));
+  parser_.body_limit(limits.body_limit);
+  parser_.on_chunk_header(on_chunk_);
+}
+
+void request_reader::chunk_seen::operator()(std::uint64_t size, beast::string_view, beast::error_code&) const {
+  if (size != 0) return;
+  const auto& req = reader->parser_.get();
+  reader->header_fields_ = static_cast<std::size_t>(std::distance(req.begin(), req.end()));
+  reader->trailer_seen_ = true;
+}
+
+bool request_reader::parse(beast::flat_buffer& buffer, beast::error_code& ec) {
   while (buffer.size() > 0) {
-    buffer.consume(parser.put(buffer.data(), ec));
+    buffer.consume(parser_.put(buffer.data(), ec));
+    if (!header_checked_ && parser_.is_header_done() && (!ec || ec == bhttp::error::need_more)) {
+      header_checked_ = true;
+      if (auto refused = check_header()) {
+        ec = refused;
+        return true;
+      }
+    }
     if (ec == bhttp::error::need_more) {
       ec = {};
-      return false;
+      // Beast bounds the header but not a chunk's line or the trailer: held whole until
+      // they end, they would grow without end.
+      if (parser_.chunked() && parser_.is_header_done()) ec = check_pending(buffer);
+      return static_cast<bool>(ec);
     }
-    if (ec || parser.is_done()) return true;
+    if (ec) return true;
+    if (parser_.is_done()) {
+      drop_trailer();
+      return true;
+    }
   }
   return false;
+}
+
+beast::error_code request_reader::check_header() {
+  auto refused = check_fields(parser_.get(), limits_.max_header_fields);
+  if (refused) (void)parser_.release();  // the message goes with the temporary
+  return refused;
+}
+
+beast::error_code request_reader::check_pending(const beast::flat_buffer& buffer) const {
+  if (buffer.size() <= std::min(limits_.chunk_line_limit, limits_.trailer_limit)) return {};
+  std::string_view pending(static_cast<const char*>(buffer.data().data()), buffer.size());
+  if (is_last_chunk(pending)) {
+    if (buffer.size() > limits_.trailer_limit) return request_error::trailer_too_large;
+  } else if (buffer.size() > limits_.chunk_line_limit) {
+    return request_error::chunk_line_too_large;
+  }
+  return {};
+}
+
+void request_reader::drop_trailer() {
+  if (!trailer_seen_) return;
+  auto& req = parser_.get();
+  for (auto it = std::next(req.begin(), static_cast<std::ptrdiff_t>(header_fields_)); it != req.end();) it = req.erase(it);
 }
 
 server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h, error_log log)
     : ioc_(ioc),
       acceptor_(ioc),
       sweeper_(ioc),
+      accept_pause_(ioc),
       limits_(limits),
       handler_(std::move(h)),
       log_(log ? std::move(log) : [](std::string_view line) { fmt::print(stderr, "foyer: {}\n", line); }) {
@@ -85,6 +192,7 @@ void server::stop(std::function<void()> on_drained) {
   on_drained_ = std::move(on_drained);
   beast::error_code ignored;
   acceptor_.close(ignored);
+  accept_pause_.cancel();
   for (auto& s : sessions_) {
     // A session not yet started has no socket here; it sees stopping_ and ends.
     if (s.now == phase::idle && s.socket) s.socket->close(ignored);
@@ -100,8 +208,14 @@ task<void> server::accept_loop() {
     tcp_socket socket = co_await acceptor_.async_accept(redirect_error(use_task, ec));
     if (ec) {
       if (stopping_) co_return;
-      // Out of file descriptors and the like: keep serving the connections we have.
-      log_(fmt::format("accept failed: {}", ec.message()));
+      // Out of descriptors, the next accept fails at once as long as none is freed:
+      // retried at once, it would spin. Other failures (a connection reset while queued)
+      // concern one connection.
+      if (ec == net::error::no_descriptors || ec == boost::system::errc::too_many_files_open_in_system) {
+        co_await pause_accepting(ec);
+      } else {
+        log_(fmt::format("accept failed: {}", ec.message()));
+      }
       continue;
     }
     admit(std::move(socket));
@@ -114,6 +228,26 @@ task<void> server::accept_loop() {
       admit(std::move(next));
     }
   }
+}
+
+task<void> server::pause_accepting(const beast::error_code& ec) {
+  ++accept_failures_;
+  auto now = coarse_now();
+  if (now >= next_accept_report_) {
+    log_(fmt::format("accept failed {} time(s) since the last report: {}; accepting pauses {} ms each time",
+                     accept_failures_, ec.message(), accept_pause.count()));
+    accept_failures_ = 0;
+    next_accept_report_ = now + accept_report_period;
+  }
+  beast::error_code ignored;
+  accept_pause_.expires_after(accept_pause);
+  co_await accept_pause_.async_wait(redirect_error(use_task, ignored));
+}
+
+std::size_t connections_that_fit(std::size_t max_connections, std::size_t descriptors) {
+  if (descriptors >= max_connections + descriptor_headroom) return max_connections;
+  std::size_t left = descriptors > 2 * descriptor_headroom ? descriptors - descriptor_headroom : descriptors / 2;
+  return std::max<std::size_t>(1, std::min(max_connections, left));
 }
 
 void server::admit(tcp_socket socket) {

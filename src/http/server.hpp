@@ -3,6 +3,7 @@
 // and a graceful stop. Runs on one io_context thread; handlers run there too.
 
 #include <chrono>
+#include <cstdint>
 #include <cstddef>
 #include <functional>
 #include <list>
@@ -15,6 +16,7 @@
 #include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -47,6 +49,16 @@ struct server_limits {
   // Apply reasonable limits to the size of a request to prevent abuse.
   std::size_t header_limit = 8 * 1024;  // Default: 8 KiB of request line and headers
   std::size_t body_limit = 16 * 1024;   // Default: 16 KiB of body
+  // Beast keeps each field in a node of its own, about 80 bytes: without a count, 8 KiB of
+  // tiny fields would cost 160 KiB.
+  std::size_t max_header_fields = 100;  // Default: 100 fields
+  // A chunked body's last chunk line and trailer (whose fields are read and dropped).
+  std::size_t trailer_limit = 4 * 1024;  // Default: 4 KiB
+  // One chunk's size line, extensions included.
+  std::size_t chunk_line_limit = 1024;  // Default: 1 KiB
+  // A connection keeps its answer buffer between requests up to this capacity; a larger
+  // answer's buffer is freed once written.
+  std::size_t kept_answer_buffer = 16 * 1024;  // Default: 16 KiB
   // A request must arrive whole this soon after its first byte (slow senders are cut).
   std::chrono::milliseconds header_timeout{10'000};  // Default: 10 s
   // A keep-alive connection may wait this long for its next request.
@@ -54,15 +66,78 @@ struct server_limits {
   std::size_t max_connections = 10'000;  // Default: 10,000 open connections
 };
 
+// Bytes a connection reads per read.
+inline constexpr std::size_t read_chunk = 4096;
+
+// The most a connection's read buffer holds: the largest unit the parser waits for whole
+// (the header, a chunk line, or the last chunk and trailer), a read past it, and no more.
+// Pipelined requests wait in the buffer under the same bound, then in the kernel's.
+std::size_t read_buffer_limit(const server_limits& limits);
+
 using request_parser = beast::http::request_parser<beast::http::string_body>;
 
-// A parser for the next request on a connection, bounded by the limits.
-void apply_limits(request_parser& parser, const server_limits& limits);
+// Descriptors the server needs besides its connections: RocksDB's table files (it keeps at
+// most 512 open), its log, manifest and lock, the listener, the reactor's own, stdio, the
+// sinks' files and sockets, and outbound calls, with room to spare.
+inline constexpr std::size_t descriptor_headroom = 640;
 
-// Feeds what has arrived in `buffer` to the parser, as the session reads: true once the
-// request is complete or refused (ec set), false when the parser needs more bytes. What
-// it parsed is consumed; pipelined bytes after the request stay in the buffer.
-bool parse_buffered(request_parser& parser, beast::flat_buffer& buffer, beast::error_code& ec);
+// The connections that fit in `descriptors` (the process's limit) beside the headroom: all
+// of max_connections if they do, else what is left, or half the descriptors where the
+// headroom alone would not fit (a small test limit; the accept loop's pause covers the rest).
+std::size_t connections_that_fit(std::size_t max_connections, std::size_t descriptors);
+
+// Out of descriptors, the accept loop waits this long before it accepts again (nginx's
+// accept_mutex_delay does the same), and says so at most once per report period.
+inline constexpr std::chrono::milliseconds accept_pause{200};
+inline constexpr std::chrono::seconds accept_report_period{10};
+
+// What a request is refused for beyond Beast's parser's own errors.
+enum class request_error {
+  too_many_fields = 1,    // 431
+  trailer_too_large,      // 431
+  chunk_line_too_large,   // 400
+  bad_transfer_coding,    // 400: anything but a sole, final "chunked" (RFC 9112, 6.1)
+  missing_host,           // 400: an HTTP/1.1 request names its Host (RFC 9112, 3.2)
+};
+beast::error_code make_error_code(request_error e);
+
+// One request read from a connection's buffer, as the session reads: Beast's parser bound
+// by the limits, with the framing checked and the fields of a chunked trailer dropped (a
+// credential there would otherwise count as a header).
+class request_reader {
+ public:
+  explicit request_reader(const server_limits& limits);
+  request_reader(const request_reader&) = delete;
+  request_reader& operator=(const request_reader&) = delete;
+
+  // Feeds what has arrived in `buffer` to the parser: true once the request is complete
+  // or refused (ec set), false when the parser needs more bytes. What it parsed is
+  // consumed; pipelined bytes after the request stay in the buffer.
+  bool parse(beast::flat_buffer& buffer, beast::error_code& ec);
+  request release() { return parser_.release(); }
+
+ private:
+  // Beast calls it for each chunk's line; the last one (size 0) comes before its trailer.
+  struct chunk_seen {
+    request_reader* reader;
+    void operator()(std::uint64_t size, beast::string_view extensions, beast::error_code& ec) const;
+  };
+  // Refuses a chunk line or trailer that has grown past its limit unfinished.
+  beast::error_code check_pending(const beast::flat_buffer& buffer) const;
+  // Once the header is parsed: its field count and framing. A refused request's fields
+  // are freed at once, not kept while the refusal is written.
+  beast::error_code check_header();
+  // Once the request is whole: drops the trailer's fields.
+  void drop_trailer();
+
+  const server_limits& limits_;
+  request_parser parser_;
+  chunk_seen on_chunk_{this};
+  // How many fields came before the trailer, once the last chunk is seen.
+  std::size_t header_fields_ = 0;
+  bool trailer_seen_ = false;
+  bool header_checked_ = false;
+};
 
 // A problem-details answer (http/problem.hpp) for callers that name the error by its
 // code string; titled by the status's reason phrase.
@@ -113,6 +188,8 @@ class server {
   // One of the server's coroutines ended: by an exception, which is logged, or normally.
   void report_end(std::exception_ptr e) const;
   task<void> accept_loop();
+  // Out of descriptors: counts the failure, reports it at most once per period, and waits.
+  task<void> pause_accepting(const beast::error_code& ec);
   // Starts a session, or refuses the connection when at the limit.
   void admit(tcp_socket socket);
   // One connection's loop: read, parse, answer, write, while the client keeps it alive.
@@ -126,7 +203,13 @@ class server {
 
   net::io_context& ioc_;
   net::basic_socket_acceptor<tcp, executor> acceptor_;
-  net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor> sweeper_;
+  using timer = net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor>;
+  timer sweeper_;
+  timer accept_pause_;
+  // Accepts that failed for want of descriptors since the last report, and when the next
+  // report may be written.
+  std::size_t accept_failures_ = 0;
+  time_point next_accept_report_{};
   server_limits limits_;
   handler handler_;
   error_log log_;
@@ -136,3 +219,6 @@ class server {
 };
 
 }  // namespace foyer::http
+
+template <>
+struct boost::system::is_error_code_enum<foyer::http::request_error> : std::true_type {};

@@ -24,8 +24,6 @@
 namespace foyer::http {
 namespace detail {
 
-inline constexpr std::size_t read_chunk = 4096;
-
 inline bool is_http_error(const beast::error_code& ec) {
   return ec.category() == beast::http::make_error_code(beast::http::error::end_of_stream).category();
 }
@@ -64,45 +62,36 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
   } on_exit{this, self};
 
   beast::error_code ec;
-  beast::flat_buffer buffer;
+  // Bounded, so that no path the parser leaves open can grow it: see read_buffer_limit.
+  beast::flat_buffer buffer(read_buffer_limit(limits_));
   std::string out;
   bool answered = false;
   while (!stopping_) {
     enter(self, phase::idle);
-    request_parser parser;
-    apply_limits(parser, limits_);
+    request_reader reader(limits_);
     // Parse what has arrived; read more only when the parser needs it, so pipelined
     // requests are answered without waiting for the network.
     for (;;) {
       if (buffer.size() > 0) {
         if (self->now == phase::idle) enter(self, phase::reading);
-        if (parse_buffered(parser, buffer, ec)) break;
+        if (reader.parse(buffer, ec)) break;
       }
       // Right after an answer the client has rarely sent its next request yet, and a
       // read now would be a system call that finds nothing. Other ready work goes
       // first, which gives the request time to arrive.
       if (answered && self->now == phase::idle) co_await net::post(ioc_, use_task);
       std::size_t n =
-          co_await stream.async_read_some(buffer.prepare(detail::read_chunk), redirect_error(use_task, ec));
+          co_await stream.async_read_some(buffer.prepare(read_chunk), redirect_error(use_task, ec));
       if (ec) break;
       buffer.commit(n);
     }
 
     response res;
     auto refuse = [](errc e, std::string_view detail) { return problem(11, /*keep_alive=*/false, e, detail); };
-    if (ec == bhttp::error::header_limit) {
-      res = refuse(errc::headers_too_large, fmt::format("Request headers must fit in {} bytes.", limits_.header_limit));
-    } else if (ec == bhttp::error::body_limit) {
-      res = refuse(errc::body_too_large, fmt::format("The request body must fit in {} bytes.", limits_.body_limit));
-    } else if (ec == net::error::operation_aborted && self->timed_out) {
-      res = refuse(errc::request_timeout, "The request did not arrive in time.");
-    } else if (ec && detail::is_http_error(ec)) {
-      res = refuse(errc::bad_request, fmt::format("The request is not valid HTTP/1.1: {}.", ec.message()));
-    } else if (ec) {
-      co_return;  // closed by the peer, idle too long, or stopped
-    } else {
+    // The request first: the refusals below cost a comparison each.
+    if (!ec) {
       enter(self, phase::handling);
-      request req = parser.release();
+      request req = reader.release();
       // Caught here: a coroutine of its own around the handler would cost a frame per request.
       try {
         res = co_await handler_(req, who);
@@ -119,6 +108,29 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
         res.body().clear();
       }
       res.keep_alive(req.keep_alive() && !stopping_);
+    } else if (ec == bhttp::error::header_limit) {
+      res = refuse(errc::headers_too_large, fmt::format("Request headers must fit in {} bytes.", limits_.header_limit));
+    } else if (ec == bhttp::error::body_limit) {
+      res = refuse(errc::body_too_large, fmt::format("The request body must fit in {} bytes.", limits_.body_limit));
+    } else if (ec == request_error::too_many_fields) {
+      res = refuse(errc::headers_too_large,
+                   fmt::format("A request may have at most {} header fields.", limits_.max_header_fields));
+    } else if (ec == request_error::trailer_too_large) {
+      res = refuse(errc::headers_too_large,
+                   fmt::format("The last chunk and trailer must fit in {} bytes.", limits_.trailer_limit));
+    } else if (ec == request_error::chunk_line_too_large) {
+      res = refuse(errc::bad_request,
+                   fmt::format("A chunk's size line must fit in {} bytes, extensions included.", limits_.chunk_line_limit));
+    } else if (ec == request_error::bad_transfer_coding) {
+      res = refuse(errc::bad_request, "Transfer-Encoding may only be chunked, alone; the body's end is otherwise unknown.");
+    } else if (ec == request_error::missing_host) {
+      res = refuse(errc::bad_request, "An HTTP/1.1 request must name its Host.");
+    } else if (ec == net::error::operation_aborted && self->timed_out) {
+      res = refuse(errc::request_timeout, "The request did not arrive in time.");
+    } else if (detail::is_http_error(ec)) {
+      res = refuse(errc::bad_request, fmt::format("The request is not valid HTTP/1.1: {}.", ec.message()));
+    } else {
+      co_return;  // closed by the peer, idle too long, or stopped
     }
     enter(self, phase::writing);
     res.serialize(out);
@@ -133,6 +145,8 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
       co_await net::async_write(stream, net::buffer(out) + sent, redirect_error(use_task, ec));
     }
     if (ec || !res.keep_alive()) break;
+    // One large answer must not pin its buffer for the connection's life.
+    if (out.capacity() > limits_.kept_answer_buffer) std::string().swap(out);
     answered = true;
   }
   detail::end_answers(stream);

@@ -2,10 +2,12 @@
 
 #include <zlib.h>
 
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/field.hpp>
 
 #include "core/base/bytes.hpp"
 #include "core/base/crypto.hpp"
+#include "http/request_fields.hpp"
 #include "http/web_assets.hpp"
 
 namespace foyer::http {
@@ -41,11 +43,6 @@ std::string gzip(std::string_view in) {
   return rc == Z_STREAM_END ? out : std::string();
 }
 
-bool accepts_gzip(const request& req) {
-  auto it = req.find(bhttp::field::accept_encoding);
-  return it != req.end() && it->value().find("gzip") != std::string_view::npos;
-}
-
 // Every page: no framing, no sniffing, no referrer, and a CSP without inline scripts or
 // third-party origins, but for images: a room's logo_url may be on any https host.
 // docs/security.md states this header exactly; keep the two alike.
@@ -60,7 +57,44 @@ void add_security_headers(response& res) {
   res.set("Cross-Origin-Opener-Policy", "same-origin");
 }
 
+// A coding's weight is zero when its q parameter is: "0", "0.", "0.0" up to "0.000".
+bool weighs_nothing(std::string_view params) {
+  while (!params.empty()) {
+    auto semi = params.find(';');
+    auto param = trim_ows(params.substr(0, semi));
+    if (param.size() >= 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=') {
+      auto q = param.substr(2);
+      return q.starts_with('0') && q.find_first_not_of("0.") == std::string_view::npos;
+    }
+    params = semi == std::string_view::npos ? std::string_view() : params.substr(semi + 1);
+  }
+  return false;
+}
+
 }  // namespace
+
+bool accepts_gzip(const request& req) {
+  std::optional<bool> gzip;
+  std::optional<bool> any;
+  for (const auto& field : req) {
+    if (field.name() != bhttp::field::accept_encoding) continue;
+    std::string_view codings = field.value();
+    while (!codings.empty()) {
+      auto comma = codings.find(',');
+      auto coding = codings.substr(0, comma);
+      auto semi = coding.find(';');
+      auto name = trim_ows(coding.substr(0, semi));
+      bool wanted = semi == std::string_view::npos || !weighs_nothing(coding.substr(semi + 1));
+      if (beast::iequals(name, "gzip") || beast::iequals(name, "x-gzip")) {
+        gzip = wanted;
+      } else if (name == "*") {
+        any = wanted;
+      }
+      codings = comma == std::string_view::npos ? std::string_view() : codings.substr(comma + 1);
+    }
+  }
+  return gzip.value_or(any.value_or(false));
+}
 
 static_files::static_files() {
   for (const auto& asset : web_assets()) {

@@ -12,6 +12,10 @@
 
 namespace foyer::http {
 
+// Whether the request's Accept-Encoding fields take gzip (RFC 9110, 12.5.3): with a weight
+// above zero for "gzip" (or "x-gzip") itself, or, if it is not named, for "*".
+bool accepts_gzip(const request& req);
+
 class static_files {
  public:
   static_files();

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { solveSync } from '../../web/js/pow.js';
 import { spawnOwned } from '../lib/foyer.js';
 import {
-  WireConnection, garbage, openFilesLimit, raiseOpenFiles, sleep, withFoyer,
+  WireConnection, garbage, openFilesLimit, pollLoad, raiseOpenFiles, sleep, withFoyer,
 } from './helpers.js';
 
 const idle = 10_000;
@@ -50,7 +50,6 @@ const lateCutMs = 3000;
 const host = 'Host: 127.0.0.1\r\n';
 const statusPath = '/api/v1/rooms/demo/status';
 const joinPath = '/api/v1/rooms/demo/join';
-const statusOf = (ticket) => `GET ${statusPath} HTTP/1.1\r\n${host}Authorization: Bearer ${ticket}\r\n\r\n`;
 
 // Answered on a connection of their own, which the server then closes (RFC 9112, 9.6:
 // it cannot tell where the next request would start).
@@ -119,27 +118,6 @@ async function joinSolved(port, room) {
   }
 }
 
-// The steady poll load: `pollers` keep-alive connections, each polling one ticket every
-// pollGapMs, each latency filed under the phase it started in. Every poll must succeed.
-function pollLoad(port, tickets) {
-  const load = { phase: 'quiet', samples: { quiet: [], abuse: [], after: [] }, failures: [], running: true };
-  load.done = Promise.all(tickets.map(async (ticket) => {
-    const wire = await WireConnection.open(port);
-    const text = statusOf(ticket);
-    while (load.running) {
-      const phase = load.phase;
-      const t0 = performance.now();
-      const r = await wire.request(text).catch((e) => ({ status: 0, body: String(e) }));
-      load.samples[phase].push(performance.now() - t0);
-      if (r.status !== 200) load.failures.push(`${phase}: ${r.status} ${r.body}`);
-      if (r.status === 0) break;
-      await sleep(pollGapMs);
-    }
-    wire.close();
-  }));
-  return load;
-}
-
 // The abuse process (abuse-load.js) and a call into it.
 function startAbuser() {
   const script = fileURLToPath(new URL('./abuse-load.js', import.meta.url));
@@ -198,7 +176,7 @@ test('abuse at volume: polls stay fast, abuse gets its 4xx, the cap answers 503 
       for (let i = 0; i < pollers; i++) tickets.push(await joinSolved(f.port, 'demo'));
       const otherRoomTicket = await joinSolved(f.port, 'other');
 
-      const load = pollLoad(f.port, tickets);
+      const load = pollLoad(f.port, tickets, { phases: ['quiet', 'abuse', 'after'], gapMs: pollGapMs });
       await sleep(quietMs);
       const rssBefore = rssKiB(pid);
 

@@ -333,3 +333,26 @@ export function raiseOpenFiles(pid, need) {
   }
   return openFilesLimit(pid).soft >= need;
 }
+
+// A steady poll load: one keep-alive connection per ticket, each polling its status every
+// `gapMs`, each latency filed under the phase (one of `phases`, the first at the start)
+// it started in. Set `load.phase` to move on, `load.running = false` to stop, then await
+// `load.done`. Every poll must succeed: the others are in `load.failures`.
+export function pollLoad(port, tickets, { phases, gapMs }) {
+  const load = { phase: phases[0], samples: Object.fromEntries(phases.map((p) => [p, []])), failures: [], running: true };
+  load.done = Promise.all(tickets.map(async (ticket) => {
+    const wire = await WireConnection.open(port);
+    const text = `GET /api/v1/rooms/demo/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ticket}\r\n\r\n`;
+    while (load.running) {
+      const phase = load.phase;
+      const t0 = performance.now();
+      const r = await wire.request(text).catch((e) => ({ status: 0, body: String(e) }));
+      load.samples[phase].push(performance.now() - t0);
+      if (r.status !== 200) load.failures.push(`${phase}: ${r.status} ${r.body}`);
+      if (r.status === 0) break;
+      await sleep(gapMs);
+    }
+    wire.close();
+  }));
+  return load;
+}

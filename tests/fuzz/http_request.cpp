@@ -20,14 +20,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const http::server_limits limits;
   const std::size_t chunk = data[0] + 1u;
   auto wire = fuzz::text_of(data + 1, size - 1);
-  boost::beast::flat_buffer buffer;
+  boost::beast::flat_buffer buffer(http::read_buffer_limit(limits));
   std::size_t arrived = 0;
   for (;;) {
-    http::request_parser parser;
-    http::apply_limits(parser, limits);
+    http::request_reader reader(limits);
     boost::beast::error_code ec;
     for (;;) {
-      if (http::parse_buffered(parser, buffer, ec)) break;
+      if (reader.parse(buffer, ec)) break;
       if (arrived == wire.size()) return 0;  // the peer is done: the session would close
       std::size_t n = std::min(chunk, wire.size() - arrived);
       auto space = buffer.prepare(n);
@@ -36,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       arrived += n;
     }
     if (ec) return 0;  // answered 4xx and closed
-    http::request req = parser.release();
+    http::request req = reader.release();
     if (req.body().size() > limits.body_limit) std::abort();
     (void)http::cookie(req, "foyer_ticket");
     (void)http::bearer(req);

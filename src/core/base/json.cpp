@@ -16,22 +16,53 @@ void append_number(std::string& out, Integer value) {
   out.append(digits, end);
 }
 
-constexpr std::array<bool, 256> escaped = [] {
+// Bytes that are not written as they are: those JSON escapes, and the start of every
+// multi-byte sequence, checked to be UTF-8.
+constexpr std::array<bool, 256> special = [] {
   std::array<bool, 256> t{};
   for (int c = 0; c < 0x20; ++c) t[c] = true;
+  for (int c = 0x80; c < 0x100; ++c) t[c] = true;
   t['"'] = t['\\'] = true;
   return t;
 }();
 
-bool needs_escape(char c) { return escaped[static_cast<unsigned char>(c)]; }
+bool is_special(char c) { return special[static_cast<unsigned char>(c)]; }
 
-// Appends s quoted: unescaped runs go in whole, since almost every string is one run.
+// The length of the well-formed UTF-8 sequence at the start of s (RFC 3629: no overlong
+// forms, no surrogates, nothing past U+10FFFF), or 0.
+std::size_t utf8_length(std::string_view s) {
+  auto byte = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  auto tail = [&](std::size_t i) { return (byte(i) & 0xc0) == 0x80; };
+  unsigned lead = byte(0);
+  if (lead >= 0xc2 && lead <= 0xdf) return tail(1) ? 2 : 0;
+  if (lead >= 0xe0 && lead <= 0xef) {
+    unsigned second = byte(1);
+    if ((lead == 0xe0 && second < 0xa0) || (lead == 0xed && second > 0x9f)) return 0;
+    return tail(1) && tail(2) ? 3 : 0;
+  }
+  if (lead >= 0xf0 && lead <= 0xf4) {
+    unsigned second = byte(1);
+    if ((lead == 0xf0 && second < 0x90) || (lead == 0xf4 && second > 0x8f)) return 0;
+    return tail(1) && tail(2) && tail(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// Appends s quoted: unescaped runs go in whole, since almost every string is one run. A
+// byte that is not part of valid UTF-8 becomes U+FFFD, so that the text is always JSON
+// whatever a client sent.
 void append_quoted(std::string& out, std::string_view s) {
   out.push_back('"');
   std::size_t run = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (!needs_escape(c)) continue;
+    if (!is_special(c)) continue;
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      if (auto n = utf8_length(s.substr(i)); n != 0) {
+        i += n - 1;
+        continue;
+      }
+    }
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
@@ -40,7 +71,12 @@ void append_quoted(std::string& out, std::string_view s) {
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default: out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+      default:
+        if (static_cast<unsigned char>(c) >= 0x80) {
+          out += "\\ufffd";
+        } else {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        }
     }
   }
   out.append(s.data() + run, s.size() - run);

@@ -1,5 +1,6 @@
 #include "core/base/url.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace foyer {
@@ -14,6 +15,13 @@ bool valid_port(std::string_view digits) {
 }  // namespace
 
 std::optional<http_url> parse_url(std::string_view url) {
+  // The host goes into a Host field and the target into a request line: a CR or LF there
+  // would add lines of its own to every request.
+  bool controls = std::any_of(url.begin(), url.end(), [](char c) {
+    auto byte = static_cast<unsigned char>(c);
+    return byte <= 0x20 || byte == 0x7f;
+  });
+  if (controls) return std::nullopt;
   http_url out;
   if (url.starts_with("https://")) {
     out.tls = true;

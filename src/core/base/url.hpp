@@ -16,7 +16,8 @@ struct http_url {
 };
 
 // "http[s]://host[:port][/path][?query]" (an IPv6 host in brackets); nullopt for anything
-// else, user info included.
+// else, user info included, and any URL with a space or a control character (CR, LF, NUL
+// and the others, DEL too).
 std::optional<http_url> parse_url(std::string_view url);
 
 }  // namespace foyer

@@ -1,5 +1,7 @@
 #include "http/handlers/admin.hpp"
 
+#include <limits>
+
 #include <fmt/core.h>
 
 #include "core/base/crypto.hpp"
@@ -206,6 +208,7 @@ past_opening opening_rule(const request& req) {
 constexpr std::size_t audit_batch = 4096;
 constexpr std::uint64_t default_audit_limit = 1000;
 constexpr std::uint64_t max_audit_limit = 100'000;
+constexpr std::uint64_t max_audit_after_seq = std::numeric_limits<std::int64_t>::max();
 
 std::optional<std::uint64_t> number_param(const request& req, std::string_view name, std::uint64_t fallback) {
   auto text = query_param(req.target(), name);
@@ -274,9 +277,15 @@ task<response> audit(context& ctx, const request& req, std::string_view room_id)
   if (!ctx.rooms.find(id) && !ctx.rooms.retired(id)) co_return unknown_room(req, id);
   auto after = number_param(req, "after_seq", 0);
   auto limit = number_param(req, "limit", default_audit_limit);
-  if (!after || !limit || *limit == 0 || *limit > max_audit_limit) {
+  // The store reads from after_seq + 1, which must not wrap.
+  if (!after || *after > max_audit_after_seq) {
     co_return problem(req, errc::bad_request,
-                      fmt::format("after_seq is a seq from a previous line; limit is from 1 to {}.", max_audit_limit));
+                      fmt::format("after_seq is a seq from a previous line, from 0 to {}.", max_audit_after_seq),
+                      {{"parameter", R"("after_seq")"}});
+  }
+  if (!limit || *limit == 0 || *limit > max_audit_limit) {
+    co_return problem(req, errc::bad_request, fmt::format("limit is from 1 to {}.", max_audit_limit),
+                      {{"parameter", R"("limit")"}});
   }
   // The log is read in bounded batches, each its own storage request, so that group
   // commits go on between them however long the log is.

@@ -2,6 +2,8 @@
 // test binary, which links the loader; the sanitized build makes the float case exact.
 #include <catch2/catch.hpp>
 
+#include <fmt/core.h>
+
 #include "app/config.hpp"
 
 using namespace foyer;
@@ -40,4 +42,24 @@ TEST_CASE("the embedded demo has fresh admin and site tokens; a config file has 
   auto file = app::parse_config("[server]\nlisten = \"127.0.0.1:8080\"\n", "t.toml");
   CHECK(file.api.admin_token.empty());
   CHECK(file.api.site_token.empty());
+}
+
+TEST_CASE("a sink URL with a control character is refused with the field named") {
+  constexpr const char* secret = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+  for (const char* url : {R"(https://hooks.example.com/foyer\r\nX-Injected: 1)", R"(http://127.0.0.1/a\u0000b)",
+                          "https://hooks.example.com/a b"}) {
+    INFO(url);
+    auto text = fmt::format("[[sinks]]\ntype = \"webhook\"\nurl = \"{}\"\nsecret = \"{}\"\n", url, secret);
+    CHECK_THROWS_WITH(app::parse_config(text, "t.toml"), Catch::Contains("config: sinks[0].url: must be an http://"));
+  }
+}
+
+TEST_CASE("the limits on a chunked body and on the kept answer buffer are read from [server]") {
+  auto c = app::parse_config("[server]\nmax_trailer_bytes = 512\nmax_chunk_line_bytes = 128\nkept_answer_buffer_bytes = 2048\n",
+                             "t.toml");
+  CHECK(c.limits.trailer_limit == 512);
+  CHECK(c.limits.chunk_line_limit == 128);
+  CHECK(c.limits.kept_answer_buffer == 2048);
+  CHECK_THROWS_WITH(app::parse_config("[server]\nmax_trailer_bytes = 1\n", "t.toml"),
+                    Catch::Contains("config: server.max_trailer_bytes: must be a whole number from 64"));
 }

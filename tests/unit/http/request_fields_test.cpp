@@ -3,6 +3,7 @@
 #include "http/request_fields.hpp"
 
 using foyer::http::percent_decode;
+using foyer::http::trim_ows;
 
 TEST_CASE("percent_decode turns %XX escapes and '+' back into bytes") {
   CHECK(percent_decode("") == "");
@@ -16,4 +17,11 @@ TEST_CASE("percent_decode refuses an escape that is short or not hex") {
     CAPTURE(bad);
     CHECK_FALSE(percent_decode(bad));
   }
+}
+
+TEST_CASE("trim_ows drops spaces and tabs around a value, and only those") {
+  CHECK(trim_ows(" \tchunked\t ") == "chunked");
+  CHECK(trim_ows("a b") == "a b");
+  CHECK(trim_ows(" \t ").empty());
+  CHECK(trim_ows("").empty());
 }

@@ -64,3 +64,13 @@ TEST_CASE("a HEAD answer names the length of the body and sends none") {
   CHECK(got.substr(head_end + 4).starts_with("HTTP/1.1 200 OK\r\n"));
   CHECK(got.ends_with(R"({"ok":true})"));
 }
+
+TEST_CASE("max_connections is kept within the descriptor limit beside the server's own descriptors") {
+  CHECK(connections_that_fit(10'000, 20'000) == 10'000);
+  CHECK(connections_that_fit(10'000, 10'000 + descriptor_headroom) == 10'000);
+  CHECK(connections_that_fit(10'000, 4096) == 4096 - descriptor_headroom);
+  // A limit that cannot hold the headroom twice over: half of it for connections.
+  CHECK(connections_that_fit(10'000, 1024) == 512);
+  CHECK(connections_that_fit(100, 1024) == 100);
+  CHECK(connections_that_fit(10'000, 1) == 1);
+}

@@ -18,6 +18,16 @@ TEST_CASE("json_quote escapes what JSON requires and passes the rest through") {
   CHECK(json_quote("caf\xc3\xa9") == "\"caf\xc3\xa9\"");  // UTF-8 stays as it is
 }
 
+TEST_CASE("json_quote replaces every byte that is not part of valid UTF-8, so the text is always JSON") {
+  CHECK(json_quote("\xff") == R"("\ufffd")");
+  CHECK(json_quote("room-\xc3") == R"("room-\ufffd")");            // a sequence cut short
+  CHECK(json_quote("\xc0\xaf") == R"("\ufffd\ufffd")");          // an overlong '/'
+  CHECK(json_quote("\xed\xa0\x80") == R"("\ufffd\ufffd\ufffd")");  // a surrogate
+  CHECK(json_quote("\xf4\x90\x80\x80") == R"("\ufffd\ufffd\ufffd\ufffd")");  // past U+10FFFF
+  CHECK(json_quote("\xe2\x82\xac \xf0\x9f\x8e\x9f") == "\"\xe2\x82\xac \xf0\x9f\x8e\x9f\"");  // valid stays
+  CHECK(json_quote("a\x80\"b") == R"("a\ufffd\"b")");
+}
+
 TEST_CASE("json_object builds objects that parse back to the same values") {
   CHECK(json_object().done() == "{}");
   auto text = json_object()

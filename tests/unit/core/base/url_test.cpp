@@ -30,3 +30,14 @@ TEST_CASE("http and https URLs split into host, port, authority and target") {
   CHECK_FALSE(parse_url("https:///path"));
   CHECK_FALSE(parse_url("http://[::1/"));
 }
+
+TEST_CASE("a URL with a space or a control character is refused: its text would become lines of a request") {
+  CHECK_FALSE(parse_url("https://hooks.example.com/foyer\r\nX-Injected: 1"));
+  CHECK_FALSE(parse_url("https://hooks.example.com\r\n/foyer"));
+  CHECK_FALSE(parse_url("http://10.0.0.1/a\nb"));
+  CHECK_FALSE(parse_url(std::string_view("http://10.0.0.1/a\0b", 19)));
+  CHECK_FALSE(parse_url("http://10.0.0.1/a b"));
+  CHECK_FALSE(parse_url("http://10.0.0.1/a\tb"));
+  CHECK_FALSE(parse_url("http://10.0.0.1/a\x7f"));
+  CHECK(parse_url("http://10.0.0.1/caf\xc3\xa9"));
+}
