@@ -237,7 +237,11 @@ void run_guard(const guard_options& options) {
                   {options.cache_size, options.single_use, options.single_use_capacity});
   key_refresher refresher(ioc, source, expect, gate, std::move(text), std::chrono::seconds(options.refresh_seconds));
   http::guard_handler handler(gate, clock, {options.login_url, options.secure_cookie},
-                              [&refresher] { refresher.refresh_soon(); });
+                              [&refresher] { refresher.refresh_soon(); },
+                              [](std::string_view line) {
+                                fmt::print(stderr, "{}\n", line);
+                                std::fflush(stderr);
+                              });
 
   http::server_limits limits;
   // nginx forwards every header of the visitor's request, cookies of the whole site included.

@@ -40,6 +40,8 @@ async function eventually(f, what, timeoutMs = 20000) {
   }
 }
 
+let startedAt;
+
 before(async () => {
   foyer = await new Foyer({ server: { issuer }, rooms }).start();
   visitors = {};
@@ -49,6 +51,7 @@ before(async () => {
   guard = await guardFor(foyer.url).start();
   upstream = await startUpstream();
   nginx = await new Nginx({ guardPort: guard.port, upstreamPort: upstream.port }).start();
+  startedAt = Date.now();
 });
 
 after(async () => {
@@ -119,10 +122,10 @@ test("the waiting room's redirect: the pass moves from the URL into a cookie of 
     assert.equal(location, `/shop/?next=${encodeURIComponent(evil)}`, evil);
   }
 
-  // A bad pass in the URL: back to the waiting room, no cookie.
+  // A bad pass in the URL: back to the waiting room, saying why, no cookie.
   const bad = await nginx.get('/shop/?foyer_pass=garbage');
   assert.equal(bad.status, 302);
-  assert.equal(bad.headers.get('location'), loginUrl);
+  assert.equal(bad.headers.get('location'), `${loginUrl}?foyer_refused=malformed`);
   assert.equal(bad.headers.get('set-cookie'), null);
 });
 
@@ -160,8 +163,14 @@ test('forged, foreign, expired and malformed passes are refused', async () => {
     assert.equal((await guard.auth(token, { cookie: true })).error, code, `${what} (cookie)`);
     const res = await nginx.get('/shop/', bearer(token));
     assert.equal(res.status, 302, what);
-    assert.equal(res.headers.get('location'), loginUrl, what);
+    assert.equal(res.headers.get('location'), `${loginUrl}?foyer_refused=${code}`, what);
+    // Logged with the reason, once per reason every 10 s.
+    assert.match(guard.output(), new RegExp(`foyer guard: refused a pass \\(${code}\\)`), what);
   }
+  assert.match(guard.output(), /refused a pass \(wrong_issuer\): its iss is not 'https:\/\/queue\.test', the issuer this guard expects\n/);
+  // 13 malformed passes so far, in this test and the one before: a line every 10 s at most.
+  const malformedLines = guard.output().match(/refused a pass \(malformed\)/g).length;
+  assert.ok(malformedLines <= 1 + Math.ceil((Date.now() - startedAt) / 10000), guard.output());
   // The good pass still passes: refusals changed nothing.
   assert.equal((await nginx.get('/shop/', bearer(good))).status, 200);
 });
