@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { Foyer } from '../lib/foyer.js';
 import {
@@ -41,6 +42,26 @@ async function eventually(f, what, timeoutMs = 20000) {
 }
 
 let startedAt;
+
+// The server's discovery document as `foyer serve` publishes it at /.well-known/foyer.json,
+// from a stand-in that also passes the real server's JWKS on (the server in this tree does
+// not publish the document yet). `document(url)` gives the body, `url` being the stand-in's.
+async function discoveryServer(document) {
+  const server = createServer(async (req, res) => {
+    if (req.url === '/.well-known/jwks.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(await (await fetch(`${foyer.url}/.well-known/jwks.json`)).text());
+    } else if (req.url === '/.well-known/foyer.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(document(url));
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+}
 
 before(async () => {
   foyer = await new Foyer({ server: { issuer }, rooms }).start();
@@ -194,6 +215,53 @@ test('a stale foyer_pass cookie sent before the valid one does not lock the visi
   const many = await ask(`${'foyer_pass=x; '.repeat(4)}foyer_pass=${pass}`);
   assert.equal(many.status, 401);
   assert.equal(many.headers.get('x-foyer-error'), 'malformed');
+});
+
+test('--foyer: the issuer and the keys come from the server\'s discovery document', async (t) => {
+  const jwksPath = '/.well-known/jwks.json';
+  for (const jwksUri of [(url) => `${url}${jwksPath}`, () => jwksPath]) {
+    const doc = await discoveryServer((url) => JSON.stringify({ issuer, jwks_uri: jwksUri(url), rooms: ['sale', 'other'] }));
+    t.after(() => doc.close());
+    const discovered = await new Guard(['--foyer', `${doc.url}/`, '--room', 'sale', '--login-url', loginUrl]).start();
+    t.after(() => discovered.stop());
+    assert.match(discovered.output(), new RegExp(`for room 'sale' of issuer '${issuer}', keys \\S+ from ${doc.url}${jwksPath}`));
+    const { pass, visitor } = visitors.main;
+    assert.deepEqual(await discovered.auth(pass), { status: 204, error: null, visitor });
+    assert.equal((await discovered.auth(otherRoom.pass)).error, 'wrong_audience');
+  }
+
+  const doc = await discoveryServer(() => JSON.stringify({ issuer, jwks_uri: jwksPath, rooms: ['sale'] }));
+  t.after(() => doc.close());
+  const start = (args) => foyerOnce(['guard', '--foyer', doc.url, '--login-url', loginUrl, '--listen', '127.0.0.1:0', ...args]);
+  // The README's old trap: an issuer that is not the server's refuses every visitor.
+  const wrong = await start(['--room', 'sale', '--issuer', 'https://queue.example.com']);
+  assert.equal(wrong.code, 1, wrong.output);
+  assert.match(wrong.output, new RegExp(`--issuer 'https://queue.example.com' disagrees with the server's issuer '${issuer}' \\(from ${doc.url}/.well-known/foyer.json\\)`));
+  const same = await new Guard(['--foyer', doc.url, '--issuer', issuer, '--room', 'sale', '--login-url', loginUrl]).start();
+  t.after(() => same.stop());
+  const unknownRoom = await start(['--room', 'spring']);
+  assert.equal(unknownRoom.code, 1, unknownRoom.output);
+  assert.match(unknownRoom.output, /--room 'spring' is not a room of the server .*its rooms: sale\)/);
+  const both = await start(['--room', 'sale', '--jwks', '/etc/foyer/jwks.json']);
+  assert.notEqual(both.code, 0, both.output);
+  assert.match(both.output, /--foyer excludes --jwks/);
+
+  // The rules of a JWKS URL: plain http to loopback or private addresses only, 64 KiB at most.
+  for (const host of ['203.0.113.7', 'queue.example.com']) {
+    const remote = await foyerOnce(['guard', '--foyer', `http://${host}`, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+    assert.equal(remote.code, 1, remote.output);
+    assert.match(remote.output, /--foyer: plain http:\/\/ only to a loopback or private address/);
+  }
+  const big = await discoveryServer(() => JSON.stringify({ issuer, jwks_uri: jwksPath, rooms: ['sale', 'x'.repeat(70 * 1024)] }));
+  t.after(() => big.close());
+  const tooBig = await foyerOnce(['guard', '--foyer', big.url, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(tooBig.code, 1, tooBig.output);
+  assert.match(tooBig.output, /foyer\.json: the answer is larger than 65536 bytes/);
+  const offsite = await discoveryServer(() => JSON.stringify({ issuer, jwks_uri: 'http://203.0.113.7/jwks.json', rooms: ['sale'] }));
+  t.after(() => offsite.close());
+  const keysAway = await foyerOnce(['guard', '--foyer', offsite.url, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(keysAway.code, 1, keysAway.output);
+  assert.match(keysAway.output, /--foyer: plain http:\/\/ only to a loopback or private address \(got '203\.0\.113\.7'\)/);
 });
 
 test('--jwks over plain http is refused at start unless the address is loopback or private', async () => {
