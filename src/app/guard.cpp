@@ -93,20 +93,15 @@ std::string read_capped_file(const std::string& path, std::size_t limit) {
   return text;
 }
 
-// A URL the guard may fetch from, for `flag`'s message: plain http:// to a loopback or
-// private address, since keys fetched in the clear across the internet could be swapped on
-// the way.
+// A URL the guard may fetch from, for `flag`'s message: https://, or plain http:// to a
+// loopback or private address, since keys fetched in the clear across the internet could be
+// swapped on the way.
 http::http_url fetchable_url(std::string_view flag, const std::string& location) {
-  if (location.starts_with("https://")) {
-    throw std::invalid_argument(fmt::format("{}: https:// is not supported ('{}'); give Foyer's http:// address on a "
-                                            "trusted network, or --jwks with a file kept fresh with a copy of the JWKS",
-                                            flag, location));
-  }
-  auto url = http::parse_http_url(location);
-  if (!url) throw std::invalid_argument(fmt::format("{}: '{}' is not an http://host[:port]/path URL", flag, location));
-  if (!loopback_or_private(url->host)) {
+  auto url = parse_url(location);
+  if (!url) throw std::invalid_argument(fmt::format("{}: '{}' is not an http[s]://host[:port]/path URL", flag, location));
+  if (!url->tls && !loopback_or_private(url->host)) {
     throw std::invalid_argument(fmt::format("{}: plain http:// only to a loopback or private address (got "
-                                            "'{}'); elsewhere, keep a copy of the JWKS in a file",
+                                            "'{}'); elsewhere, use https://",
                                             flag, url->host));
   }
   return *url;
@@ -296,8 +291,8 @@ void add_guard_command(CLI::App& app) {
   auto options = std::make_shared<guard_options>();
   auto* cmd = app.add_subcommand("guard", "Check visitors' passes for nginx auth_request, with the public keys alone.");
   auto* foyer = cmd->add_option("--foyer", options->foyer,
-                                 "Foyer's http://HOST:PORT: issuer and keys from its /.well-known/foyer.json");
-  cmd->add_option("--jwks", options->jwks, "Foyer's JWKS: a file, or http://HOST:PORT/.well-known/jwks.json")
+                                 "Foyer's URL: issuer and keys from its /.well-known/foyer.json");
+  cmd->add_option("--jwks", options->jwks, "Foyer's JWKS: a file, or https://HOST/.well-known/jwks.json")
       ->excludes(foyer);
   cmd->add_option("--room", options->room, "The room whose passes are accepted (the aud claim)")->required();
   cmd->add_option("--issuer", options->issuer,

@@ -11,8 +11,9 @@
 // --issuer that differs from the server's, or a --room the server does not list, stops the
 // start with both values: every pass would be refused.
 //
-// Keys: a JWKS file, or Foyer's http://.../.well-known/jwks.json (plain http only to a loopback
-// or private address; elsewhere keep a file). Either is capped at 64 KiB: a larger file is
+// Keys: a JWKS file, or Foyer's https://.../.well-known/jwks.json (the certificate checked
+// against the system's trusted roots, which SSL_CERT_FILE can replace), or http:// to a
+// loopback or private address only. Either is capped at 64 KiB: a larger file is
 // refused unread. Loaded at start (a start without keys fails), then re-read every --refresh
 // seconds and early when a pass names an unknown kid (at most every 10 s); a failed or
 // refused refresh keeps the last good set and says why on stderr. Ed25519

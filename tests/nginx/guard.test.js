@@ -4,7 +4,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import path from 'node:path';
 import { Foyer } from '../lib/foyer.js';
 import {
@@ -46,8 +48,9 @@ let startedAt;
 // The server's discovery document as `foyer serve` publishes it at /.well-known/foyer.json,
 // from a stand-in that also passes the real server's JWKS on (the server in this tree does
 // not publish the document yet). `document(url)` gives the body, `url` being the stand-in's.
-async function discoveryServer(document) {
-  const server = createServer(async (req, res) => {
+// With `tls` ({ key, cert }), over https.
+async function discoveryServer(document, tls) {
+  const handler = async (req, res) => {
     if (req.url === '/.well-known/jwks.json') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(await (await fetch(`${foyer.url}/.well-known/jwks.json`)).text());
@@ -57,9 +60,10 @@ async function discoveryServer(document) {
     } else {
       res.writeHead(404).end();
     }
-  });
+  };
+  const server = tls ? createHttpsServer(tls, handler) : createServer(handler);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${server.address().port}`;
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${server.address().port}`;
   return { url, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
@@ -262,6 +266,30 @@ test('--foyer: the issuer and the keys come from the server\'s discovery documen
   const keysAway = await foyerOnce(['guard', '--foyer', offsite.url, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
   assert.equal(keysAway.code, 1, keysAway.output);
   assert.match(keysAway.output, /--foyer: plain http:\/\/ only to a loopback or private address \(got '203\.0\.113\.7'\)/);
+});
+
+test('--foyer over https: the certificate must check against the trusted roots', async (t) => {
+  const dir = path.dirname(foyer.configPath);
+  const [key, cert] = [path.join(dir, 'tls-key.pem'), path.join(dir, 'tls-cert.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+    '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=queue.test', '-addext', 'subjectAltName=IP:127.0.0.1'],
+  { stdio: 'pipe' });
+  const doc = await discoveryServer((url) => JSON.stringify({ issuer, jwks_uri: `${url}/.well-known/jwks.json`, rooms: ['sale'] }),
+    { key: readFileSync(key), cert: readFileSync(cert) });
+  t.after(() => doc.close());
+  const args = ['--foyer', doc.url, '--room', 'sale', '--login-url', loginUrl];
+
+  const untrusted = await foyerOnce(['guard', ...args, '--listen', '127.0.0.1:0']);
+  assert.equal(untrusted.code, 1, untrusted.output);
+  assert.match(untrusted.output, /foyer\.json: TLS handshake failed: certificate verify failed/);
+
+  // Spawned guards inherit the environment: this one trusts the test's certificate.
+  process.env.SSL_CERT_FILE = cert;
+  t.after(() => { delete process.env.SSL_CERT_FILE; });
+  const trusted = await new Guard(args).start();
+  t.after(() => trusted.stop());
+  assert.match(trusted.output(), new RegExp(`keys \\S+ from ${doc.url}/.well-known/jwks.json`));
+  assert.equal((await trusted.auth(visitors.main.pass)).status, 204);
 });
 
 test('--jwks over plain http is refused at start unless the address is loopback or private', async () => {
