@@ -249,6 +249,12 @@ test('--foyer: the issuer and the keys come from the server\'s discovery documen
   const both = await start(['--room', 'sale', '--jwks', '/etc/foyer/jwks.json']);
   assert.notEqual(both.code, 0, both.output);
   assert.match(both.output, /--foyer excludes --jwks/);
+  const neither = await foyerOnce(['guard', '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(neither.code, 1, neither.output);
+  assert.match(neither.output, /--foyer URL or --jwks FILE\|URL: where the keys are/);
+  const noIssuer = await foyerOnce(['guard', '--jwks', `${doc.url}${jwksPath}`, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(noIssuer.code, 1, noIssuer.output);
+  assert.match(noIssuer.output, /--issuer: Foyer's issuer is required with --jwks/);
 
   // The rules of a JWKS URL: plain http to loopback or private addresses only, 64 KiB at most.
   for (const host of ['203.0.113.7', 'queue.example.com']) {
