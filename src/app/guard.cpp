@@ -235,9 +235,16 @@ std::pair<std::string, std::string> issuer_and_keys(net::io_context& ioc, const 
   }
   auto source = discovery_url(options.foyer);
   auto url = fetchable_url("--foyer", source);
-  auto server = parse_discovery(
-      fetch_at_start(ioc, http::http_get(url, fetch_timeout, max_discovery_size)));
-  return {agreed_issuer(server, options.issuer, options.room, source), jwks_location(options.foyer, server.jwks_uri)};
+  auto text = fetch_at_start(ioc, http::http_get(url, fetch_timeout, max_discovery_size));
+  foyer_discovery server;
+  std::string jwks;
+  try {
+    server = parse_discovery(text);
+    jwks = jwks_location(options.foyer, server.jwks_uri);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", source, e.what()));
+  }
+  return {agreed_issuer(server, options.issuer, options.room, source), jwks};
 }
 
 void run_guard(const guard_options& options) {

@@ -45,7 +45,11 @@ foyer_discovery parse_discovery(std::string_view json) {
 }
 
 std::string jwks_location(std::string_view foyer_url, std::string_view jwks_uri) {
-  if (!jwks_uri.starts_with('/')) return std::string(jwks_uri);
+  if (jwks_uri.starts_with("https://") || jwks_uri.starts_with("http://")) return std::string(jwks_uri);
+  // "//host/path" would be another host to a browser: no path of this server either.
+  if (!jwks_uri.starts_with('/') || jwks_uri.starts_with("//")) {
+    throw std::invalid_argument(fmt::format("jwks_uri '{}' is neither an http(s) URL nor a path", jwks_uri));
+  }
   auto scheme_end = foyer_url.find("://");
   auto origin_end = scheme_end == std::string_view::npos ? foyer_url.size() : foyer_url.find('/', scheme_end + 3);
   return fmt::format("{}{}", foyer_url.substr(0, origin_end), jwks_uri);

@@ -26,8 +26,9 @@ std::string discovery_url(std::string_view foyer_url);
 // Throws std::invalid_argument naming what is missing or of the wrong type.
 foyer_discovery parse_discovery(std::string_view json);
 
-// Where the keys are: `jwks_uri` itself when it is absolute, else that path on the server at
-// `foyer_url` (its scheme and authority).
+// Where the keys are: `jwks_uri` itself when it is an absolute http(s) URL, else that path
+// on the server at `foyer_url` (its scheme and authority). Anything else (which the guard
+// would read as a file name) throws std::invalid_argument.
 std::string jwks_location(std::string_view foyer_url, std::string_view jwks_uri);
 
 // The issuer the guard checks passes against: the server's. A `given` one (--issuer) that

@@ -267,6 +267,11 @@ test('--foyer: the issuer and the keys come from the server\'s discovery documen
   const tooBig = await foyerOnce(['guard', '--foyer', big.url, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
   assert.equal(tooBig.code, 1, tooBig.output);
   assert.match(tooBig.output, /foyer\.json: the answer is larger than 65536 bytes/);
+  const notJson = await discoveryServer(() => 'not json');
+  t.after(() => notJson.close());
+  const unread = await foyerOnce(['guard', '--foyer', notJson.url, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(unread.code, 1, unread.output);
+  assert.match(unread.output, /foyer\.json: the discovery document is not a JSON object/);
   const offsite = await discoveryServer(() => JSON.stringify({ issuer, jwks_uri: 'http://203.0.113.7/jwks.json', rooms: ['sale'] }));
   t.after(() => offsite.close());
   const keysAway = await foyerOnce(['guard', '--foyer', offsite.url, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);

@@ -26,6 +26,12 @@ TEST_CASE("the keys' location: an absolute jwks_uri as it is, a path on the serv
   CHECK(jwks_location("http://10.0.0.5:8080/", "/.well-known/jwks.json") == "http://10.0.0.5:8080/.well-known/jwks.json");
   CHECK(jwks_location("http://10.0.0.5/queue", "/keys.json") == "http://10.0.0.5/keys.json");
   CHECK(jwks_location("http://10.0.0.5:8080", "http://10.0.0.6/jwks.json") == "http://10.0.0.6/jwks.json");
+  CHECK(jwks_location("http://10.0.0.5:8080", "https://queue.example/k.json") == "https://queue.example/k.json");
+  // Never a file of the guard's machine.
+  for (const char* bad : {"etc/passwd", "file:///etc/passwd", "jwks.json", "//evil.example/k"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(jwks_location("http://10.0.0.5:8080", bad), std::invalid_argument);
+  }
 }
 
 TEST_CASE("an --issuer or a --room that disagrees with the server stops the guard, naming both") {
