@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "app/config.hpp"
+#include "app/guard_discovery.hpp"
 #include "core/gate/network.hpp"
 #include "core/passes/pass.hpp"
 #include "core/passes/pass_gate.hpp"
@@ -42,6 +43,7 @@ constexpr std::chrono::seconds min_early_refresh_gap{10};
 constexpr std::int64_t max_refresh_seconds = 24 * 3600;
 
 struct guard_options {
+  std::string foyer;
   std::string jwks;
   std::string listen = "127.0.0.1:8081";
   std::string room;
@@ -91,25 +93,26 @@ std::string read_capped_file(const std::string& path, std::size_t limit) {
   return text;
 }
 
+// A URL the guard may fetch from, for `flag`'s message: https://, or plain http:// to a
+// loopback or private address, since keys fetched in the clear across the internet could be
+// swapped on the way.
+http::http_url fetchable_url(std::string_view flag, const std::string& location) {
+  auto url = parse_url(location);
+  if (!url) throw std::invalid_argument(fmt::format("{}: '{}' is not an http[s]://host[:port]/path URL", flag, location));
+  if (!url->tls && !loopback_or_private(url->host)) {
+    throw std::invalid_argument(fmt::format("{}: plain http:// only to a loopback or private address (got "
+                                            "'{}'); elsewhere, use https://",
+                                            flag, url->host));
+  }
+  return *url;
+}
+
 // Where the keys come from: Foyer's JWKS URL, or a file (re-read at each refresh, so a copy
-// kept fresh by a timer works too).
+// kept fresh by a timer works too). `flag` names the option it came from, for messages.
 class key_source {
  public:
-  explicit key_source(std::string location) : location_(std::move(location)) {
-    if (location_.starts_with("https://")) {
-      throw std::invalid_argument("--jwks: https:// is not supported; give Foyer's http:// address on a "
-                                  "trusted network, or a file kept fresh with a copy of the JWKS");
-    }
-    if (location_.starts_with("http://")) {
-      url_ = http::parse_http_url(location_);
-      if (!url_) throw std::invalid_argument("--jwks: '" + location_ + "' is not an http://host[:port]/path URL");
-      // Keys fetched in the clear across the internet could be swapped on the way.
-      if (!loopback_or_private(url_->host)) {
-        throw std::invalid_argument(fmt::format("--jwks: plain http:// only to a loopback or private address (got "
-                                                "'{}'); elsewhere, keep a copy of the JWKS in a file",
-                                                url_->host));
-      }
-    }
+  key_source(std::string_view flag, std::string location) : location_(std::move(location)) {
+    if (location_.starts_with("https://") || location_.starts_with("http://")) url_ = fetchable_url(flag, location_);
   }
 
   const std::string& location() const { return location_; }
@@ -207,11 +210,12 @@ std::string endpoint_text(const net::ip::tcp::endpoint& e) {
                              : fmt::format("{}:{}", e.address().to_string(), e.port());
 }
 
-// The first load happens before the guard listens: without keys it could only refuse.
-std::string initial_keys(net::io_context& ioc, const key_source& source) {
+// Runs `fetch` to its end on the loop before the guard listens (the first keys: without them
+// it could only refuse; the discovery document).
+std::string fetch_at_start(net::io_context& ioc, net::awaitable<std::string> fetch) {
   std::string text;
   std::exception_ptr failure;
-  net::co_spawn(ioc, source.load(), [&](std::exception_ptr e, std::string loaded) {
+  net::co_spawn(ioc, std::move(fetch), [&](std::exception_ptr e, std::string loaded) {
     failure = e;
     text = std::move(loaded);
   });
@@ -221,23 +225,49 @@ std::string initial_keys(net::io_context& ioc, const key_source& source) {
   return text;
 }
 
+// With --foyer: the issuer and the keys' location from the server's discovery document,
+// checked against --issuer and --room. Without: --issuer and --jwks as given.
+std::pair<std::string, std::string> issuer_and_keys(net::io_context& ioc, const guard_options& options) {
+  if (options.foyer.empty()) {
+    if (options.jwks.empty()) throw std::invalid_argument("--foyer URL or --jwks FILE|URL: where the keys are");
+    if (options.issuer.empty()) throw std::invalid_argument("--issuer: Foyer's issuer is required with --jwks");
+    return {options.issuer, options.jwks};
+  }
+  auto source = discovery_url(options.foyer);
+  auto url = fetchable_url("--foyer", source);
+  auto text = fetch_at_start(ioc, http::http_get(url, fetch_timeout, max_discovery_size));
+  foyer_discovery server;
+  std::string jwks;
+  try {
+    server = parse_discovery(text);
+    jwks = jwks_location(options.foyer, server.jwks_uri);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", source, e.what()));
+  }
+  return {agreed_issuer(server, options.issuer, options.room, source), jwks};
+}
+
 void run_guard(const guard_options& options) {
   if (options.login_url.empty()) throw std::invalid_argument("--login-url: the waiting room's URL is required");
   if (!http::is_field_value(options.login_url)) {
     throw std::invalid_argument("--login-url: control characters cannot go into a Location header");
   }
-  pass_expectations expect{options.issuer, options.room, options.leeway_seconds};
-  key_source source(options.jwks);
-
   system_clock clock;
   net::io_context ioc{1};
   auto endpoint = listen_endpoint(ioc, options.listen);
-  auto text = initial_keys(ioc, source);
+  auto [issuer, jwks] = issuer_and_keys(ioc, options);
+  pass_expectations expect{issuer, options.room, options.leeway_seconds};
+  key_source source(options.foyer.empty() ? "--jwks" : "--foyer", jwks);
+  auto text = fetch_at_start(ioc, source.load());
   pass::gate gate(make_verifier(text, expect),
                   {options.cache_size, options.single_use, options.single_use_capacity});
   key_refresher refresher(ioc, source, expect, gate, std::move(text), std::chrono::seconds(options.refresh_seconds));
   http::guard_handler handler(gate, clock, {options.login_url, options.secure_cookie},
-                              [&refresher] { refresher.refresh_soon(); });
+                              [&refresher] { refresher.refresh_soon(); },
+                              [](std::string_view line) {
+                                fmt::print(stderr, "{}\n", line);
+                                std::fflush(stderr);
+                              });
 
   http::server_limits limits;
   // nginx forwards every header of the visitor's request, cookies of the whole site included.
@@ -247,8 +277,8 @@ void run_guard(const guard_options& options) {
   });
   server.start();
   refresher.start();
-  fmt::print("foyer guard: listening on http://{} for room '{}'{}, keys {} from {}\n",
-             endpoint_text(server.local_endpoint()), options.room, options.single_use ? " (single use)" : "",
+  fmt::print("foyer guard: listening on http://{} for room '{}' of issuer '{}'{}, keys {} from {}\n",
+             endpoint_text(server.local_endpoint()), options.room, issuer, options.single_use ? " (single use)" : "",
              joined(gate.verifier().key_ids()), source.location());
   std::fflush(stdout);
 
@@ -267,11 +297,13 @@ void run_guard(const guard_options& options) {
 void add_guard_command(CLI::App& app) {
   auto options = std::make_shared<guard_options>();
   auto* cmd = app.add_subcommand("guard", "Check visitors' passes for nginx auth_request, with the public keys alone.");
-  cmd->add_option("--jwks", options->jwks, "Foyer's JWKS: a file, or http://HOST:PORT/.well-known/jwks.json")
-      ->required();
+  auto* foyer = cmd->add_option("--foyer", options->foyer,
+                                 "Foyer's URL: issuer and keys from its /.well-known/foyer.json");
+  cmd->add_option("--jwks", options->jwks, "Foyer's JWKS: a file, or https://HOST/.well-known/jwks.json")
+      ->excludes(foyer);
   cmd->add_option("--room", options->room, "The room whose passes are accepted (the aud claim)")->required();
-  cmd->add_option("--issuer", options->issuer, "Foyer's issuer setting (the iss claim; Foyer's default: foyer)")
-      ->required();
+  cmd->add_option("--issuer", options->issuer,
+                  "Foyer's issuer setting (the iss claim; Foyer's default: foyer); with --foyer, checked against it");
   cmd->add_option("--login-url", options->login_url, "The waiting room, where visitors without a valid pass go")
       ->required();
   cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (default 127.0.0.1:8081)");

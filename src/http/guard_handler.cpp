@@ -26,6 +26,10 @@ constexpr std::size_t max_next_size = 2048;
 constexpr int max_decode_rounds = 3;
 // Where an admitted visitor goes when the URL they came with is not a same-site path.
 constexpr std::string_view default_destination = "/";
+// The query parameter of the waiting room's URL that names the refusal (web/js/bounce.js).
+constexpr std::string_view refusal_param = "foyer_refused";
+// A site refusing every visitor logs a line per code this often, not one per request.
+constexpr std::int64_t refusal_log_interval_ms = 10'000;
 
 response empty_response(const request& req, bhttp::status status) {
   response res{status, req.version()};
@@ -81,6 +85,27 @@ bool names_host(std::string_view path) {
   return rest.starts_with("//");
 }
 
+// `url` with `param`=`value` added to its query, before any fragment.
+std::string with_query_param(std::string_view url, std::string_view param, std::string_view value) {
+  auto fragment = std::min(url.find('#'), url.size());
+  auto base = url.substr(0, fragment);
+  std::string_view separator = "&";
+  if (base.find('?') == std::string_view::npos) {
+    separator = "?";
+  } else if (base.ends_with('?') || base.ends_with('&')) {
+    separator = "";
+  }
+  return fmt::format("{}{}{}={}{}", base, separator, param, value, url.substr(fragment));
+}
+
+// What an operator can do about the common refusals that come from a guard set up wrong.
+std::string refusal_hint(std::string_view code, const pass_expectations& expect) {
+  if (code == "wrong_issuer") return fmt::format(": its iss is not '{}', the issuer this guard expects", expect.issuer);
+  if (code == "wrong_audience") return fmt::format(": its aud is not '{}', this guard's --room", expect.audience);
+  if (code == "unknown_kid") return ": signed by a key the guard does not have";
+  return "";
+}
+
 }  // namespace
 
 std::optional<std::string> same_site_path(std::string_view target) {
@@ -102,8 +127,9 @@ std::optional<std::string> same_site_path(std::string_view target) {
 }
 
 guard_handler::guard_handler(pass::gate& gate, const clock& clock, guard_settings settings,
-                             std::function<void()> on_unknown_kid)
-    : gate_(gate), clock_(clock), settings_(std::move(settings)), on_unknown_kid_(std::move(on_unknown_kid)) {}
+                             std::function<void()> on_unknown_kid, std::function<void(std::string_view)> log)
+    : gate_(gate), clock_(clock), settings_(std::move(settings)), on_unknown_kid_(std::move(on_unknown_kid)),
+      log_(std::move(log)), refusal_lines_(refusal_log_interval_ms) {}
 
 response guard_handler::handle(const request& req) {
   std::string_view target = req.target();
@@ -146,10 +172,16 @@ response guard_handler::auth(const request& req) {
   if (query_param(site_target(req), pass_param)) return refuse("pass_in_url");
   auto result = check_presented(req, /*spend=*/true);
   if (!result) return refuse("no_pass");
-  if (!result->ok) return refuse(result->error_code);
+  if (!result->ok) {
+    log_refusal(result->error_code);
+    return refuse(result->error_code);
+  }
   // The upstream gets the sub as a header: one that cannot be a field value is refused, not
   // sent (the signer is trusted, but the header must not split).
-  if (!is_field_value(result->subject)) return refuse("invalid_claims");
+  if (!is_field_value(result->subject)) {
+    log_refusal("invalid_claims");
+    return refuse("invalid_claims");
+  }
   auto res = empty_response(req, bhttp::status::no_content);
   res.set("X-Foyer-Visitor", result->subject);
   res.set("X-Foyer-Pass-Expires", std::to_string(result->exp));
@@ -162,6 +194,17 @@ response guard_handler::redirect(const request& req, const std::string& location
   return res;
 }
 
+response guard_handler::to_waiting_room(const request& req, std::string_view code) const {
+  return redirect(req, code.empty() ? settings_.login_url : with_query_param(settings_.login_url, refusal_param, code));
+}
+
+void guard_handler::log_refusal(std::string_view code) {
+  auto held = refusal_lines_.occur(code, clock_.steady_ms());
+  if (!held || !log_) return;
+  log_(fmt::format("foyer guard: refused a pass ({}){}{}", code, refusal_hint(code, gate_.verifier().expectations()),
+                   *held == 0 ? "" : fmt::format(" ({} more since the last such line)", *held)));
+}
+
 response guard_handler::enter(const request& req) {
   std::string_view target = site_target(req);
   auto spent = [&req] {
@@ -172,17 +215,23 @@ response guard_handler::enter(const request& req) {
   };
 
   auto raw = query_param(target, pass_param);
-  auto from_url = raw ? percent_decode(*raw) : std::nullopt;
-  if (!from_url) {
-    // Refused by /auth without a pass in the URL: missing, expired, of another room, or
-    // spent. Only the last is final; the others go (back) to the waiting room.
+  if (!raw) {
+    // Refused by /auth (which logged why) without a pass in the URL: missing, expired, of
+    // another room, or spent. Only the last is final; the others go (back) to the waiting room.
     auto presented = check_presented(req, /*spend=*/false);
     if (presented && presented->error_code == "spent") return spent();
-    return redirect(req, settings_.login_url);
+    return to_waiting_room(req, presented ? presented->error_code : "");
   }
-  auto result = check(*from_url, /*spend=*/false);
+  auto from_url = percent_decode(*raw);
+  pass::gate_result result;
+  if (from_url) {
+    result = check(*from_url, /*spend=*/false);
+  } else {
+    result.error_code = "malformed";
+  }
+  if (!result.ok) log_refusal(result.error_code);
   if (result.error_code == "spent") return spent();
-  if (!result.ok) return redirect(req, settings_.login_url);
+  if (!result.ok) return to_waiting_room(req, result.error_code);
 
   // Failing `next` and the site URL, the front page rather than an error: the visitor holds
   // a valid pass for this site and most likely followed a link someone else made. Every

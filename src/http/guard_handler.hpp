@@ -14,9 +14,17 @@
 //                       else to the URL without foyer_pass when that is one, else to "/",
 //                       setting the foyer_pass cookie (HttpOnly, SameSite=Lax, Max-Age = the
 //                       pass's remaining life, Secure if configured). A spent single-use pass
-//                       gets 403. Anything else: 302 to the waiting room (the login URL).
+//                       gets 403. Anything else: 302 to the waiting room (the login URL), with
+//                       foyer_refused=<refusal code> added to its query when a pass was
+//                       presented (in the URL, a cookie or the bearer) and refused: the
+//                       waiting page names it if the visitor keeps coming back. A first
+//                       visit, without any pass, goes to the login URL as it is.
 //   GET /healthz        200 {"status":"ok","keys":[kids],"cached":N,"spent":N,"checks":N,
 //                       "signature_checks":N}
+//
+// Each refused pass is logged with its code, once: at /auth, or at /enter for the pass in the
+// URL (which /auth leaves to it). At most one line per code every 10 s (the steady clock);
+// the next line for a code says how many were held back.
 //
 // Runs on the guard's one event-loop thread, as the gate requires.
 
@@ -28,6 +36,7 @@
 
 #include <foyer/clock.hpp>
 
+#include "core/ops/log_throttle.hpp"
 #include "core/passes/pass_gate.hpp"
 #include "http/server.hpp"
 
@@ -49,8 +58,9 @@ std::optional<std::string> same_site_path(std::string_view target);
 class guard_handler {
  public:
   // `on_unknown_kid` runs when a pass names a key the guard does not know: new keys may
-  // have been published since the last refresh.
-  guard_handler(pass::gate& gate, const clock& clock, guard_settings settings, std::function<void()> on_unknown_kid);
+  // have been published since the last refresh. `log` writes a line (without its newline).
+  guard_handler(pass::gate& gate, const clock& clock, guard_settings settings, std::function<void()> on_unknown_kid,
+                std::function<void(std::string_view)> log);
 
   response handle(const request& req);
 
@@ -62,11 +72,16 @@ class guard_handler {
   std::optional<pass::gate_result> check_presented(const request& req, bool spend);
   pass::gate_result check(std::string_view token, bool spend);
   response redirect(const request& req, const std::string& location) const;
+  // To the waiting room, saying why the pass was refused (`code` empty: no pass presented).
+  response to_waiting_room(const request& req, std::string_view code) const;
+  void log_refusal(std::string_view code);
 
   pass::gate& gate_;
   const clock& clock_;
   guard_settings settings_;
   std::function<void()> on_unknown_kid_;
+  std::function<void(std::string_view)> log_;
+  ops::log_throttle refusal_lines_;
   std::uint64_t checks_ = 0;
   std::uint64_t signature_checks_ = 0;
 };

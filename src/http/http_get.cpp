@@ -1,6 +1,11 @@
 #include "http/http_get.hpp"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -10,6 +15,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <fmt/core.h>
 
 #include <stdexcept>
@@ -18,30 +24,15 @@ namespace foyer::http {
 namespace {
 
 namespace bhttp = beast::http;
+namespace ssl = net::ssl;
 using net::redirect_error;
 using net::use_awaitable;
 
-}  // namespace
-
-std::optional<http_url> parse_http_url(std::string_view url) {
-  auto parsed = parse_url(url);
-  if (!parsed || parsed->tls) return std::nullopt;
-  return parsed;
-}
-
-net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseconds timeout, std::size_t body_limit) {
-  auto executor = co_await net::this_coro::executor;
-  auto where = fmt::format("http://{}{}", url.authority, url.target);
+// Sends the GET on a connected `stream` and reads the answer (see http_get).
+template <typename Stream>
+net::awaitable<std::string> exchange(Stream& stream, const http_url& url, std::size_t body_limit,
+                                     const std::string& where) {
   beast::error_code ec;
-  tcp::resolver resolver(executor);
-  auto endpoints = co_await resolver.async_resolve(url.host, url.port, redirect_error(use_awaitable, ec));
-  if (ec) throw std::runtime_error(fmt::format("{}: cannot resolve {}: {}", where, url.host, ec.message()));
-
-  beast::tcp_stream stream(executor);
-  stream.expires_after(timeout);  // one deadline for connecting, sending and reading
-  co_await stream.async_connect(endpoints, redirect_error(use_awaitable, ec));
-  if (ec) throw std::runtime_error(fmt::format("{}: cannot connect: {}", where, ec.message()));
-
   bhttp::request<bhttp::empty_body> req{bhttp::verb::get, url.target, 11};
   req.set(bhttp::field::host, url.authority);
   req.set(bhttp::field::user_agent, "foyer-guard");
@@ -59,12 +50,48 @@ net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseco
   }
   if (ec) throw std::runtime_error(fmt::format("{}: no whole answer: {}", where, ec.message()));
   auto res = parser.release();
-  beast::error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
   if (res.result() != bhttp::status::ok) {
     throw std::runtime_error(fmt::format("{}: answered {}", where, res.result_int()));
   }
   co_return std::move(res.body());
+}
+
+}  // namespace
+
+net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseconds timeout, std::size_t body_limit) {
+  auto executor = co_await net::this_coro::executor;
+  auto where = fmt::format("{}://{}{}", url.tls ? "https" : "http", url.authority, url.target);
+  beast::error_code ec;
+  tcp::resolver resolver(executor);
+  auto endpoints = co_await resolver.async_resolve(url.host, url.port, redirect_error(use_awaitable, ec));
+  if (ec) throw std::runtime_error(fmt::format("{}: cannot resolve {}: {}", where, url.host, ec.message()));
+
+  beast::tcp_stream tcp_stream(executor);
+  tcp_stream.expires_after(timeout);  // one deadline for connecting, the handshake, sending and reading
+  co_await tcp_stream.async_connect(endpoints, redirect_error(use_awaitable, ec));
+  if (ec) throw std::runtime_error(fmt::format("{}: cannot connect: {}", where, ec.message()));
+  if (!url.tls) {
+    auto body = co_await exchange(tcp_stream, url, body_limit, where);
+    tcp_stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+    co_return body;
+  }
+
+  ssl::context context(ssl::context::tls_client);
+  context.set_default_verify_paths();
+  context.set_verify_mode(ssl::verify_peer);
+  beast::ssl_stream<beast::tcp_stream> stream(std::move(tcp_stream), context);
+  // SNI names the host (never an address: RFC 6066 forbids it), and the certificate must be
+  // for that host or address.
+  boost::system::error_code not_address;
+  net::ip::make_address(url.host, not_address);
+  if (not_address && !SSL_set_tlsext_host_name(stream.native_handle(), url.host.c_str())) {
+    throw std::runtime_error(fmt::format("{}: cannot name the host for TLS", where));
+  }
+  stream.set_verify_callback(ssl::host_name_verification(url.host));
+  co_await stream.async_handshake(ssl::stream_base::client, redirect_error(use_awaitable, ec));
+  if (ec) throw std::runtime_error(fmt::format("{}: TLS handshake failed: {}", where, ec.message()));
+  // The connection closes with the stream: one request each, so no TLS close is awaited.
+  co_return co_await exchange(stream, url, body_limit, where);
 }
 
 }  // namespace foyer::http

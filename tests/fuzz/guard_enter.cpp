@@ -29,7 +29,15 @@ void enter(http::guard_handler& handler, const std::string& original_uri) {
   if (at == std::string::npos) std::abort();
   at += 12;
   std::string location = wire.substr(at, wire.find("\r\n", at) - at);
-  if (location != login_url && http::same_site_path(location) != location) std::abort();
+  if (location == login_url || http::same_site_path(location) == location) return;
+  // Else the waiting room with the refusal's code: snake_case, at most 64 characters.
+  std::string_view refused = location;
+  if (!refused.starts_with(login_url) || !refused.substr(login_url.size()).starts_with("?foyer_refused=")) std::abort();
+  refused.remove_prefix(login_url.size() + 15);
+  if (refused.empty() || refused.size() > 64) std::abort();
+  for (char c : refused) {
+    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) std::abort();
+  }
 }
 
 }  // namespace
@@ -41,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                              pass_expectations{std::string(fuzz::issuer), std::string(fuzz::room_id), 5}),
                          {});
   static manual_clock clock(fuzz::t0_ms + 10'000);
-  static http::guard_handler handler(gate, clock, {std::string(login_url), /*secure_cookie=*/false}, nullptr);
+  static http::guard_handler handler(gate, clock, {std::string(login_url), /*secure_cookie=*/false}, nullptr,
+                                     nullptr);
   std::string uri(fuzz::text_of(data, size));
   // nginx sends no field value with these in it.
   if (uri.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) return 0;

@@ -98,7 +98,7 @@ test('without a valid pass every target goes to the waiting room, no cookie set'
   for (const target of ['//evil.example/x', '/\\evil.example/x', '/%2F%2Fevil.example/x']) {
     const res = await nginx.rawGet(`${target}?foyer_pass=garbage`);
     assert.equal(res.status, 302, target);
-    assert.equal(res.headers.location, loginUrl, target);
+    assert.equal(res.headers.location, `${loginUrl}?foyer_refused=malformed`, target);
     assert.equal(res.headers['set-cookie'], undefined, target);
   }
 });

@@ -4,6 +4,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import path from 'node:path';
 import { Foyer } from '../lib/foyer.js';
 import {
@@ -40,6 +43,30 @@ async function eventually(f, what, timeoutMs = 20000) {
   }
 }
 
+let startedAt;
+
+// The server's discovery document as `foyer serve` publishes it at /.well-known/foyer.json,
+// from a stand-in that also passes the real server's JWKS on (the server in this tree does
+// not publish the document yet). `document(url)` gives the body, `url` being the stand-in's.
+// With `tls` ({ key, cert }), over https.
+async function discoveryServer(document, tls) {
+  const handler = async (req, res) => {
+    if (req.url === '/.well-known/jwks.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(await (await fetch(`${foyer.url}/.well-known/jwks.json`)).text());
+    } else if (req.url === '/.well-known/foyer.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(document(url));
+    } else {
+      res.writeHead(404).end();
+    }
+  };
+  const server = tls ? createHttpsServer(tls, handler) : createServer(handler);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${server.address().port}`;
+  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
 before(async () => {
   foyer = await new Foyer({ server: { issuer }, rooms }).start();
   visitors = {};
@@ -49,6 +76,7 @@ before(async () => {
   guard = await guardFor(foyer.url).start();
   upstream = await startUpstream();
   nginx = await new Nginx({ guardPort: guard.port, upstreamPort: upstream.port }).start();
+  startedAt = Date.now();
 });
 
 after(async () => {
@@ -119,10 +147,10 @@ test("the waiting room's redirect: the pass moves from the URL into a cookie of 
     assert.equal(location, `/shop/?next=${encodeURIComponent(evil)}`, evil);
   }
 
-  // A bad pass in the URL: back to the waiting room, no cookie.
+  // A bad pass in the URL: back to the waiting room, saying why, no cookie.
   const bad = await nginx.get('/shop/?foyer_pass=garbage');
   assert.equal(bad.status, 302);
-  assert.equal(bad.headers.get('location'), loginUrl);
+  assert.equal(bad.headers.get('location'), `${loginUrl}?foyer_refused=malformed`);
   assert.equal(bad.headers.get('set-cookie'), null);
 });
 
@@ -160,8 +188,14 @@ test('forged, foreign, expired and malformed passes are refused', async () => {
     assert.equal((await guard.auth(token, { cookie: true })).error, code, `${what} (cookie)`);
     const res = await nginx.get('/shop/', bearer(token));
     assert.equal(res.status, 302, what);
-    assert.equal(res.headers.get('location'), loginUrl, what);
+    assert.equal(res.headers.get('location'), `${loginUrl}?foyer_refused=${code}`, what);
+    // Logged with the reason, once per reason every 10 s.
+    assert.match(guard.output(), new RegExp(`foyer guard: refused a pass \\(${code}\\)`), what);
   }
+  assert.match(guard.output(), /refused a pass \(wrong_issuer\): its iss is not 'https:\/\/queue\.test', the issuer this guard expects\n/);
+  // 13 malformed passes so far, in this test and the one before: a line every 10 s at most.
+  const malformedLines = guard.output().match(/refused a pass \(malformed\)/g).length;
+  assert.ok(malformedLines <= 1 + Math.ceil((Date.now() - startedAt) / 10000), guard.output());
   // The good pass still passes: refusals changed nothing.
   assert.equal((await nginx.get('/shop/', bearer(good))).status, 200);
 });
@@ -185,6 +219,88 @@ test('a stale foyer_pass cookie sent before the valid one does not lock the visi
   const many = await ask(`${'foyer_pass=x; '.repeat(4)}foyer_pass=${pass}`);
   assert.equal(many.status, 401);
   assert.equal(many.headers.get('x-foyer-error'), 'malformed');
+});
+
+test('--foyer: the issuer and the keys come from the server\'s discovery document', async (t) => {
+  const jwksPath = '/.well-known/jwks.json';
+  for (const jwksUri of [(url) => `${url}${jwksPath}`, () => jwksPath]) {
+    const doc = await discoveryServer((url) => JSON.stringify({ issuer, jwks_uri: jwksUri(url), rooms: ['sale', 'other'] }));
+    t.after(() => doc.close());
+    const discovered = await new Guard(['--foyer', `${doc.url}/`, '--room', 'sale', '--login-url', loginUrl]).start();
+    t.after(() => discovered.stop());
+    assert.match(discovered.output(), new RegExp(`for room 'sale' of issuer '${issuer}', keys \\S+ from ${doc.url}${jwksPath}`));
+    const { pass, visitor } = visitors.main;
+    assert.deepEqual(await discovered.auth(pass), { status: 204, error: null, visitor });
+    assert.equal((await discovered.auth(otherRoom.pass)).error, 'wrong_audience');
+  }
+
+  const doc = await discoveryServer(() => JSON.stringify({ issuer, jwks_uri: jwksPath, rooms: ['sale'] }));
+  t.after(() => doc.close());
+  const start = (args) => foyerOnce(['guard', '--foyer', doc.url, '--login-url', loginUrl, '--listen', '127.0.0.1:0', ...args]);
+  // The README's old trap: an issuer that is not the server's refuses every visitor.
+  const wrong = await start(['--room', 'sale', '--issuer', 'https://queue.example.com']);
+  assert.equal(wrong.code, 1, wrong.output);
+  assert.match(wrong.output, new RegExp(`--issuer 'https://queue.example.com' disagrees with the server's issuer '${issuer}' \\(from ${doc.url}/.well-known/foyer.json\\)`));
+  const same = await new Guard(['--foyer', doc.url, '--issuer', issuer, '--room', 'sale', '--login-url', loginUrl]).start();
+  t.after(() => same.stop());
+  const unknownRoom = await start(['--room', 'spring']);
+  assert.equal(unknownRoom.code, 1, unknownRoom.output);
+  assert.match(unknownRoom.output, /--room 'spring' is not a room of the server .*its rooms: sale\)/);
+  const both = await start(['--room', 'sale', '--jwks', '/etc/foyer/jwks.json']);
+  assert.notEqual(both.code, 0, both.output);
+  assert.match(both.output, /--foyer excludes --jwks/);
+  const neither = await foyerOnce(['guard', '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(neither.code, 1, neither.output);
+  assert.match(neither.output, /--foyer URL or --jwks FILE\|URL: where the keys are/);
+  const noIssuer = await foyerOnce(['guard', '--jwks', `${doc.url}${jwksPath}`, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(noIssuer.code, 1, noIssuer.output);
+  assert.match(noIssuer.output, /--issuer: Foyer's issuer is required with --jwks/);
+
+  // The rules of a JWKS URL: plain http to loopback or private addresses only, 64 KiB at most.
+  for (const host of ['203.0.113.7', 'queue.example.com']) {
+    const remote = await foyerOnce(['guard', '--foyer', `http://${host}`, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+    assert.equal(remote.code, 1, remote.output);
+    assert.match(remote.output, /--foyer: plain http:\/\/ only to a loopback or private address/);
+  }
+  const big = await discoveryServer(() => JSON.stringify({ issuer, jwks_uri: jwksPath, rooms: ['sale', 'x'.repeat(70 * 1024)] }));
+  t.after(() => big.close());
+  const tooBig = await foyerOnce(['guard', '--foyer', big.url, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(tooBig.code, 1, tooBig.output);
+  assert.match(tooBig.output, /foyer\.json: the answer is larger than 65536 bytes/);
+  const notJson = await discoveryServer(() => 'not json');
+  t.after(() => notJson.close());
+  const unread = await foyerOnce(['guard', '--foyer', notJson.url, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(unread.code, 1, unread.output);
+  assert.match(unread.output, /foyer\.json: the discovery document is not a JSON object/);
+  const offsite = await discoveryServer(() => JSON.stringify({ issuer, jwks_uri: 'http://203.0.113.7/jwks.json', rooms: ['sale'] }));
+  t.after(() => offsite.close());
+  const keysAway = await foyerOnce(['guard', '--foyer', offsite.url, '--room', 'sale', '--login-url', loginUrl, '--listen', '127.0.0.1:0']);
+  assert.equal(keysAway.code, 1, keysAway.output);
+  assert.match(keysAway.output, /--foyer: plain http:\/\/ only to a loopback or private address \(got '203\.0\.113\.7'\)/);
+});
+
+test('--foyer over https: the certificate must check against the trusted roots', async (t) => {
+  const dir = path.dirname(foyer.configPath);
+  const [key, cert] = [path.join(dir, 'tls-key.pem'), path.join(dir, 'tls-cert.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+    '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=queue.test', '-addext', 'subjectAltName=IP:127.0.0.1'],
+  { stdio: 'pipe' });
+  const doc = await discoveryServer((url) => JSON.stringify({ issuer, jwks_uri: `${url}/.well-known/jwks.json`, rooms: ['sale'] }),
+    { key: readFileSync(key), cert: readFileSync(cert) });
+  t.after(() => doc.close());
+  const args = ['--foyer', doc.url, '--room', 'sale', '--login-url', loginUrl];
+
+  const untrusted = await foyerOnce(['guard', ...args, '--listen', '127.0.0.1:0']);
+  assert.equal(untrusted.code, 1, untrusted.output);
+  assert.match(untrusted.output, /foyer\.json: TLS handshake failed: certificate verify failed/);
+
+  // Spawned guards inherit the environment: this one trusts the test's certificate.
+  process.env.SSL_CERT_FILE = cert;
+  t.after(() => { delete process.env.SSL_CERT_FILE; });
+  const trusted = await new Guard(args).start();
+  t.after(() => trusted.stop());
+  assert.match(trusted.output(), new RegExp(`keys \\S+ from ${doc.url}/.well-known/jwks.json`));
+  assert.equal((await trusted.auth(visitors.main.pass)).status, 204);
 });
 
 test('--jwks over plain http is refused at start unless the address is loopback or private', async () => {

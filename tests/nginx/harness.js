@@ -131,9 +131,11 @@ export function launchNginx(server, config) {
 // shop that protects `location /` has it), /shop/ behind the guard, with the snippets
 // exactly as shipped. Without `upstreamPort` the upstream is a second nginx server answering
 // a fixed 200 (for benchmarks: the same cheap upstream with and without auth_request).
+// `port`: one chosen beforehand (freePort()), for a waiting room that must name the site first.
 export class Nginx {
-  constructor({ guardPort, upstreamPort, protectAll = false }) {
+  constructor({ guardPort, upstreamPort, protectAll = false, port }) {
     this.dir = mkdtempSync(path.join(tmpdir(), 'foyer-nginx-'));
+    this.port = port;
     this.guardPort = guardPort;
     this.upstreamPort = upstreamPort;
     this.protectAll = protectAll;
@@ -167,7 +169,7 @@ export class Nginx {
   }
 
   async start() {
-    this.port = await freePort();
+    this.port ??= await freePort();
     if (this.upstreamPort === undefined) this.staticPort = await freePort();
     launchNginx(this, this.config());
     // Ready once it answers (a redirect to the waiting room, too).

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <regex>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -36,10 +38,23 @@ struct guard_fixture {
                                                         pass_expectations{issuer, room, /*leeway_seconds=*/5}),
                   {}};
   manual_clock clock{(t0 + 10) * 1000};
-  http::guard_handler handler{gate, clock, {login_url, /*secure_cookie=*/false}, nullptr};
+  std::vector<std::string> log;
+  http::guard_handler handler = handler_to(login_url);
 
-  std::string pass_for(const std::string& visitor) const {
-    return pass::sign_pass(key, {issuer, room, visitor, t0, t0, t0 + lifetime, "jti-" + visitor});
+  http::guard_handler handler_to(const std::string& waiting_room) {
+    return {gate, clock, {waiting_room, /*secure_cookie=*/false}, nullptr,
+            [this](std::string_view line) { log.emplace_back(line); }};
+  }
+
+  std::string pass_for(const std::string& visitor, const std::string& iss = issuer, std::int64_t exp = t0 + lifetime) const {
+    return pass::sign_pass(key, {iss, room, visitor, t0, t0, exp, "jti-" + visitor});
+  }
+
+  http::response auth(const std::string& pass) {
+    http::request req{bhttp::verb::get, "/auth", 11};
+    req.set("X-Original-URI", "/shop/");
+    req.set(bhttp::field::authorization, "Bearer " + pass);
+    return handler.handle(req);
   }
 
   // The site URL with a pass, as the waiting room appends it: after a '?' or an '&'.
@@ -199,7 +214,9 @@ TEST_CASE_METHOD(guard_fixture, "without a valid pass no shape of site URL leads
   for (const std::string& bad : off_site) {
     CAPTURE(bad);
     auto res = enter(bad + "?foyer_pass=garbage");
-    CHECK(field(res, "Location") == login_url);
+    // The reason when the pass is found as a parameter ("/x?q=\\?foyer_pass=" has none).
+    auto location = field(res, "Location");
+    CHECK((location == login_url + "?foyer_refused=malformed" || location == login_url));
     CHECK_FALSE(field(res, "Set-Cookie"));
   }
 }
@@ -238,4 +255,73 @@ TEST_CASE_METHOD(guard_fixture, "each foyer_pass cookie is tried in order, up to
   CHECK(field(auth("foyer_pass=stale"), "X-Foyer-Error") == "malformed");
   CHECK(field(auth("foyer_pass=a; foyer_pass=b; foyer_pass=c; foyer_pass=d; foyer_pass=" + good), "X-Foyer-Error") ==
         "malformed");
+}
+
+TEST_CASE_METHOD(guard_fixture, "a refused pass sends the visitor to the waiting room with the reason; no pass, without") {
+  CHECK(field(enter("/shop/"), "Location") == login_url);
+  CHECK(field(enter("/shop/?foyer_pass=" + pass_for("v1", "foyer")), "Location") ==
+        login_url + "?foyer_refused=wrong_issuer");
+  CHECK(field(enter("/shop/?foyer_pass=%zz"), "Location") == login_url + "?foyer_refused=malformed");
+
+  // A refused cookie, as /auth left it to the enter step.
+  http::request req{bhttp::verb::get, "/enter", 11};
+  req.set("X-Original-URI", "/shop/");
+  req.set(bhttp::field::cookie, "foyer_pass=" + pass_for("v1", issuer, t0 + 5));
+  CHECK(field(handler.handle(req), "Location") == login_url + "?foyer_refused=expired");
+
+  // The reason joins a query the waiting room's URL has, before any fragment.
+  for (const auto& [waiting_room, expected] : {
+           std::pair{"https://q.example/r/s?lang=en"s, "https://q.example/r/s?lang=en&foyer_refused=wrong_issuer"s},
+           std::pair{"https://q.example/r/s?"s, "https://q.example/r/s?foyer_refused=wrong_issuer"s},
+           std::pair{"https://q.example/r/s?a=1&"s, "https://q.example/r/s?a=1&foyer_refused=wrong_issuer"s},
+           std::pair{"/r/s#top"s, "/r/s?foyer_refused=wrong_issuer#top"s},
+       }) {
+    auto other = handler_to(waiting_room);
+    http::request to_other{bhttp::verb::get, "/enter", 11};
+    to_other.set("X-Original-URI", "/shop/?foyer_pass=" + pass_for("v1", "foyer"));
+    CHECK(field(other.handle(to_other), "Location") == expected);
+  }
+}
+
+TEST_CASE_METHOD(guard_fixture, "every refusal code fits the waiting page's reason: snake_case, at most 64 characters") {
+  const std::regex reason("[a-z0-9_]{1,64}");
+  for (const auto& pass : {"garbage"s, pass_for("v1", "foyer"), pass_for("v1", issuer, t0 + 5), pass_for("v1") + "x"}) {
+    auto location = field(enter("/shop/?foyer_pass=" + pass), "Location").value_or("");
+    auto at = location.find("foyer_refused=");
+    REQUIRE(at != std::string::npos);
+    CHECK(std::regex_match(location.substr(at + 14), reason));
+  }
+}
+
+TEST_CASE_METHOD(guard_fixture, "refusals are logged with their reason, one line per reason every 10 s") {
+  auto foreign = pass_for("v1", "foyer");
+  auto expired = pass_for("v2", issuer, t0 + 5);
+  const std::string wrong_issuer_line =
+      "foyer guard: refused a pass (wrong_issuer): its iss is not 'https://queue.example', the issuer this guard expects";
+
+  CHECK(auth(foreign).result() == bhttp::status::unauthorized);
+  CHECK(log == std::vector<std::string>{wrong_issuer_line});
+  for (int i = 0; i < 5; ++i) auth(foreign);
+  enter("/shop/?foyer_pass=" + foreign);  // the pass in the URL is checked here, not at /auth
+  auth(expired);
+  CHECK(log == std::vector<std::string>{wrong_issuer_line, "foyer guard: refused a pass (expired)"});
+
+  clock.advance_ms(9'999);
+  auth(foreign);
+  CHECK(log.size() == 2);
+  clock.advance_ms(1);
+  auth(foreign);
+  CHECK(log.back() == wrong_issuer_line + " (7 more since the last such line)");
+
+  // No pass, a pass in the URL as /auth sees it, and a valid pass are no refusals to log.
+  log.clear();
+  clock.advance_ms(60'000);
+  http::request none{bhttp::verb::get, "/auth", 11};
+  none.set("X-Original-URI", "/shop/?foyer_pass=" + foreign);
+  CHECK(field(handler.handle(none), "X-Foyer-Error") == "pass_in_url");
+  none.set("X-Original-URI", "/shop/");
+  CHECK(field(handler.handle(none), "X-Foyer-Error") == "no_pass");
+  CHECK(auth(pass_for("v1")).result() == bhttp::status::no_content);
+  enter("/shop/");
+  CHECK(log.empty());
 }
