@@ -104,10 +104,8 @@ request_reader::request_reader(const server_limits& limits) : limits_(limits) {
 }
 
 void request_reader::chunk_seen::operator()(std::uint64_t size, beast::string_view, beast::error_code&) const {
-  if (size != 0) return;
-  const auto& req = reader->parser_.get();
-  reader->header_fields_ = static_cast<std::size_t>(std::distance(req.begin(), req.end()));
-  reader->trailer_seen_ = true;
+  // A copy for chunked requests only, which browsers and sites rarely send.
+  if (size == 0) reader->before_trailer_ = reader->parser_.get().base();
 }
 
 bool request_reader::parse(beast::flat_buffer& buffer, beast::error_code& ec) {
@@ -154,9 +152,7 @@ beast::error_code request_reader::check_pending(const beast::flat_buffer& buffer
 }
 
 void request_reader::drop_trailer() {
-  if (!trailer_seen_) return;
-  auto& req = parser_.get();
-  for (auto it = std::next(req.begin(), static_cast<std::ptrdiff_t>(header_fields_)); it != req.end();) it = req.erase(it);
+  if (before_trailer_) parser_.get().base() = std::move(*before_trailer_);
 }
 
 server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h, error_log log)

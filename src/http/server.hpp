@@ -8,6 +8,7 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <optional>
 #include <utility>  // boost/asio/awaitable.hpp uses std::exchange without it
 
 #include <boost/asio/awaitable.hpp>
@@ -133,9 +134,9 @@ class request_reader {
   const server_limits& limits_;
   request_parser parser_;
   chunk_seen on_chunk_{this};
-  // How many fields came before the trailer, once the last chunk is seen.
-  std::size_t header_fields_ = 0;
-  bool trailer_seen_ = false;
+  // The header as it was before the trailer, once the last chunk is seen: Beast merges a
+  // trailer's fields into the header's, filing a repeated name beside its first.
+  std::optional<beast::http::request_header<>> before_trailer_;
   bool header_checked_ = false;
 };
 

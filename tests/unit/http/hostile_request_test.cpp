@@ -116,6 +116,23 @@ TEST_CASE_METHOD(hostile_session, "chunk extensions and a trailer within their l
   CHECK(seen[1].target() == "/next");
 }
 
+TEST_CASE_METHOD(hostile_session, "a trailer field named like a header field is dropped, and every header field kept") {
+  // Beast files a repeated name beside its first, not at the end: the trailer's fields are
+  // not simply the last ones.
+  auto run = serve(
+      "POST /t HTTP/1.1\r\nCookie: a=1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-Last: kept\r\nConnection: close\r\n\r\n"
+      "5\r\nhello\r\n0\r\nCookie: foyer_pass=from-the-trailer\r\n\r\n");
+  REQUIRE(seen.size() == 1);
+  std::vector<std::string> cookies;
+  for (const auto& f : seen[0]) {
+    if (f.name() == bhttp::field::cookie) cookies.emplace_back(f.value());
+  }
+  CHECK(cookies == std::vector<std::string>{"a=1"});
+  CHECK(seen[0]["X-Last"] == "kept");
+  CHECK(seen[0][bhttp::field::connection] == "close");
+  CHECK(seen[0].body() == "hello");
+}
+
 TEST_CASE_METHOD(hostile_session, "a transfer coding other than a sole chunked is refused, and what follows is not run") {
   for (std::string_view coding : {"xchunked", "chunked, gzip", "gzip, chunked", "gzip", "chunked\r\nTransfer-Encoding: chunked",
                                   "chunked;q=1", ""}) {
