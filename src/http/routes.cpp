@@ -40,11 +40,12 @@ route_handler in_room(context& ctx, F f) {
 }
 
 // A handler of the hold named by {hold} in the room named by {room}: f(req, room, hold)
-// gives the response, or a task of it.
+// gives the response, or a task of it. A room removed with seats still answers about its
+// holds for its late grace (journal::find_for_holds).
 template <typename F>
 route_handler of_hold(context& ctx, F f) {
   return [&ctx, f = std::move(f)](request& req, const peer&, route_params p) -> task<response> {
-    room* r = ctx.rooms.find(p["room"]);
+    const room* r = ctx.rooms.find_for_holds(p["room"], ctx.clock.steady_ms());
     if (!r) co_return unknown_room(req, p["room"]);
     if constexpr (std::is_same_v<decltype(f(req, *r, p["hold"])), response>) {
       co_return f(req, *r, p["hold"]);
@@ -98,11 +99,11 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::post}, "/api/v1/rooms/{room}/holds",
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::place_hold(c, req, rm); }));
   r.add({verb::get}, "/api/v1/rooms/{room}/holds/{hold}",
-        of_hold(c, [&c](request& req, room& rm, std::string_view hold) { return handlers::get_hold(c, req, rm, hold); }));
+        of_hold(c, [&c](request& req, const room& rm, std::string_view hold) { return handlers::get_hold(c, req, rm, hold); }));
   for (auto [action, kind] : {std::pair{"payment-pending", hold_action::extend}, std::pair{"confirm", hold_action::confirm},
                               std::pair{"release", hold_action::release}}) {
     r.add({verb::post}, fmt::format("/api/v1/rooms/{{room}}/holds/{{hold}}/{}", action),
-          of_hold(c, [&c, kind = kind](request& req, room& rm, std::string_view hold) {
+          of_hold(c, [&c, kind = kind](request& req, const room& rm, std::string_view hold) {
             return handlers::act_on_hold(c, req, rm, hold, kind);
           }));
   }
@@ -134,6 +135,8 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::close_lobby(c, req, rm); }));
   r.add({verb::post}, "/api/v1/admin/rooms/{room}/beacon",
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::supply_beacon(c, req, rm); }));
+  r.add({verb::post}, "/api/v1/admin/rooms/{room}/inventory/recount",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::recount_seats(c, req, rm); }));
   r.add({verb::get}, "/api/v1/admin/ops", at_once([&c](const request& req, auto&) { return handlers::ops_status(c, req); }));
 
   // Operations.

@@ -5,7 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Foyer, until } from '../lib/foyer.js';
+import { writeFileSync } from 'node:fs';
+
+import { Foyer, configText, until } from '../lib/foyer.js';
 
 const SITE = 'site-token-for-the-tests-0123';
 const ADMIN = 'admin-token-for-the-tests-0123';
@@ -181,4 +183,48 @@ test('a room whose seats are held or confirmed is deleted only with force: 409 w
   assert.equal(refused.json.confirmed, 3);
   // The site's confirm of the held seats still answers.
   assert.equal((await act(f, 'hall', held.json.hold_id, 'confirm', 'd')).json.state, 'confirmed');
+}));
+
+test('a room deleted with force answers its holds through the late grace, held ones refunded, across a restart', () => withRoom('hall', { total: 10, late_grace_seconds: 6 }, 2, async (f, [one, two]) => {
+  const held = (await hold(f, 'hall', one, 'a', 2)).json.hold_id;
+  const paid = (await hold(f, 'hall', two, 'b', 3)).json.hold_id;
+  const confirmation = (await act(f, 'hall', paid, 'confirm', 'c')).json;
+  assert.equal(confirmation.state, 'confirmed');
+  const removed = await admin(f, 'DELETE', '/hall?force=true');
+  assert.equal(removed.status, 200, removed.text);
+  const lookup = (id) => f.request('GET', `/api/v1/rooms/hall/holds/${id}`, { headers: { authorization: `Bearer ${SITE}` } });
+  const refund = { hold_id: held, state: 'refund_required', reason: 'room_removed' };
+  const answers = async (run) => {
+    const late = await act(f, 'hall', held, 'confirm', `d${run}`);
+    assert.equal(late.status, 200, late.text);
+    assert.deepEqual(late.json, refund);
+    assert.deepEqual((await act(f, 'hall', paid, 'confirm', `e${run}`)).json, confirmation);
+    assert.deepEqual((await lookup(held)).json, refund);
+    assert.equal((await act(f, 'hall', held, 'release', `r${run}`)).status, 409);
+  };
+  await answers(1);
+  // The file no longer declares it (a removed room's id is never used again).
+  writeFileSync(f.configPath, configText({ server, rooms: [] }));
+  await f.kill9();
+  await f.start();
+  await answers(2);
+  // Past the late grace it is as unknown as any removed room.
+  await until('the late grace to pass', async () => (await lookup(held)).status === 404, 15000);
+  const gone = await act(f, 'hall', paid, 'confirm', 'e3');
+  assert.equal(gone.status, 404, gone.text);
+  assert.equal(gone.json.error, 'unknown_room');
+}));
+
+test('a recount of a healthy seat ledger answers its numbers and writes nothing', () => withRoom('hall', { total: 10 }, 1, async (f, [pass]) => {
+  const placed = await hold(f, 'hall', pass, 'a', 2);
+  assert.equal(placed.status, 201, placed.text);
+  const lines = async () => (await f.request('GET', '/api/v1/admin/rooms/hall/audit',
+    { headers: { authorization: `Bearer ${ADMIN}` } })).text.split('\n').filter((l) => l.includes('seats_recounted')).length;
+  for (let i = 0; i < 3; i++) {
+    const recount = await admin(f, 'POST', '/hall/inventory/recount');
+    assert.equal(recount.status, 200, recount.text);
+    assert.deepEqual(recount.json, { total: 10, available: 8, held: 2, confirmed: 0, frozen: false, legs: {} });
+  }
+  assert.equal(await lines(), 0);
+  assert.equal((await admin(f, 'POST', '/nowhere/inventory/recount')).status, 404);
 }));

@@ -38,7 +38,12 @@ inline room_config legged_room(std::uint64_t total, std::vector<std::uint64_t> l
 }
 
 struct holds_fixture : journal_fixture {
-  room& r() { return *rooms->find("r"); }
+  // The room, or once it is removed with seats, its retired ledger through the late grace.
+  const room& r() {
+    const room* found = rooms->find_for_holds("r", clock.steady_ms());
+    REQUIRE(found);
+    return *found;
+  }
   const seat_ledger& seats() { return r().seats(); }
 
   // As the handler does: decide, write what is decided, answer from the room as the log

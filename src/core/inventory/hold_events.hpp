@@ -62,6 +62,14 @@ struct holds_expired {
   std::int64_t at_ms = 0;
 };
 
+// The operator's recount of the seats (seat_ledger::recount): held and confirmed counted
+// again from the holds, available the rest of each total, and the ledger unfrozen.
+// Decided when it applies: it changes nothing while a total is below what its holds take.
+struct seats_recounted {
+  std::string room;
+  std::int64_t at_ms = 0;
+};
+
 // What applying a hold event did, decided from the room as the log left it (replay
 // decides the same): kept under the request's key for its retries, and carried to the
 // sinks and the audit trail. Refusals are outcomes too: a placement written while seats

@@ -60,6 +60,7 @@ std::string_view to_string(refund_reason reason) {
     case refund_reason::none: return "none";
     case refund_reason::late_success_no_seat: return "late_success_no_seat";
     case refund_reason::late_success_after_grace: return "late_success_after_grace";
+    case refund_reason::room_removed: return "room_removed";
   }
   return "unknown";
 }
@@ -109,6 +110,64 @@ void seat_ledger::retotal(const std::optional<inventory_settings>& settings, std
   // Seats a larger total adds go to the line first.
   if (settings_ && !frozen_) serve_waitlist(at_ms);
   check();
+}
+
+void seat_ledger::retire(std::int64_t at_ms) {
+  retired_ = true;
+  std::vector<id16> live;
+  for (const auto& [id, h] : holds_) {
+    if (h.state == hold_state::held || h.state == hold_state::waitlisted) live.push_back(id);
+  }
+  for (const auto& id : live) {
+    hold& h = holds_.at(id);
+    bool paid_maybe = h.state == hold_state::held;
+    end(id, h, paid_maybe ? hold_state::refund_required : hold_state::expired, at_ms);
+    if (paid_maybe) h.reason = refund_reason::room_removed;
+  }
+  check();
+}
+
+seat_recount seat_ledger::recounted() const {
+  seat_recount out;
+  std::size_t count = settings_ ? settings_->leg_count() : 0;
+  out.legs.assign(count, {});
+  for (std::size_t i = 0; i < count; ++i) out.legs[i].total = settings_->leg_total(i);
+  for (const auto& [id, h] : holds_) {
+    if (h.state != hold_state::held && h.state != hold_state::confirmed) continue;
+    bool held = h.state == hold_state::held;
+    (held ? out.held : out.confirmed) += h.seats;
+    for (auto i = h.legs.from; i < h.legs.to; ++i) {
+      if (i >= count) {
+        out.fits = false;
+        break;
+      }
+      (held ? out.legs[i].held : out.legs[i].confirmed) += h.seats;
+    }
+  }
+  for (auto& leg : out.legs) {
+    auto taken = leg.held + leg.confirmed;
+    if (taken > leg.total) out.fits = false;
+    leg.available = taken > leg.total ? 0 : leg.total - taken;
+  }
+  return out;
+}
+
+bool seat_ledger::counted_right() const {
+  auto counted = recounted();
+  return !frozen_ && counted.legs == legs_ && counted.held == held_ && counted.confirmed == confirmed_;
+}
+
+bool seat_ledger::recount(std::int64_t at_ms) {
+  auto counted = recounted();
+  if (!settings_ || !counted.fits) return false;
+  legs_ = std::move(counted.legs);
+  held_ = counted.held;
+  confirmed_ = counted.confirmed;
+  frozen_ = false;
+  // Seats it finds free go to the line first.
+  serve_waitlist(at_ms);
+  check();
+  return true;
 }
 
 void seat_ledger::check() {
@@ -388,7 +447,10 @@ hold_outcome seat_ledger::apply(const hold_confirmed& e) {
     case hold_state::released:
     case hold_state::expired:
       // A late success: the seats again if they are free, else a refund. Never neither.
-      if (e.at_ms > h.ended_ms + std::int64_t{settings_->late_grace_seconds} * 1000) {
+      if (retired_) {
+        h.state = hold_state::refund_required;
+        h.reason = refund_reason::room_removed;
+      } else if (e.at_ms > h.ended_ms + std::int64_t{settings_->late_grace_seconds} * 1000) {
         h.state = hold_state::refund_required;
         h.reason = refund_reason::late_success_after_grace;
       } else if (available(h.legs) >= h.seats) {

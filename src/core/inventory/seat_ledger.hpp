@@ -38,7 +38,8 @@ enum class hold_state : std::uint8_t { held, confirmed, released, expired, refun
 std::string_view to_string(hold_state state);
 
 // Why a confirmation ended in a refund.
-enum class refund_reason : std::uint8_t { none, late_success_no_seat, late_success_after_grace };
+// `room_removed`: the room was removed (forced) while the hold held seats, or before a late success.
+enum class refund_reason : std::uint8_t { none, late_success_no_seat, late_success_after_grace, room_removed };
 std::string_view to_string(refund_reason reason);
 
 // Legs [from, to) of the route, by index; without legs the route is the one leg [0, 1).
@@ -59,6 +60,17 @@ struct leg_seats {
   std::uint64_t available = 0;
   std::uint64_t held = 0;
   std::uint64_t confirmed = 0;
+  bool operator==(const leg_seats&) const = default;
+};
+
+// The seats as the holds make them: each leg's held and confirmed counted from the holds
+// and available the rest of its total. `fits`: no leg holds more than its total, and no
+// hold is on a leg the room no longer has.
+struct seat_recount {
+  std::vector<leg_seats> legs;
+  std::uint64_t held = 0;
+  std::uint64_t confirmed = 0;
+  bool fits = true;
 };
 
 struct hold {
@@ -100,6 +112,17 @@ class seat_ledger {
   // ledger, and so do other legs while seats are held or confirmed (room::refuses).
   // Seats it adds go to the waitlist first, at `at_ms`.
   void retotal(const std::optional<inventory_settings>& settings, std::int64_t at_ms);
+  // The room is removed at `at_ms`: each held hold ends refund_required (room_removed),
+  // each place in line lapses, and from then a confirmation of a hold that ended is a
+  // refund too. Confirmed holds stay, so that the site's retries get their confirmation.
+  void retire(std::int64_t at_ms);
+  bool retired() const { return retired_; }
+  // The operator's way back from a frozen ledger: the counts become the recount and the
+  // ledger is unfrozen; nothing changes (false) if the recount does not fit.
+  bool recount(std::int64_t at_ms);
+  seat_recount recounted() const;
+  // Not frozen, and the counts are the recount's: a recount would change nothing.
+  bool counted_right() const;
 
   // Each request is answered under its key, refusals included (a retry gets the same):
   // only a repeated key, a frozen ledger and a room without seats record nothing.
@@ -191,6 +214,7 @@ class seat_ledger {
   std::uint64_t held_ = 0;
   std::uint64_t confirmed_ = 0;
   bool frozen_ = false;
+  bool retired_ = false;  // not encoded: the journal retires the ledgers of removed rooms again on decode
   std::unordered_map<id16, hold, id16_hash> holds_;
   std::deque<id16> waitlist_;  // head first
   std::uint64_t owed_ = 0;     // seats of the waitlisted

@@ -44,6 +44,7 @@ struct describe {
         .done();
   }
   std::string operator()(const room_removed& e) const { return header(seq, e.at_ms, "room_removed").done(); }
+  std::string operator()(const seats_recounted& e) const { return header(seq, e.at_ms, "seats_recounted").done(); }
   std::string operator()(const pass_claimed& e) const {
     return header(seq, e.at_ms, "pass_claimed").num("place", e.place).str("jti", to_hex(e.pass)).done();
   }

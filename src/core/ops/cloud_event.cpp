@@ -39,6 +39,7 @@ kind describe(const beacon_supplied& e) {
           json_object().str("beacon", to_hex(as_bytes(e.value))).done()};
 }
 kind describe(const room_removed& e) { return {"dev.foyer.room.removed", e.at_ms, "{}"}; }
+kind describe(const seats_recounted& e) { return {"dev.foyer.room.seats_recounted", e.at_ms, "{}"}; }
 kind describe(const passes_done& e) {
   return {"dev.foyer.room.passes_done", e.at_ms, json_object().num("count", std::uint64_t{e.places.size()}).done()};
 }

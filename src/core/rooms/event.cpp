@@ -31,6 +31,7 @@ enum class tag : std::uint8_t {
   holds_expired = 19,
   // hold_placed with the stations it goes from and to.
   hold_placed_on_legs = 20,
+  seats_recounted = 21,
 };
 
 // The events that name one hold by a request's key share a layout.
@@ -155,6 +156,11 @@ struct encoder {
   void operator()(const hold_extended& e) { write_hold_request(w, tag::hold_extended, e); }
   void operator()(const hold_confirmed& e) { write_hold_request(w, tag::hold_confirmed, e); }
   void operator()(const hold_released& e) { write_hold_request(w, tag::hold_released, e); }
+  void operator()(const seats_recounted& e) {
+    w.u8(static_cast<std::uint8_t>(tag::seats_recounted));
+    w.str(e.room);
+    w.i64(e.at_ms);
+  }
   void operator()(const holds_expired& e) {
     w.u8(static_cast<std::uint8_t>(tag::holds_expired));
     w.str(e.room);
@@ -259,6 +265,12 @@ std::optional<event> read_event(reader& r) {
       e.room = r.str();
       auto count = r.u32();
       for (std::uint32_t i = 0; i < count && !r.failed(); ++i) e.holds.push_back(r.raw<16>());
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::seats_recounted: {
+      seats_recounted e;
+      e.room = r.str();
       e.at_ms = r.i64();
       return e;
     }

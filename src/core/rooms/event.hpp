@@ -132,7 +132,8 @@ struct rate_changed {
 
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,
                            state_changed, room_configured, room_removed, pass_claimed, passes_done, stock_reported,
-                           rate_changed, hold_placed, hold_extended, hold_confirmed, hold_released, holds_expired>;
+                           rate_changed, hold_placed, hold_extended, hold_confirmed, hold_released, holds_expired,
+                           seats_recounted>;
 
 std::string encode(const event& e);
 // Whether `e` is a hold event, whose applying has a hold_outcome.

@@ -11,9 +11,11 @@
 namespace foyer {
 namespace {
 
-// 1: the rooms; 2: and the ids of removed rooms.
+// 1: the rooms; 2: and the ids of removed rooms; 3: and the removed rooms whose holds
+// are still answered, each with until when.
 constexpr std::uint8_t legacy_snapshot_format = 1;
-constexpr std::uint8_t snapshot_format = 2;
+constexpr std::uint8_t retired_ids_snapshot_format = 2;
+constexpr std::uint8_t snapshot_format = 3;
 
 // A side record of a room: its kind, the room, a number.
 std::string room_record_key(char kind, std::string_view room, std::uint64_t n) {
@@ -30,6 +32,13 @@ struct overloaded : F... {
 };
 template <class... F>
 overloaded(F...) -> overloaded<F...>;
+
+// When the event happened, on the log's clock.
+std::int64_t at_ms_of(const event& e) {
+  return std::visit(overloaded{[](const visitors_admitted& a) { return a.tick_ms; },
+                               [](const auto& any) { return any.at_ms; }},
+                    e);
+}
 
 }  // namespace
 
@@ -75,6 +84,39 @@ const room* journal::find(std::string_view id) const {
 
 room* journal::find(std::string_view id) {
   return const_cast<room*>(std::as_const(*this).find(id));
+}
+
+const room* journal::find_for_holds(std::string_view id, std::int64_t now_ms) const {
+  if (const room* live = find(id)) return live;
+  auto until = retired_until_.find(id);
+  if (until == retired_until_.end() || now_ms > until->second) return nullptr;
+  return &retired_seats_.find(id)->second;
+}
+
+room* journal::holds_room(std::string_view id, std::int64_t now_ms) {
+  return const_cast<room*>(std::as_const(*this).find_for_holds(id, now_ms));
+}
+
+void journal::retire(std::map<std::string, room, std::less<>>::iterator it, std::int64_t at_ms) {
+  retired_.insert(it->first);
+  const auto& settings = it->second.seats().settings();
+  if (settings) {
+    it->second.retire(at_ms);
+    retired_until_.insert_or_assign(it->first, at_ms + std::int64_t{settings->late_grace_seconds} * 1000);
+    retired_seats_.insert_or_assign(it->first, std::move(it->second));
+  }
+  rooms_.erase(it);
+}
+
+void journal::forget_retired(std::int64_t now_ms) {
+  for (auto it = retired_until_.begin(); it != retired_until_.end();) {
+    if (now_ms <= it->second) {
+      ++it;
+      continue;
+    }
+    retired_seats_.erase(it->first);
+    it = retired_until_.erase(it);
+  }
 }
 
 std::int64_t journal::latest_ms() const {
@@ -195,6 +237,8 @@ void journal::requeue(const std::vector<side_record>& side) {
 }
 
 journal::applied journal::apply(const event& e, std::uint64_t seq) {
+  // On the log's own clock, so that replay forgets the same rooms at the same event.
+  if (!retired_until_.empty()) forget_retired(at_ms_of(e));
   return std::visit(
       overloaded{
           [&](const room_created& c) -> applied {
@@ -202,7 +246,7 @@ journal::applied journal::apply(const event& e, std::uint64_t seq) {
             return {};
           },
           [&](const room_removed& removed) -> applied {
-            if (rooms_.erase(removed.room) > 0) retired_.insert(removed.room);
+            if (auto it = rooms_.find(removed.room); it != rooms_.end()) retire(it, removed.at_ms);
             return {};
           },
           [&](const visitor_joined& j) -> applied {
@@ -222,14 +266,16 @@ journal::applied journal::apply(const event& e, std::uint64_t seq) {
             return {outcome, std::nullopt};
           },
           [&](const auto& other) -> applied {
-            auto it = rooms_.find(other.room);
-            if (it == rooms_.end()) return {};
-            if constexpr (std::is_same_v<decltype(it->second.apply(other)), hold_outcome>) {
-              auto outcome = it->second.apply(other);
+            if constexpr (std::is_same_v<decltype(std::declval<room&>().apply(other)), hold_outcome>) {
+              room* r = holds_room(other.room, other.at_ms);
+              if (!r) return {};
+              auto outcome = r->apply(other);
               pending_side_.push_back(
                   {hold_outcome_key(other.room, seq), std::string(1, static_cast<char>(outcome))});
               return {{}, outcome};
             } else {
+              auto it = rooms_.find(other.room);
+              if (it == rooms_.end()) return {};
               it->second.apply(other);
               return {};
             }
@@ -268,32 +314,52 @@ std::string journal::encode_snapshot() const {
   }
   w.u64(retired_.size());
   for (const auto& id : retired_) w.str(id);
+  w.u64(retired_seats_.size());
+  for (const auto& [id, r] : retired_seats_) {
+    w.str(id);
+    w.i64(retired_until_.at(id));
+    w.str(r.encode_state());
+  }
   return w.take();
+}
+
+room& journal::decode_room(std::map<std::string, room, std::less<>>& into, const std::string& id,
+                           const std::string& state) {
+  // The seed is the first field after the format byte: the room is made from it, then
+  // takes the rest of its state.
+  reader seed_reader(state);
+  seed_reader.u8();
+  room_created created{id, seed_reader.raw<32>(), 0};
+  auto [pos, inserted] = into.try_emplace(id, config_for(id), created);
+  if (seed_reader.failed() || !pos->second.decode_state(state)) {
+    throw std::runtime_error(fmt::format("the snapshot's state of room '{}' is not readable", id));
+  }
+  return pos->second;
 }
 
 void journal::decode_snapshot(const std::string& bytes) {
   reader r(bytes);
   auto format = r.u8();
-  if (format != snapshot_format && format != legacy_snapshot_format) {
+  if (format < legacy_snapshot_format || format > snapshot_format) {
     throw std::runtime_error("the snapshot has an unknown format");
   }
   auto count = r.u64();
   for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
     auto id = r.str();
-    auto state = r.str();
-    // The seed is the first field after the format byte: the room is made from it,
-    // then takes the rest of its state.
-    reader seed_reader(state);
-    seed_reader.u8();
-    room_created created{id, seed_reader.raw<32>(), 0};
-    auto [pos, inserted] = rooms_.try_emplace(id, config_for(id), created);
-    if (seed_reader.failed() || !pos->second.decode_state(state)) {
-      throw std::runtime_error(fmt::format("the snapshot's state of room '{}' is not readable", id));
-    }
+    decode_room(rooms_, id, r.str());
   }
-  if (format == snapshot_format) {
+  if (format >= retired_ids_snapshot_format) {
     auto count_retired = r.u64();
     for (std::uint64_t i = 0; i < count_retired && !r.failed(); ++i) retired_.insert(r.str());
+  }
+  if (format >= snapshot_format) {
+    auto count_answering = r.u64();
+    for (std::uint64_t i = 0; i < count_answering && !r.failed(); ++i) {
+      auto id = r.str();
+      retired_until_.insert_or_assign(id, r.i64());
+      // Its holds ended when it was removed: this marks the ledger retired again.
+      decode_room(retired_seats_, id, r.str()).retire(0);
+    }
   }
   if (!r.done()) throw std::runtime_error("the snapshot is truncated or has trailing bytes");
 }

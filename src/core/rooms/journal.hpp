@@ -52,6 +52,10 @@ class journal {
   const std::map<std::string, room, std::less<>>& rooms() const { return rooms_; }
   // Ids of removed rooms: never used again.
   bool retired(std::string_view id) const { return retired_.contains(id); }
+  // The room whose holds the site may confirm or ask about at `now`: a live room, or a
+  // removed room with seats until late_grace_seconds after its removal, its held holds
+  // then refund_required (seat_ledger::retire). Replay keeps the same ones.
+  const room* find_for_holds(std::string_view id, std::int64_t now_ms) const;
   // A change of the room's settings is being written: the next one waits for it, so that
   // each is checked against the settings it replaces.
   bool configuring(std::string_view id) const { return configuring_.contains(id); }
@@ -77,6 +81,11 @@ class journal {
     std::optional<hold_outcome> hold;
   };
   room_config config_for(std::string_view id) const;
+  room* holds_room(std::string_view id, std::int64_t now_ms);
+  // A room removed with seats is kept (retired) for its late grace, then forgotten.
+  void retire(std::map<std::string, room, std::less<>>::iterator it, std::int64_t at_ms);
+  void forget_retired(std::int64_t now_ms);
+  room& decode_room(std::map<std::string, room, std::less<>>& into, const std::string& id, const std::string& state);
   applied apply(const event& e, std::uint64_t seq);
   // Writes the side records waiting, without an event.
   void write_side();
@@ -93,6 +102,10 @@ class journal {
   std::map<std::string, room, std::less<>> rooms_;
   std::map<std::string, room_config, std::less<>> legacy_;
   std::set<std::string, std::less<>> retired_;
+  // Removed rooms with seats, and until when each answers about its holds: bounded by
+  // the rooms removed within one late grace.
+  std::map<std::string, room, std::less<>> retired_seats_;
+  std::map<std::string, std::int64_t, std::less<>> retired_until_;
   std::multiset<std::string, std::less<>> configuring_;
   std::uint64_t applied_seq_ = 0;
   std::uint64_t since_snapshot_ = 0;

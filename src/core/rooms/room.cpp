@@ -231,6 +231,11 @@ hold_outcome room::apply(const hold_confirmed& e) { return apply_and_follow(e); 
 hold_outcome room::apply(const hold_released& e) { return apply_and_follow(e); }
 hold_outcome room::apply(const holds_expired& e) { return apply_and_follow(e); }
 
+void room::apply(const seats_recounted& e) {
+  seats_.recount(e.at_ms);
+  follow_supply(e.at_ms);
+}
+
 void room::apply(const rate_changed& e) {
   base_rate_ = std::max<std::uint32_t>(e.base_rate_per_minute, 1);
   rate_ = std::max<std::uint32_t>(e.rate_per_minute, 1);

@@ -78,6 +78,11 @@ class room {
   hold_outcome apply(const hold_confirmed& e);
   hold_outcome apply(const hold_released& e);
   hold_outcome apply(const holds_expired& e);
+  // The room is removed: its seat ledger answers confirmations and lookups a while
+  // longer, every hold still held to be refunded (seat_ledger::retire).
+  void retire(std::int64_t at_ms) { seats_.retire(at_ms); }
+  // The operator's recount of the seats (seat_ledger::recount).
+  void apply(const seats_recounted& e);
 
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;

@@ -73,4 +73,23 @@ admin_decision remove_room(const journal& rooms, std::string_view id, bool force
   return events;
 }
 
+admin_refusal recount_refusal(std::string_view id, const seat_recount& counted) {
+  return admin_refusal{errc::change_refused,
+                       fmt::format("Room '{}' has {} seats held and {} confirmed, more than its seats' total on at least "
+                                   "one leg; raise inventory.total (or the leg's total) first, then recount.",
+                                   id, counted.held, counted.confirmed),
+                       "inventory.total", 0, seat_counts{counted.held, counted.confirmed}};
+}
+
+admin_decision recount_seats(const journal& rooms, std::string_view id, std::int64_t now_ms) {
+  const room* r = rooms.find(id);
+  if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", id), ""};
+  const seat_ledger& seats = r->seats();
+  if (!seats.enabled()) return admin_refusal{errc::no_inventory, "This room has no seats to recount.", ""};
+  auto counted = seats.recounted();
+  if (!counted.fits) return recount_refusal(id, counted);
+  if (seats.counted_right()) return std::vector<event>{};
+  return std::vector<event>{seats_recounted{std::string(id), now_ms}};
+}
+
 }  // namespace foyer

@@ -46,4 +46,11 @@ admin_decision change_room(const journal& rooms, std::string_view id, room_confi
 // is closed first.
 admin_decision remove_room(const journal& rooms, std::string_view id, bool force, std::int64_t now_ms);
 
+// The operator's way back from a frozen seat ledger (seat_ledger::recount): refused with
+// the recounted numbers while a leg's total is below them (raise the total first); no
+// events when the counts are right already.
+admin_decision recount_seats(const journal& rooms, std::string_view id, std::int64_t now_ms);
+// Why a recount that does not fit is refused, with its numbers.
+admin_refusal recount_refusal(std::string_view id, const seat_recount& counted);
+
 }  // namespace foyer

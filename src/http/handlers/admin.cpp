@@ -9,6 +9,7 @@
 #include "core/base/time_text.hpp"
 #include "core/ops/audit.hpp"
 #include "core/rooms/room_admin.hpp"
+#include "http/handlers/holds.hpp"
 #include "http/handlers/room.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
@@ -333,6 +334,17 @@ task<response> change_state(context& ctx, const request& req, const room& r, roo
   std::string id = r.config().id;
   event e = state_changed{id, target, ctx.clock.steady_ms()};
   co_return co_await apply(ctx, req, std::move(id), std::move(e));
+}
+
+task<response> recount_seats(context& ctx, const request& req, const room& r) {
+  std::string id = r.config().id;
+  auto decision = foyer::recount_seats(ctx.rooms, id, ctx.clock.steady_ms());
+  co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
+    if (!now) return unknown_room(req, id);
+    // Decided again when it applied: holds confirmed meanwhile may not fit.
+    if (now->seats().frozen()) return refused(req, recount_refusal(id, now->seats().recounted()));
+    return json_response(req, bhttp::status::ok, inventory_json(now->seats()));
+  });
 }
 
 task<response> close_lobby(context& ctx, const request& req, const room& r) {

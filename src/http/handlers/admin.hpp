@@ -10,6 +10,7 @@
 //   POST /api/v1/admin/rooms/{room}/pause|resume|sold-out|close    a state change
 //   POST /api/v1/admin/rooms/{room}/close-lobby     closes the lobby now
 //   POST /api/v1/admin/rooms/{room}/beacon          {"value": "<hex>"}: the public random value
+//   POST /api/v1/admin/rooms/{room}/inventory/recount  a frozen seat ledger recounted and unfrozen
 // Changes answer {"state": ...} once durable.
 
 #include <optional>
@@ -38,6 +39,8 @@ task<response> delete_room(context& ctx, const request& req, const room& r);
 task<response> audit(context& ctx, const request& req, std::string_view room_id);
 // pause, resume, sold-out and close.
 task<response> change_state(context& ctx, const request& req, const room& r, room_state target);
+// Answers the seats as GET .../inventory does; nothing written if the counts are right.
+task<response> recount_seats(context& ctx, const request& req, const room& r);
 task<response> close_lobby(context& ctx, const request& req, const room& r);
 task<response> supply_beacon(context& ctx, const request& req, const room& r);
 

@@ -114,13 +114,13 @@ std::variant<std::string, response> idempotency_key(const request& req) {
 
 // Decides, writes what is decided, and answers from the room as the log left it.
 task<response> carry(context& ctx, const request& req, std::string room_id, std::string key, hold_request request) {
-  const room* r = ctx.rooms.find(room_id);
+  const room* r = ctx.rooms.find_for_holds(room_id, ctx.clock.steady_ms());
   auto decision = decide_hold(*r, key, request, ctx.clock.steady_ms());
   if (auto* e = std::get_if<event>(&decision)) {
     event written = std::move(*e);
     auto [ec, outcome] = co_await commit(ctx, std::move(written));
     if (ec) co_return unavailable(req);
-    r = ctx.rooms.find(room_id);
+    r = ctx.rooms.find_for_holds(room_id, ctx.clock.steady_ms());
     if (!r) co_return unknown_room(req, room_id);
     decision = decide_hold(*r, key, request, ctx.clock.steady_ms());
   }
@@ -208,9 +208,7 @@ response get_hold(context& ctx, const request& req, const room& r, std::string_v
                        r.seats().waitlist_position(*id).value_or(0));
 }
 
-response inventory(const request& req, const room& r) {
-  const seat_ledger& s = r.seats();
-  if (!s.enabled()) return problem(req, errc::no_inventory, "This room has no seats to hold.");
+std::string inventory_json(const seat_ledger& s) {
   // Each leg by its stations, "A-B"; none without legs.
   json_object legs;
   const auto& settings = *s.settings();
@@ -223,15 +221,19 @@ response inventory(const request& req, const room& r) {
                                        .num("confirmed", leg.confirmed)
                                        .done());
   }
-  auto res = json_response(req, bhttp::status::ok,
-                           json_object()
-                               .num("total", s.total())
-                               .num("available", s.available())
-                               .num("held", s.held())
-                               .num("confirmed", s.confirmed())
-                               .boolean("frozen", s.frozen())
-                               .raw("legs", legs.done())
-                               .done());
+  return json_object()
+      .num("total", s.total())
+      .num("available", s.available())
+      .num("held", s.held())
+      .num("confirmed", s.confirmed())
+      .boolean("frozen", s.frozen())
+      .raw("legs", legs.done())
+      .done();
+}
+
+response inventory(const request& req, const room& r) {
+  if (!r.seats().enabled()) return problem(req, errc::no_inventory, "This room has no seats to hold.");
+  auto res = json_response(req, bhttp::status::ok, inventory_json(r.seats()));
   // The availability band a CDN may serve: a second old at most.
   res.set(bhttp::field::cache_control, "public, max-age=1");
   return res;

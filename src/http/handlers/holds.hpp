@@ -8,6 +8,8 @@
 //                                        {"state":"refund_required","reason"}
 //   POST .../holds/{hold}/release        site, or the visitor's own: {"state":"released"}
 //   GET  .../inventory                   anyone: the seats, cacheable for a second
+// A room removed with seats still answers GET and the POSTs on its holds (confirm gets
+// refund_required, reason room_removed, for a hold held then) for its late grace.
 // Every POST takes an Idempotency-Key: a retry gets the first answer, the same key with
 // another request a 422.
 
@@ -20,5 +22,7 @@ task<response> act_on_hold(context& ctx, const request& req, const room& r, std:
                            hold_action action);
 response get_hold(context& ctx, const request& req, const room& r, std::string_view hold_id);
 response inventory(const request& req, const room& r);
+// The seats as GET .../inventory shows them, for the admin's recount too.
+std::string inventory_json(const seat_ledger& s);
 
 }  // namespace foyer::http::handlers

@@ -186,3 +186,139 @@ TEST_CASE_METHOD(holds_fixture, "a room whose seats are held or confirmed is rem
   CHECK(rooms->find("r"));
   CHECK(std::holds_alternative<std::vector<event>>(remove_room(*rooms, "r", /*force=*/true, clock.steady_ms())));
 }
+
+TEST_CASE_METHOD(holds_fixture, "a room removed by force answers its holds for the late grace, the held ones refunded") {
+  start({seat_room(10)});
+  receipt(place("k1", 1, 1, 2));  // held when the room goes
+  receipt(place("k2", 2, 2, 3));
+  receipt(act("c2", hold_action::confirm, 2));
+  receipt(place("k3", 3, 3, 1));
+  receipt(act("r3", hold_action::release, 3));  // ended before, within its late grace
+  auto removal = remove_room(*rooms, "r", /*force=*/true, clock.steady_ms());
+  REQUIRE(std::holds_alternative<std::vector<event>>(removal));
+  REQUIRE_FALSE(commit(std::get<std::vector<event>>(removal)).first);
+  CHECK_FALSE(rooms->find("r"));
+  CHECK(rooms->retired("r"));
+  advance_s(60);
+  auto answers_as_removed = [&] {
+    const hold* held = seats().find(hold_id(1));
+    REQUIRE(held);
+    CHECK(held->state == hold_state::refund_required);
+    CHECK(held->reason == refund_reason::room_removed);
+    auto paid = receipt(act("c1", hold_action::confirm, 1));
+    CHECK(paid.state == hold_state::refund_required);
+    CHECK(paid.reason == refund_reason::room_removed);
+    CHECK(receipt(act("c2-again", hold_action::confirm, 2)).state == hold_state::confirmed);
+    // A late success gets no seat of a room that is gone.
+    auto late = receipt(act("c3", hold_action::confirm, 3));
+    CHECK(late.state == hold_state::refund_required);
+    CHECK(late.reason == refund_reason::room_removed);
+    CHECK(refusal(act("r1", hold_action::release, 1)) == errc::hold_not_held);
+    CHECK(seats().confirmed() == 3);
+    CHECK(seats().held() == 0);
+  };
+  answers_as_removed();
+  restart();
+  answers_as_removed();
+  // From a snapshot too: one is taken at the next event.
+  rooms = std::make_unique<journal>(store, journal_options{1});
+  rooms->recover(store.recover());
+  CHECK(receipt(act("c2-third", hold_action::confirm, 2)).state == hold_state::confirmed);
+  restart();
+  answers_as_removed();
+  // Past the late grace (300 s from the removal), the room is unknown as any removed one.
+  advance_s(241);
+  CHECK_FALSE(rooms->find_for_holds("r", clock.steady_ms()));
+  restart();
+  CHECK_FALSE(rooms->find_for_holds("r", clock.steady_ms()));
+}
+
+namespace {
+
+// Restarts the journal from a snapshot whose only room is `state`, at the log's end: a
+// data dir whose ledger was written wrong.
+void restart_from_room_state(holds_fixture& f, const std::string& state) {
+  writer w;
+  w.u8(3);  // journal snapshot format
+  w.u64(1);
+  w.str("r");
+  w.str(state);
+  w.u64(0);  // no removed rooms
+  w.u64(0);
+  f.drain();
+  f.store.save_snapshot(f.rooms->applied_seq(), w.take(), [](std::error_code ec) { REQUIRE_FALSE(ec); });
+  f.restart();
+}
+
+// The room's state with the ledger's `held` count (its low byte) set to `held`.
+std::string with_held(holds_fixture& f, std::uint8_t held) {
+  auto bytes = f.r().encode_state();
+  writer w;
+  f.seats().encode(w);
+  bytes[bytes.size() - w.bytes().size() + 1 + 8 + 7] = static_cast<char>(held);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(holds_fixture, "a frozen seat ledger is recounted from its holds and unfrozen, as an event replay keeps") {
+  start({seat_room(10)});
+  receipt(place("k1", 1, 1, 2));
+  receipt(place("k2", 2, 2, 3));
+  receipt(act("c2", hold_action::confirm, 2));
+  // Healthy: nothing to write.
+  auto seq = rooms->applied_seq();
+  auto healthy = recount_seats(*rooms, "r", clock.steady_ms());
+  REQUIRE(std::holds_alternative<std::vector<event>>(healthy));
+  CHECK(std::get<std::vector<event>>(healthy).empty());
+  restart_from_room_state(*this, with_held(*this, 7));
+  REQUIRE(seats().frozen());
+  CHECK(seats().held() == 7);
+  CHECK(refusal(place("k3", 3, 3, 1)) == errc::inventory_frozen);
+  auto decision = recount_seats(*rooms, "r", clock.steady_ms());
+  REQUIRE(std::holds_alternative<std::vector<event>>(decision));
+  REQUIRE(std::get<std::vector<event>>(decision).size() == 1);
+  REQUIRE_FALSE(commit(std::get<std::vector<event>>(decision)).first);
+  CHECK(rooms->applied_seq() == seq + 1);
+  check_invariant();
+  CHECK(seats().held() == 2);
+  CHECK(seats().confirmed() == 3);
+  CHECK(seats().available() == 5);
+  CHECK(receipt(act("c1", hold_action::confirm, 1)).state == hold_state::confirmed);
+  restart();
+  check_invariant();
+  CHECK(seats().confirmed() == 5);
+}
+
+TEST_CASE_METHOD(holds_fixture, "a recount that would not fit the total is refused with the numbers, until it is raised") {
+  start({seat_room(10)});
+  receipt(place("k1", 1, 1, 2));
+  receipt(place("k2", 2, 2, 3));
+  receipt(act("c2", hold_action::confirm, 2));
+  writer w;
+  seats().encode(w);
+  // Read under a total below its holds: frozen.
+  seat_ledger cut;
+  reader bytes(w.bytes());
+  REQUIRE(cut.decode(bytes, seat_room(4).inventory, true));
+  REQUIRE(cut.frozen());
+  auto counted = cut.recounted();
+  CHECK_FALSE(counted.fits);
+  CHECK(counted.held == 2);
+  CHECK(counted.confirmed == 3);
+  CHECK_FALSE(cut.recount(clock.steady_ms()));
+  CHECK(cut.frozen());
+  auto why = recount_refusal("r", counted);
+  CHECK(why.code == errc::change_refused);
+  CHECK(why.field == "inventory.total");
+  REQUIRE(why.seats);
+  CHECK(why.seats->held == 2);
+  CHECK(why.seats->confirmed == 3);
+  // Raising the total alone does not unfreeze; the recount then does.
+  cut.retotal(seat_room(6).inventory, clock.steady_ms());
+  CHECK(cut.frozen());
+  REQUIRE(cut.recount(clock.steady_ms()));
+  CHECK_FALSE(cut.frozen());
+  CHECK(cut.available() == 1);
+  CHECK(cut.counted_right());
+}

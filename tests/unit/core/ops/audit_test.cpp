@@ -22,6 +22,7 @@ TEST_CASE("audit records carry seq, UTC time and type, and nothing secret") {
   auto configured = audit_record(5, room_configured{"r", test::test_room("r", 60), room_owner::api, std::nullopt, 0});
   CHECK_THAT(configured, Catch::Contains(R"("type":"room_configured","source":"api","config":{"id":"r",)"));
   CHECK(audit_record(6, room_removed{"r", 0}).ends_with(R"("type":"room_removed"})"));
+  CHECK(audit_record(6, seats_recounted{"r", 0}).ends_with(R"("type":"seats_recounted"})"));
   CHECK(audit_record(7, lobby_closed{"r", 0}).ends_with(R"("type":"lobby_closed"})"));
   CHECK(audit_record(8, beacon_supplied{"r", "\x01\xff", 0}).ends_with(R"("type":"beacon_supplied","value":"01ff"})"));
 }

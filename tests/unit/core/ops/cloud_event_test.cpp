@@ -46,11 +46,13 @@ TEST_CASE_METHOD(stream, "every kind of event has its type, and nothing secret l
   events.on_applied(4, lobby_closed{"r", 0});
   events.on_applied(5, beacon_supplied{"r", "\x01\xff", 0});
   events.on_applied(6, room_removed{"r", 0});
+  events.on_applied(7, seats_recounted{"r", 0});
   std::vector<std::string> types;
   for (const auto& e : sent) types.push_back(e.type);
   CHECK(types == std::vector<std::string>{"dev.foyer.room.created", "dev.foyer.room.configured",
                                           "dev.foyer.room.state_changed", "dev.foyer.room.lobby_closed",
-                                          "dev.foyer.room.beacon_supplied", "dev.foyer.room.removed"});
+                                          "dev.foyer.room.beacon_supplied", "dev.foyer.room.removed",
+                                          "dev.foyer.room.seats_recounted"});
   CHECK_THAT(sent[0].json, Catch::EndsWith(R"("data":{"commitment":")" + to_hex(lottery::commitment(seed)) + R"("}})"));
   CHECK(sent[0].json.find(to_hex(seed)) == std::string::npos);
   CHECK_THAT(sent[1].json, Catch::Contains(R"("data":{"source":"file","config":{"id":"r",)"));

@@ -32,6 +32,7 @@ std::vector<event> one_of_each() {
       hold_confirmed{"r", id16{38}, "key-39", 40},
       hold_released{"r", id16{41}, "key-42", 43},
       holds_expired{"r", {id16{44}, id16{45}}, 46},
+      seats_recounted{"r", 47},
   };
 }
 
@@ -78,6 +79,7 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
   CHECK(tag_of(hold_confirmed{}) == 17);
   CHECK(tag_of(hold_released{}) == 18);
   CHECK(tag_of(holds_expired{}) == 19);
+  CHECK(tag_of(seats_recounted{}) == 21);
   for (const auto& e : one_of_each()) {
     auto back = decode_event(encode(e));
     REQUIRE(back);
@@ -89,7 +91,7 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
 TEST_CASE("a corrupt tag is refused") {
   for (const auto& e : one_of_each()) {
     auto bytes = encode(e);
-    for (std::uint8_t tag : {0, 21, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
+    for (std::uint8_t tag : {0, 22, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
   }
 }
 
