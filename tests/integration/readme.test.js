@@ -18,11 +18,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { Foyer, foyerBin, repo, spawnOwned, until } from '../lib/foyer.js';
+import { freePort } from '../nginx/harness.js';
 
 // The ```sh blocks that are not run, by their first line, and why.
 const notRun = new Map([
@@ -132,17 +132,6 @@ const STATUS_LINE = /^README-CURL-STATUS (\d{3})$/gm;
 
 // Sourced before every block: curl reports each status on stderr; servers go to the background.
 const prelude = path.join(repo, 'tests/lib/readme-prelude.sh');
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // The README's ports on loopback become the test's; `/etc/foyer/` the block's own.
 async function rewrite(body, serverPort) {
