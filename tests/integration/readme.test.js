@@ -17,7 +17,8 @@
 // A ```sh block without the mark must be in `notRun` below, with the reason.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -208,6 +209,31 @@ test('every shell block of the README is run below, or named in notRun with the 
     }
     if (b.mark.setup) assert.ok(setups[b.mark.setup], `README.md:${b.line}: unknown setup ${b.mark.setup}`);
   }
+});
+
+// A command in running text is not run, but what it names must exist: each `foyer ...`
+// code span's subcommand answers --help, and that help names each of its flags.
+test('every foyer command the docs show inline names a subcommand and flags the binary has', () => {
+  const docs = ['README.md', ...readdirSync(path.join(repo, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const wrong = [];
+  const helps = new Map();
+  for (const doc of docs) {
+    for (const [, span] of readFileSync(path.join(repo, doc), 'utf8').matchAll(/`foyer( [^`]*)`/g)) {
+      const words = span.trim().split(/\s+/);
+      const subcommand = [];
+      while (/^[a-z]+$/.test(words[subcommand.length] ?? '')) subcommand.push(words[subcommand.length]);
+      const key = subcommand.join(' ');
+      if (!helps.has(key)) {
+        const run = spawnSync(foyerBin, [...subcommand, '--help'], { encoding: 'utf8' });
+        helps.set(key, run.status === 0 ? run.stdout : null);
+      }
+      const help = helps.get(key);
+      const flags = span.match(/--[a-z][a-z-]*/g) ?? [];
+      const unknown = help === null ? [`no subcommand "${key}"`] : flags.filter((f) => !new RegExp(`${f}\\b`).test(help));
+      if (unknown.length) wrong.push(`${doc}: foyer${span.replace(/\s+/g, ' ')}: ${unknown.join(', ')}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
 });
 
 test('the comment under a curl command gives its status', () => {
