@@ -9,7 +9,8 @@
 // environment. Then:
 // - `localhost:8080` and `127.0.0.1:8080` are that server (a fresh port when the block starts
 //   its own `foyer serve`), and any other `:80NN` port on loopback is a fresh one;
-// - `/etc/foyer/` is the block's own `etc/foyer/` (setup=jwks puts the server's keys there);
+// - `/etc/foyer/` is the block's own `etc/foyer/` (setup=jwks puts the server's keys there),
+//   and the waiting room a guard's `--foyer URL` names is that server;
 // - `foyer serve` and `foyer guard` stay in the foreground for a reader; here they start in
 //   the background, the block goes on once their /healthz answers, and they stop with it;
 // - every curl's HTTP status is checked against the comment line under its command:
@@ -144,7 +145,8 @@ async function rewrite(body, serverPort) {
   }
   const script = body
     .replace(/(?:localhost|127\.0\.0\.1):(80\d\d)\b/g, (_, port) => `127.0.0.1:${ports.get(port)}`)
-    .replaceAll('/etc/foyer/', 'etc/foyer/');
+    .replaceAll('/etc/foyer/', 'etc/foyer/')
+    .replace(/--foyer\s+https?:\/\/\S+/g, `--foyer http://127.0.0.1:${serverPort}`);
   return { script, port: ports.get('8080') ?? await freePort() };
 }
 
@@ -267,7 +269,6 @@ test('every marked command of the README does what the README says', async (t) =
       SITE,
       SITE_TOKEN: SITE,
       PASS: await demoPass(server),
-      README_LOG: path.join(root, 'servers.log'),
     };
     let cwd = null;
     for (const block of shellBlocks.filter((b) => b.mark)) {
@@ -275,7 +276,10 @@ test('every marked command of the README does what the README says', async (t) =
         if (!block.mark.continues || !cwd) cwd = mkdtempSync(path.join(root, 'block-'));
         if (block.mark.setup) await setups[block.mark.setup](server, cwd);
         const { script, port } = await rewrite(block.body, server.port);
-        const run = await runBash(`source ${JSON.stringify(prelude)}\n${script}\n`, { cwd, env: { ...env, README_PORT: String(port) } });
+        const run = await runBash(`source ${JSON.stringify(prelude)}\n${script}\n`, {
+          cwd,
+          env: { ...env, README_PORT: String(port), README_LOG: path.join(root, `servers-${block.line}.log`) },
+        });
         const said = `the block said:\n${run.stdout}\n${run.stderr}`;
         assert.equal(run.code, 0, said);
         const statuses = [...run.stderr.matchAll(STATUS_LINE)].map((m) => Number(m[1]));
