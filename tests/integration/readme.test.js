@@ -267,7 +267,6 @@ test('every marked command of the README does what the README says', async (t) =
       PATH: `${bin}:${process.env.PATH}`,
       ADMIN,
       SITE,
-      SITE_TOKEN: SITE,
       PASS: await demoPass(server),
     };
     let cwd = null;
