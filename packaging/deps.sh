@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates curl
   libboost-dev libboost-system-dev librocksdb-dev libsodium-dev libssl-dev
   libsimdjson-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev libgoogle-perftools-dev
-  nginx-light chromium python3 openssl
+  nginx-light chromium python3 openssl jq  # jq: the README's examples and bench/
   prometheus clang libclang-rt-14-dev
   llvm  # llvm-symbolizer: a sanitizer's or fuzzer's report names the function and line
   golang-go golang-golang-x-mod-dev  # Go's sumdb/note and sumdb/tlog check the public logs (tests/go)
