@@ -9,28 +9,18 @@
 #include <variant>
 #include <vector>
 
-#include "core/errc.hpp"
+#include "core/desk.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/rooms/opening_check.hpp"
 
 namespace foyer {
 
 // The seats a room's holds take, for a refusal that is about them.
-struct seat_counts {
-  std::uint64_t held = 0;
-  std::uint64_t confirmed = 0;
-};
 seat_counts seats_taken(const room& r);
 
-struct admin_refusal {
-  errc code;
-  std::string detail;
-  std::string field;          // the setting at fault, if one is
-  std::uint64_t waiting = 0;  // with visitors_waiting: how many
-  std::optional<seat_counts> seats = {};  // a refusal about the seats: what is held and confirmed
-};
-
-using admin_decision = std::variant<std::vector<event>, admin_refusal>;
+// The answer to an admin decision: the room as its events (if any) leave it.
+struct answer_from_room {};
+using admin_decision = step<answer_from_room>;
 
 // A room the API creates, from settings read over the defaults; owned by the API. An
 // opening in the past or within a minute is refused unless `opening` accepts it.

@@ -67,7 +67,7 @@ std::string admin_view(const context& ctx, const room& r) {
       .done();
 }
 
-response refused(const request& req, const admin_refusal& why) {
+response refused(const request& req, const desk_refusal& why) {
   if (why.seats) {
     return problem(req, why.code, why.detail,
                    {{"field", json_quote(why.field)},
@@ -75,8 +75,8 @@ response refused(const request& req, const admin_refusal& why) {
                     {"confirmed", std::to_string(why.seats->confirmed)}});
   }
   if (!why.field.empty()) return problem(req, why.code, why.detail, {{"field", json_quote(why.field)}});
-  if (why.code == errc::visitors_waiting) {
-    return problem(req, why.code, why.detail, {{"waiting", std::to_string(why.waiting)}});
+  if (why.waiting) {
+    return problem(req, why.code, why.detail, {{"waiting", std::to_string(*why.waiting)}});
   }
   return problem(req, why.code, why.detail);
 }
@@ -177,7 +177,7 @@ std::optional<response> read_settings(context& ctx, const request& req, room_con
 // is then (nullptr once removed).
 template <class Answer>
 task<response> carry_out(context& ctx, const request& req, std::string id, admin_decision decision, Answer answer) {
-  if (const auto* why = std::get_if<admin_refusal>(&decision)) co_return refused(req, *why);
+  if (const auto* why = std::get_if<desk_refusal>(&decision)) co_return refused(req, *why);
   auto events = std::get<std::vector<event>>(std::move(decision));
   if (!events.empty()) {
     auto [ec, outcome] = co_await commit(ctx, std::move(events));
@@ -248,8 +248,8 @@ task<response> patch_room(context& ctx, const request& req, const room& r) {
     if (!now) return unknown_room(req, id);
     // Checked again when it applied: holds written meanwhile keep seats it would not fit.
     if (auto seats = now->refuses_seats(next)) {
-      return refused(req, admin_refusal{errc::change_refused, fmt::format("When the change applied: {}.", seats->message),
-                                        seats->field, 0, seats_taken(*now)});
+      return refused(req, desk_refusal{errc::change_refused, fmt::format("When the change applied: {}.", seats->message),
+                                       seats->field, seats_taken(*now)});
     }
     // Checked against the room as it was; a join written meanwhile keeps the schedule.
     if (auto kept = changed_settings(next, now->config()); !kept.empty()) {

@@ -57,7 +57,7 @@ response pass_required(const request& req) {
   return problem(req, errc::pass_required, "Send your pass of this room, while it is valid, as 'Authorization: Bearer <pass>'.");
 }
 
-response refused(const request& req, const hold_refusal& why) {
+response refused(const request& req, const desk_refusal& why) {
   // Seats, not the room, are sold out here: a conflict the visitor may retry, not a 410.
   if (why.code == errc::sold_out) {
     return problem(req.version(), req.keep_alive(), 409, to_string(errc::sold_out), "No seats available", why.detail);
@@ -124,7 +124,7 @@ task<response> carry(context& ctx, const request& req, std::string room_id, std:
     if (!r) co_return unknown_room(req, room_id);
     decision = decide_hold(*r, key, request, ctx.clock.steady_ms());
   }
-  if (const auto* why = std::get_if<hold_refusal>(&decision)) co_return refused(req, *why);
+  if (const auto* why = std::get_if<desk_refusal>(&decision)) co_return refused(req, *why);
   if (const auto* receipt = std::get_if<hold_receipt>(&decision)) co_return receipt_response(req, *receipt);
   co_return problem(req, errc::internal_error, "The request was written but not answered; retry with the same key.");
 }
@@ -202,7 +202,7 @@ response get_hold(context& ctx, const request& req, const room& r, std::string_v
   auto id = from_hex_fixed<16>(hold_text);
   if (!id) return problem(req, errc::unknown_hold, "There is no such hold.");
   auto found = hold_for(r, *id, who->visitor);
-  if (const auto* why = std::get_if<hold_refusal>(&found)) return refused(req, *why);
+  if (const auto* why = std::get_if<desk_refusal>(&found)) return refused(req, *why);
   const hold& h = *std::get<const hold*>(found);
   return hold_response(req, bhttp::status::ok, *id, h.state, h.seats, h.expires_ms, h.reason,
                        r.seats().waitlist_position(*id).value_or(0));

@@ -20,7 +20,7 @@ bool token_matches(std::string_view given, const std::string& expected) {
   return !expected.empty() && equal_constant_time(as_bytes(given), as_bytes(expected));
 }
 
-response refused(const request& req, const site_refusal& why) { return problem(req, why.code, why.detail); }
+response refused(const request& req, const desk_refusal& why) { return problem(req, why.code, why.detail); }
 
 response stock_response(const request& req, const stock_receipt& receipt) {
   json_object body;
@@ -124,7 +124,7 @@ task<response> report_stock(context& ctx, const request& req, const room& r) {
   std::string id = r.config().id;
   std::string key_copy(key_text);
   auto decision = decide_stock(r, key_copy, *report, ctx.clock.steady_ms());
-  if (const auto* why = std::get_if<site_refusal>(&decision)) co_return refused(req, *why);
+  if (const auto* why = std::get_if<desk_refusal>(&decision)) co_return refused(req, *why);
   if (const auto* receipt = std::get_if<stock_receipt>(&decision)) co_return stock_response(req, *receipt);
   event e = std::get<stock_reported>(std::move(decision));
   auto [ec, outcome] = co_await commit(ctx, std::move(e));
@@ -132,7 +132,7 @@ task<response> report_stock(context& ctx, const request& req, const room& r) {
   const room* now = ctx.rooms.find(id);
   if (!now) co_return unknown_room(req, id);
   auto answer = stock_answer(*now, key_copy, *report);
-  if (const auto* why = std::get_if<site_refusal>(&answer)) co_return refused(req, *why);
+  if (const auto* why = std::get_if<desk_refusal>(&answer)) co_return refused(req, *why);
   co_return stock_response(req, std::get<stock_receipt>(answer));
 }
 

@@ -201,7 +201,7 @@ task<response> visitor::join(const request& req, const room& r, const peer& who)
     auto [ec, outcome] = co_await commit(ctx_, std::move(e));
     step = ctx_.desk.finish(ctx_.rooms, decided, ec, outcome, ctx_.clock.now_ms());
   }
-  if (const auto* refused = std::get_if<join_refused>(&step)) {
+  if (const auto* refused = std::get_if<desk_refusal>(&step)) {
     if (!refused->offer) co_return problem(req, refused->code, refused->detail);
     // price_rose: a challenge at the price now, as POST .../challenge answers it.
     co_return problem(req, refused->code, refused->detail, {{"new_challenge", challenge_json(*refused->offer)}});

@@ -78,7 +78,7 @@ struct ledger_model : holds_fixture {
     } else if (pick < 24) {
       // No delete without force while seats are taken.
       auto d = remove_room(*rooms, "r", /*force=*/false, clock.steady_ms());
-      if (seats().held() + seats().confirmed() > 0) CHECK(std::holds_alternative<admin_refusal>(d));
+      if (seats().held() + seats().confirmed() > 0) CHECK(std::holds_alternative<desk_refusal>(d));
     } else if (pick < 55) {
       auto v = static_cast<std::uint32_t>(roll(12));
       ++placed;
@@ -137,7 +137,7 @@ TEST_CASE("the seat ledger under holds and the admin's changes keeps to its mode
     // Removing the room takes force while seats are taken.
     auto taken = m.seats().held() + m.seats().confirmed();
     auto unforced = remove_room(*m.rooms, "r", /*force=*/false, m.clock.steady_ms());
-    CHECK(std::holds_alternative<admin_refusal>(unforced) == (taken > 0));
+    CHECK(std::holds_alternative<desk_refusal>(unforced) == (taken > 0));
     REQUIRE(std::holds_alternative<std::vector<event>>(remove_room(*m.rooms, "r", /*force=*/true, m.clock.steady_ms())));
   }
 }
