@@ -3,9 +3,8 @@
 #include <memory>
 
 #include <boost/asio/async_result.hpp>
-#include <fmt/core.h>
 
-#include "http/problem.hpp"
+#include "http/handlers/desk_runner.hpp"
 
 namespace foyer::http {
 
@@ -67,13 +66,8 @@ response private_text(const request& req, std::string_view content_type, std::st
   return res;
 }
 
-response unavailable(const request& req) {
-  return problem(req, errc::storage_unavailable,
-                 "The server could not make this change durable; nothing was recorded. Retry shortly.");
-}
+response unavailable(const request& req) { return refused(req, not_durable()); }
 
-response unknown_room(const request& req, std::string_view id) {
-  return problem(req, errc::unknown_room, fmt::format("There is no room '{}'.", id));
-}
+response unknown_room(const request& req, std::string_view id) { return refused(req, no_such_room(id)); }
 
 }  // namespace foyer::http
