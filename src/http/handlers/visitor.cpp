@@ -1,10 +1,9 @@
 #include "http/handlers/visitor.hpp"
 
 #include <array>
-#include <memory>
 
-#include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/beast/http/field.hpp>
 #include <boost/range/iterator_range.hpp>
 #include <fmt/core.h>
@@ -108,17 +107,14 @@ std::optional<ticket> visitor::presented_ticket(const request& req, std::string_
 }
 
 task<receipt::receipt> visitor::sign_receipt(receipt::receipt_fields fields) {
-  auto initiate = [this, fields = std::move(fields)](auto handler) mutable {
-    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+  auto executor = co_await net::this_coro::executor;
+  auto start = [this, executor, fields = std::move(fields)](auto done) mutable {
     // The first receipt of a batch schedules the signing after the completions that
     // are already queued, so every join made durable by the same write shares it.
-    if (pending_receipts_.empty()) {
-      net::post(net::get_associated_executor(*shared), [this] { sign_pending_receipts(); });
-    }
-    pending_receipts_.push_back({std::move(fields), [shared](receipt::receipt r) { (*shared)(std::move(r)); }});
+    if (pending_receipts_.empty()) net::post(executor, [this] { sign_pending_receipts(); });
+    pending_receipts_.push_back({std::move(fields), done});
   };
-  co_return co_await net::async_initiate<decltype(use_task), void(receipt::receipt)>(
-      std::move(initiate), use_task);
+  co_return co_await await_callback<receipt::receipt>(std::move(start));
 }
 
 void visitor::sign_pending_receipts() {
