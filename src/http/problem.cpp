@@ -75,21 +75,10 @@ problem_type type_of(errc e) {
   return {500, "Internal error"};
 }
 
-response problem(const request& req, errc e, std::string_view detail,
-                 std::initializer_list<problem_member> extensions) {
-  return problem(req.version(), req.keep_alive(), e, detail, extensions);
-}
+namespace {
 
-response problem(unsigned version, bool keep_alive, errc e, std::string_view detail,
-                 std::initializer_list<problem_member> extensions) {
-  auto type = type_of(e);
-  auto res = problem(version, keep_alive, type.status, to_string(e), type.title, detail, extensions);
-  if (type.retry_after_s) res.set(bhttp::field::retry_after, std::to_string(type.retry_after_s));
-  return res;
-}
-
-response problem(unsigned version, bool keep_alive, unsigned status, std::string_view code, std::string_view title,
-                 std::string_view detail, std::initializer_list<problem_member> extensions) {
+response make_problem(unsigned version, bool keep_alive, unsigned status, std::string_view code,
+                      std::string_view title, std::string_view detail, std::span<const problem_member> extensions) {
   std::string type = "urn:foyer:problem:";
   type += code;
   json_object body;
@@ -107,6 +96,35 @@ response problem(unsigned version, bool keep_alive, unsigned status, std::string
   res.body() = body.done();
   res.keep_alive(keep_alive);
   return res;
+}
+
+response typed_problem(unsigned version, bool keep_alive, errc e, std::string_view detail,
+                       std::span<const problem_member> extensions) {
+  auto type = type_of(e);
+  auto res = make_problem(version, keep_alive, type.status, to_string(e), type.title, detail, extensions);
+  if (type.retry_after_s) res.set(bhttp::field::retry_after, std::to_string(type.retry_after_s));
+  return res;
+}
+
+}  // namespace
+
+response problem(const request& req, errc e, std::string_view detail,
+                 std::initializer_list<problem_member> extensions) {
+  return typed_problem(req.version(), req.keep_alive(), e, detail, {extensions.begin(), extensions.size()});
+}
+
+response problem(const request& req, errc e, std::string_view detail, std::span<const problem_member> extensions) {
+  return typed_problem(req.version(), req.keep_alive(), e, detail, extensions);
+}
+
+response problem(unsigned version, bool keep_alive, errc e, std::string_view detail,
+                 std::initializer_list<problem_member> extensions) {
+  return typed_problem(version, keep_alive, e, detail, {extensions.begin(), extensions.size()});
+}
+
+response problem(unsigned version, bool keep_alive, unsigned status, std::string_view code, std::string_view title,
+                 std::string_view detail, std::initializer_list<problem_member> extensions) {
+  return make_problem(version, keep_alive, status, code, title, detail, {extensions.begin(), extensions.size()});
 }
 
 }  // namespace foyer::http

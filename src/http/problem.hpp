@@ -9,6 +9,7 @@
 // extension members that clients of the first API read.
 
 #include <initializer_list>
+#include <span>
 #include <string_view>
 
 #include "core/errc.hpp"
@@ -33,6 +34,8 @@ struct problem_member {
 // The answer for `e`: `detail` says what happened in this case, for people.
 response problem(const request& req, errc e, std::string_view detail,
                  std::initializer_list<problem_member> extensions = {});
+// The same, with extensions gathered at run time.
+response problem(const request& req, errc e, std::string_view detail, std::span<const problem_member> extensions);
 // The same, for answers given before a request could be read.
 response problem(unsigned version, bool keep_alive, errc e, std::string_view detail,
                  std::initializer_list<problem_member> extensions = {});

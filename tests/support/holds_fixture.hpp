@@ -51,7 +51,7 @@ struct holds_fixture : journal_fixture {
   hold_decision ask(std::string key, hold_request request) {
     auto decision = decide_hold(r(), key, request, clock.steady_ms());
     if (auto* e = std::get_if<event>(&decision)) {
-      if (commit(*e).first) return hold_refusal{errc::storage_unavailable, ""};
+      if (commit(*e).first) return desk_refusal{errc::storage_unavailable, ""};
       decision = decide_hold(r(), key, request, clock.steady_ms());
       REQUIRE_FALSE(std::holds_alternative<event>(decision));
     }
@@ -81,8 +81,8 @@ inline const hold_receipt& receipt(const hold_decision& d) {
   return std::get<hold_receipt>(d);
 }
 inline errc refusal(const hold_decision& d) {
-  REQUIRE(std::holds_alternative<hold_refusal>(d));
-  return std::get<hold_refusal>(d).code;
+  REQUIRE(std::holds_alternative<desk_refusal>(d));
+  return std::get<desk_refusal>(d).code;
 }
 
 }  // namespace foyer::test

@@ -21,7 +21,7 @@ bool same_request(const seat_ledger& seats, const hold_receipt& first, const hol
 }
 
 // A refusal recorded under the key when its request was applied, as the desk would say it.
-hold_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats) {
+desk_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats) {
   switch (first.outcome) {
     case hold_outcome::sold_out:
       return {errc::sold_out, fmt::format("Too few seats were available when the request was applied; {} are available "
@@ -49,28 +49,28 @@ hold_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats) {
 hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_view key, const hold_request& request,
                            std::int64_t now_ms) {
   const auto& settings = *seats.settings();
-  if (seats.find(request.hold)) return hold_refusal{errc::internal_error, "This hold id is taken; ask again."};
+  if (seats.find(request.hold)) return desk_refusal{errc::internal_error, "This hold id is taken; ask again."};
   if (request.seats == 0 || request.seats > settings.max_seats_per_hold) {
-    return hold_refusal{errc::bad_body, fmt::format("Ask for 1 to {} seats.", settings.max_seats_per_hold)};
+    return desk_refusal{errc::bad_body, fmt::format("Ask for 1 to {} seats.", settings.max_seats_per_hold)};
   }
   auto route = route_of(settings, request.from, request.to);
   if (const auto* bad = std::get_if<field_problem>(&route)) {
-    return hold_refusal{errc::invalid_route, fmt::format("\"{}\" {}.", bad->field, bad->message), bad->field};
+    return desk_refusal{errc::invalid_route, fmt::format("\"{}\" {}.", bad->field, bad->message), bad->field};
   }
   const auto legs = std::get<leg_span>(route);
   auto confirmed = seats.confirmed_of(*request.visitor);
   if (confirmed + request.seats > settings.seats_per_pass()) {
-    return hold_refusal{errc::seats_per_pass_exceeded,
+    return desk_refusal{errc::seats_per_pass_exceeded,
                         fmt::format("Your pass has {} seats confirmed and may take {} in all (max_seats_per_pass).",
                                     confirmed, settings.seats_per_pass())};
   }
   auto earlier = seats.live_hold_of(*request.visitor);
   if (earlier && settings.second == second_hold::refuse) {
-    return hold_refusal{errc::live_hold_exists,
+    return desk_refusal{errc::live_hold_exists,
                         fmt::format("You hold seats already (hold {}): confirm or release it first.", to_hex(*earlier))};
   }
   if (seats.placement(legs, request.seats, earlier ? &*earlier : nullptr) == hold_outcome::sold_out) {
-    return hold_refusal{errc::sold_out, fmt::format("{} seats are available now; {} held may come back.",
+    return desk_refusal{errc::sold_out, fmt::format("{} seats are available now; {} held may come back.",
                                                     seats.available(legs), seats.held())};
   }
   return hold_placed{r.config().id, request.hold, *request.visitor, request.place, request.seats, std::string(key), now_ms,
@@ -129,23 +129,23 @@ std::optional<live_hold> show_hold(const room& r, const id16& visitor, std::int6
   return live;
 }
 
-std::variant<const hold*, hold_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor) {
+std::variant<const hold*, desk_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor) {
   const hold* h = r.seats().find(hold_id);
   // Another visitor's hold is as unknown as one that never was.
-  if (!h || (visitor && h->visitor != *visitor)) return hold_refusal{errc::unknown_hold, "There is no such hold."};
+  if (!h || (visitor && h->visitor != *visitor)) return desk_refusal{errc::unknown_hold, "There is no such hold."};
   return h;
 }
 
 hold_decision decide_hold(const room& r, std::string_view key, const hold_request& request, std::int64_t now_ms) {
   const seat_ledger& seats = r.seats();
-  if (!seats.enabled()) return hold_refusal{errc::no_inventory, "This room has no seats to hold."};
+  if (!seats.enabled()) return desk_refusal{errc::no_inventory, "This room has no seats to hold."};
   if (seats.frozen()) {
-    return hold_refusal{errc::inventory_frozen,
+    return desk_refusal{errc::inventory_frozen,
                         "The room's seat count failed its check: holds are refused until an operator looks."};
   }
   if (const hold_receipt* first = seats.receipt(key)) {
     if (!same_request(seats, *first, request)) {
-      return hold_refusal{errc::idempotency_key_reused,
+      return desk_refusal{errc::idempotency_key_reused,
                           "This Idempotency-Key was first used for another request; use a new key for a new request."};
     }
     if (refused(first->outcome)) return refusal_of(*first, seats);
@@ -153,28 +153,28 @@ hold_decision decide_hold(const room& r, std::string_view key, const hold_reques
   }
   if (request.action == hold_action::place) return decide_place(r, seats, key, request, now_ms);
   auto found = hold_for(r, request.hold, request.visitor);
-  if (auto* refused = std::get_if<hold_refusal>(&found)) return *refused;
+  if (auto* refused = std::get_if<desk_refusal>(&found)) return *refused;
   const hold& h = *std::get<const hold*>(found);
   std::string id = r.config().id;
   switch (request.action) {
     case hold_action::extend:
       if (h.state != hold_state::held || h.expires_ms <= now_ms) {
-        return hold_refusal{errc::hold_not_held, fmt::format("The hold is {}: only a held hold is extended.",
+        return desk_refusal{errc::hold_not_held, fmt::format("The hold is {}: only a held hold is extended.",
                                                              h.state == hold_state::held ? "expired" : to_string(h.state))};
       }
-      if (h.extended) return hold_refusal{errc::hold_extended_already, "A hold is extended once only."};
+      if (h.extended) return desk_refusal{errc::hold_extended_already, "A hold is extended once only."};
       return hold_extended{id, request.hold, std::string(key), now_ms};
     case hold_action::confirm: return hold_confirmed{id, request.hold, std::string(key), now_ms};
     case hold_action::release:
       if (h.state == hold_state::confirmed || h.state == hold_state::refund_required) {
-        return hold_refusal{errc::hold_not_held, fmt::format("The hold is {}: it cannot be released.", to_string(h.state))};
+        return desk_refusal{errc::hold_not_held, fmt::format("The hold is {}: it cannot be released.", to_string(h.state))};
       }
       // Ended already: answered as it stands, and nothing is written.
       if (h.state == hold_state::released || h.state == hold_state::expired) return as_ended(request.hold, h, now_ms);
       return hold_released{id, request.hold, std::string(key), now_ms};
     case hold_action::place: break;
   }
-  return hold_refusal{errc::internal_error, "Unknown hold request."};
+  return desk_refusal{errc::internal_error, "Unknown hold request."};
 }
 
 }  // namespace foyer

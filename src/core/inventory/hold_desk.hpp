@@ -9,7 +9,7 @@
 #include <string_view>
 #include <variant>
 
-#include "core/errc.hpp"
+#include "core/desk.hpp"
 #include "core/inventory/seat_ledger.hpp"
 #include "core/rooms/room.hpp"
 #include "core/rooms/status.hpp"
@@ -29,18 +29,12 @@ struct hold_request {
   std::optional<std::string> to{};
 };
 
-struct hold_refusal {
-  errc code;
-  std::string detail;
-  std::string field = {};  // the request's field at fault, if one is
-};
-
-// An event to write, the first answer to a retried key, or a refusal.
-using hold_decision = std::variant<event, hold_receipt, hold_refusal>;
+// A refusal, the first answer to a retried key, or an event to write.
+using hold_decision = step<hold_receipt, event>;
 hold_decision decide_hold(const room& r, std::string_view key, const hold_request& request, std::int64_t now_ms);
 
 // The hold as the caller may see it: the visitor their own, the site any.
-std::variant<const hold*, hold_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor);
+std::variant<const hold*, desk_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor);
 
 // The visitor's hold while it holds seats or waits in line for them at `now`: what their
 // status shows in place of the pass whose slot it took.

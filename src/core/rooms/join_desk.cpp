@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "core/gate/account_hint.hpp"
 
 namespace foyer {
@@ -21,46 +19,44 @@ ticket ticket_of(std::string_view room_id, const joined_entry& entry) {
   return t;
 }
 
-join_refused unknown(std::string_view id) { return {errc::unknown_room, fmt::format("There is no room '{}'.", id)}; }
-
 }  // namespace
 
 join_desk::join_desk(join_price& price, std::string account_secret)
     : price_(price), account_secret_(std::move(account_secret)) {}
 
-std::optional<join_refused> join_desk::refuse_room(const room& r) const {
-  if (r.state() == room_state::sold_out) return join_refused{errc::sold_out, "Everything has been sold; the queue is closed."};
-  if (!r.accepts_joins()) return join_refused{errc::closed, "This room is closed to new visitors."};
+std::optional<desk_refusal> join_desk::refuse_room(const room& r) const {
+  if (r.state() == room_state::sold_out) return desk_refusal{errc::sold_out, "Everything has been sold; the queue is closed."};
+  if (!r.accepts_joins()) return desk_refusal{errc::closed, "This room is closed to new visitors."};
   return std::nullopt;
 }
 
 join_step join_desk::decide(const journal& rooms, const join_request& req, std::int64_t now_ms) {
   const room* r = rooms.find(req.room_id);
-  if (!r) return unknown(req.room_id);
+  if (!r) return no_such_room(req.room_id);
   // One entry per visitor: a visitor who holds a ticket for this room gets it back.
   if (req.presented) return join_entry{*req.presented, /*existing=*/true};
   if (auto refused = refuse_room(*r)) return *refused;
 
   std::optional<id16> account;
   if (req.account.empty() && req.account_hint.empty() && r->config().require_account) {
-    return join_refused{errc::account_required,
+    return desk_refusal{errc::account_required,
                         "This room takes visitors with their account only: join through the link the site gives "
                         "you once you are signed in."};
   }
   if (!req.account.empty() || !req.account_hint.empty()) {
-    if (account_secret_.empty()) return join_refused{errc::account_hints_off, "This server takes no account hints."};
+    if (account_secret_.empty()) return desk_refusal{errc::account_hints_off, "This server takes no account hints."};
     account = verify_account_hint(as_bytes(account_secret_), req.room_id, req.account, req.account_hint);
-    if (!account) return join_refused{errc::bad_account_hint, "The account hint does not match the account."};
+    if (!account) return desk_refusal{errc::bad_account_hint, "The account hint does not match the account."};
     // Decided from the log's own index: an account that joined gets its entry back.
     if (const auto* entry = r->account_entry(*account)) return join_entry{ticket_of(req.room_id, *entry), true};
     if (accounts_joining_.contains(*account)) {
-      return join_refused{errc::join_in_progress, "This account is joining already; retry in a moment."};
+      return desk_refusal{errc::join_in_progress, "This account is joining already; retry in a moment."};
     }
   }
 
   auto network = network_of(req.address);
   auto proof = check_proof(req, network, now_ms);
-  if (auto* refused = std::get_if<join_refused>(&proof)) return *refused;
+  if (auto* refused = std::get_if<desk_refusal>(&proof)) return *refused;
 
   join_commit c;
   c.event.room = req.room_id;
@@ -74,7 +70,7 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
   return c;
 }
 
-std::variant<std::optional<std::uint64_t>, join_refused> join_desk::check_proof(const join_request& req,
+std::variant<std::optional<std::uint64_t>, desk_refusal> join_desk::check_proof(const join_request& req,
                                                                                 const network_key& network,
                                                                                 std::int64_t now_ms) {
   auto now = static_cast<std::uint64_t>(now_ms);
@@ -82,16 +78,16 @@ std::variant<std::optional<std::uint64_t>, join_refused> join_desk::check_proof(
   // Without any price, local development and tests may join with no challenge.
   if (price_.base_bits == 0 && extra == 0 && req.challenge.empty()) return std::optional<std::uint64_t>();
   if (req.challenge.empty() || req.nonce.empty()) {
-    return join_refused{errc::bad_join_body,
+    return desk_refusal{errc::bad_join_body,
                         "Send {\"challenge\": \"...\", \"nonce\": \"...\"} from POST .../challenge and its solution."};
   }
   auto verdict = price_.authority.verify(req.challenge, req.nonce, req.room_id, network, now, extra);
   if (verdict.outcome == pow::verdict::underpriced) {
     ++proof_rejections_["underpriced"];
-    return join_refused{errc::price_rose,
-                        "Joining from your network costs more now than when this challenge was issued. Solve the "
-                        "challenge in this answer and join with it.",
-                        price_.authority.mint(req.room_id, network, now, extra)};
+    return desk_refusal{.code = errc::price_rose,
+                        .detail = "Joining from your network costs more now than when this challenge was issued. Solve "
+                                  "the challenge in this answer and join with it.",
+                        .offer = price_.authority.mint(req.room_id, network, now, extra)};
   }
   if (verdict.ok() &&
       price_.spent.try_spend(verdict.challenge_id, verdict.expires_at_ms, now) == pow::spend_outcome::spent) {
@@ -100,7 +96,7 @@ std::variant<std::optional<std::uint64_t>, join_refused> join_desk::check_proof(
   // One answer for every reason, so a bot learns nothing about why; the reason goes to
   // the metrics.
   ++proof_rejections_[verdict.ok() ? "replayed" : std::string(pow::to_string(verdict.outcome))];
-  return join_refused{errc::proof_rejected,
+  return desk_refusal{errc::proof_rejected,
                       "The proof of work was not accepted. Fetch a new challenge and solve it again."};
 }
 
@@ -109,17 +105,16 @@ join_step join_desk::finish(const journal& rooms, const join_commit& c, std::err
   if (c.event.account) accounts_joining_.erase(*c.event.account);
   if (ec) {
     if (c.spent_challenge) price_.spent.give_back(*c.spent_challenge);
-    return join_refused{errc::storage_unavailable,
-                        "The server could not make this change durable; nothing was recorded. Retry shortly."};
+    return not_durable();
   }
   price_.pressure.record(c.network, static_cast<std::uint64_t>(now_ms));
   const room* r = rooms.find(c.event.room);
-  if (!r) return unknown(c.event.room);
+  if (!r) return no_such_room(c.event.room);
   if (outcome.refused) {
     if (const auto* entry = c.event.account ? r->account_entry(*c.event.account) : nullptr) {
       return join_entry{ticket_of(c.event.room, *entry), true};
     }
-    return refuse_room(*r).value_or(join_refused{errc::closed, "This room is closed to new visitors."});
+    return refuse_room(*r).value_or(desk_refusal{errc::closed, "This room is closed to new visitors."});
   }
   const auto& e = c.event;
   return join_entry{ticket_of(e.room, joined_entry{e.visitor, e.entrant, e.at_ms, outcome}), false};

@@ -18,7 +18,7 @@
 #include <utility>
 #include <variant>
 
-#include "core/errc.hpp"
+#include "core/desk.hpp"
 #include "core/gate/join_price.hpp"
 #include "core/gate/ticket.hpp"
 #include "core/rooms/journal.hpp"
@@ -34,17 +34,6 @@ struct join_request {
   std::array<std::uint8_t, 32> ids{};  // fresh randomness: the visitor and entrant ids
 };
 
-struct join_refused {
-  join_refused(errc code, std::string detail, std::optional<pow::challenge> offer = std::nullopt)
-      : code(code), detail(std::move(detail)), offer(std::move(offer)) {}
-
-  errc code;
-  std::string detail;
-  // price_rose: a challenge at the price now, so the client solves it and joins again
-  // without another round trip.
-  std::optional<pow::challenge> offer;
-};
-
 // The visitor's entry: made by this join, or the one the visitor (or account) had.
 struct join_entry {
   ticket t;
@@ -58,7 +47,7 @@ struct join_commit {
   network_key network;
 };
 
-using join_step = std::variant<join_refused, join_entry, join_commit>;
+using join_step = step<join_entry, join_commit>;
 
 class join_desk {
  public:
@@ -79,9 +68,9 @@ class join_desk {
   const std::map<std::string, std::uint64_t, std::less<>>& proof_rejections() const { return proof_rejections_; }
 
  private:
-  std::optional<join_refused> refuse_room(const room& r) const;
+  std::optional<desk_refusal> refuse_room(const room& r) const;
   // The challenge spent, or why the proof is refused.
-  std::variant<std::optional<std::uint64_t>, join_refused> check_proof(const join_request& req,
+  std::variant<std::optional<std::uint64_t>, desk_refusal> check_proof(const join_request& req,
                                                                        const network_key& network,
                                                                        std::int64_t now_ms);
 

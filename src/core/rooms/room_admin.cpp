@@ -5,7 +5,7 @@
 namespace foyer {
 namespace {
 
-admin_refusal invalid(const field_problem& p) { return {errc::invalid_room, p.message, p.field}; }
+desk_refusal invalid(const field_problem& p) { return {errc::invalid_room, p.message, p.field}; }
 
 }  // namespace
 
@@ -16,11 +16,11 @@ admin_decision create_room(const journal& rooms, room_config config, const diges
   if (auto p = check_room(config)) return invalid(*p);
   if (auto p = check_opening(std::nullopt, config.opens_at_ms, now_ms, opening)) return invalid(*p);
   if (rooms.retired(config.id)) {
-    return admin_refusal{errc::room_id_used,
-                         fmt::format("Room '{}' was deleted, and a room's id is never used again.", config.id), "id"};
+    return desk_refusal{errc::room_id_used,
+                        fmt::format("Room '{}' was deleted, and a room's id is never used again.", config.id), "id"};
   }
   if (rooms.find(config.id)) {
-    return admin_refusal{errc::room_exists, fmt::format("There is a room '{}' already.", config.id), "id"};
+    return desk_refusal{errc::room_exists, fmt::format("There is a room '{}' already.", config.id), "id"};
   }
   return std::vector<event>{room_created{config.id, seed, now_ms},
                             room_configured{config.id, config, room_owner::api, std::nullopt, now_ms}};
@@ -29,19 +29,19 @@ admin_decision create_room(const journal& rooms, room_config config, const diges
 admin_decision change_room(const journal& rooms, std::string_view id, room_config next, std::int64_t now_ms,
                            past_opening opening) {
   const room* r = rooms.find(id);
-  if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", id), ""};
+  if (!r) return no_such_room(id);
   if (auto refused = r->refuses(next); refused && refused->field == "id") {
-    return admin_refusal{errc::change_refused, refused->message, refused->field};
+    return desk_refusal{errc::change_refused, refused->message, refused->field};
   }
   if (auto p = check_room(next)) return invalid(*p);
   if (auto p = check_opening(r->config().opens_at_ms, next.opens_at_ms, now_ms, opening)) return invalid(*p);
   if (rooms.configuring(id)) {
-    return admin_refusal{errc::change_refused, "Another change to this room is being written; retry in a moment.", ""};
+    return desk_refusal{errc::change_refused, "Another change to this room is being written; retry in a moment.", ""};
   }
   if (auto refused = r->refuses(next)) {
     bool about_seats = refused->field.starts_with("inventory");
-    return admin_refusal{errc::change_refused, refused->message, refused->field, 0,
-                         about_seats ? std::optional(seats_taken(*r)) : std::nullopt};
+    return desk_refusal{errc::change_refused, refused->message, refused->field,
+                        about_seats ? std::optional(seats_taken(*r)) : std::nullopt};
   }
   if (next == r->config()) return std::vector<event>{};
   return std::vector<event>{room_configured{next.id, std::move(next), room_owner::api, std::nullopt, now_ms}};
@@ -49,22 +49,22 @@ admin_decision change_room(const journal& rooms, std::string_view id, room_confi
 
 admin_decision remove_room(const journal& rooms, std::string_view id, bool force, std::int64_t now_ms) {
   const room* r = rooms.find(id);
-  if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", id), ""};
+  if (!r) return no_such_room(id);
   auto seats = seats_taken(*r);
   if (seats.held + seats.confirmed > 0 && !force) {
-    return admin_refusal{errc::change_refused,
-                         fmt::format("Room '{}' has {} seats held and {} confirmed, which the site may still confirm or "
-                                     "refund; delete with ?force=true to remove it anyway.",
-                                     id, seats.held, seats.confirmed),
-                         "inventory", 0, seats};
+    return desk_refusal{errc::change_refused,
+                        fmt::format("Room '{}' has {} seats held and {} confirmed, which the site may still confirm or "
+                                    "refund; delete with ?force=true to remove it anyway.",
+                                    id, seats.held, seats.confirmed),
+                        "inventory", seats};
   }
   std::uint64_t waiting = r->joined() - r->served(now_ms);
   if (waiting > 0 && !force) {
-    return admin_refusal{errc::visitors_waiting,
-                         fmt::format("{} visitors are waiting in room '{}'; delete with ?force=true to close the room "
-                                     "and remove it.",
-                                     waiting, id),
-                         "", waiting};
+    return desk_refusal{errc::visitors_waiting,
+                        fmt::format("{} visitors are waiting in room '{}'; delete with ?force=true to close the room "
+                                    "and remove it.",
+                                    waiting, id),
+                        "", std::nullopt, waiting};
   }
   std::vector<event> events;
   // Those still waiting are told the room closed before it goes.
@@ -73,19 +73,19 @@ admin_decision remove_room(const journal& rooms, std::string_view id, bool force
   return events;
 }
 
-admin_refusal recount_refusal(std::string_view id, const seat_recount& counted) {
-  return admin_refusal{errc::change_refused,
-                       fmt::format("Room '{}' has {} seats held and {} confirmed, more than its seats' total on at least "
-                                   "one leg; raise inventory.total (or the leg's total) first, then recount.",
-                                   id, counted.held, counted.confirmed),
-                       "inventory.total", 0, seat_counts{counted.held, counted.confirmed}};
+desk_refusal recount_refusal(std::string_view id, const seat_recount& counted) {
+  return desk_refusal{errc::change_refused,
+                      fmt::format("Room '{}' has {} seats held and {} confirmed, more than its seats' total on at least "
+                                  "one leg; raise inventory.total (or the leg's total) first, then recount.",
+                                  id, counted.held, counted.confirmed),
+                      "inventory.total", seat_counts{counted.held, counted.confirmed}};
 }
 
 admin_decision recount_seats(const journal& rooms, std::string_view id, std::int64_t now_ms) {
   const room* r = rooms.find(id);
-  if (!r) return admin_refusal{errc::unknown_room, fmt::format("There is no room '{}'.", id), ""};
+  if (!r) return no_such_room(id);
   const seat_ledger& seats = r->seats();
-  if (!seats.enabled()) return admin_refusal{errc::no_inventory, "This room has no seats to recount.", ""};
+  if (!seats.enabled()) return desk_refusal{errc::no_inventory, "This room has no seats to recount."};
   auto counted = seats.recounted();
   if (!counted.fits) return recount_refusal(id, counted);
   if (seats.counted_right()) return std::vector<event>{};

@@ -9,28 +9,18 @@
 #include <variant>
 #include <vector>
 
-#include "core/errc.hpp"
+#include "core/desk.hpp"
 #include "core/rooms/journal.hpp"
 #include "core/rooms/opening_check.hpp"
 
 namespace foyer {
 
 // The seats a room's holds take, for a refusal that is about them.
-struct seat_counts {
-  std::uint64_t held = 0;
-  std::uint64_t confirmed = 0;
-};
 seat_counts seats_taken(const room& r);
 
-struct admin_refusal {
-  errc code;
-  std::string detail;
-  std::string field;          // the setting at fault, if one is
-  std::uint64_t waiting = 0;  // with visitors_waiting: how many
-  std::optional<seat_counts> seats = {};  // a refusal about the seats: what is held and confirmed
-};
-
-using admin_decision = std::variant<std::vector<event>, admin_refusal>;
+// The answer to an admin decision: the room as its events (if any) leave it.
+struct answer_from_room {};
+using admin_decision = step<answer_from_room>;
 
 // A room the API creates, from settings read over the defaults; owned by the API. An
 // opening in the past or within a minute is refused unless `opening` accepts it.
@@ -51,6 +41,6 @@ admin_decision remove_room(const journal& rooms, std::string_view id, bool force
 // events when the counts are right already.
 admin_decision recount_seats(const journal& rooms, std::string_view id, std::int64_t now_ms);
 // Why a recount that does not fit is refused, with its numbers.
-admin_refusal recount_refusal(std::string_view id, const seat_recount& counted);
+desk_refusal recount_refusal(std::string_view id, const seat_recount& counted);
 
 }  // namespace foyer

@@ -14,11 +14,11 @@ bool valid_idempotency_key(std::string_view key) {
   return true;
 }
 
-std::variant<stock_receipt, site_refusal> stock_answer(const room& r, std::string_view key, const stock_report& report) {
+stock_decision stock_answer(const room& r, std::string_view key, const stock_report& report) {
   const stock_receipt* first = r.stock_receipt_of(key);
-  if (!first) return site_refusal{errc::internal_error, "The stock report was not recorded."};
+  if (!first) return desk_refusal{errc::internal_error, "The stock report was not recorded."};
   if (first->kind != report.kind || first->amount != report.amount) {
-    return site_refusal{errc::idempotency_key_reused,
+    return desk_refusal{errc::idempotency_key_reused,
                         fmt::format("This Idempotency-Key was first used for {{\"{}\": {}}}; use a new key for a new report.",
                                     to_string(first->kind), first->amount)};
   }
@@ -27,12 +27,10 @@ std::variant<stock_receipt, site_refusal> stock_answer(const room& r, std::strin
 
 stock_decision decide_stock(const room& r, std::string_view key, const stock_report& report, std::int64_t now_ms) {
   if (r.stock_receipt_of(key)) {
-    auto answer = stock_answer(r, key, report);
-    if (auto* refused = std::get_if<site_refusal>(&answer)) return *refused;
-    return std::get<stock_receipt>(answer);
+    return stock_answer(r, key, report);
   }
   if (report.kind != stock_change::remaining && !r.stock_remaining()) {
-    return site_refusal{errc::stock_unknown,
+    return desk_refusal{errc::stock_unknown,
                         "The room has no stock yet: set its stock setting, or report {\"remaining\": n} first."};
   }
   return stock_reported{r.config().id, report.kind, report.amount, std::string(key), now_ms};

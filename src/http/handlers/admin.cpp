@@ -9,6 +9,7 @@
 #include "core/base/time_text.hpp"
 #include "core/ops/audit.hpp"
 #include "core/rooms/room_admin.hpp"
+#include "http/handlers/desk_runner.hpp"
 #include "http/handlers/holds.hpp"
 #include "http/handlers/room.hpp"
 #include "http/problem.hpp"
@@ -68,20 +69,6 @@ std::string admin_view(const context& ctx, const room& r) {
       .boolean("needs_beacon", r.needs_beacon())
       .raw("config", to_json(r.config()))
       .done();
-}
-
-response refused(const request& req, const admin_refusal& why) {
-  if (why.seats) {
-    return problem(req, why.code, why.detail,
-                   {{"field", json_quote(why.field)},
-                    {"held", std::to_string(why.seats->held)},
-                    {"confirmed", std::to_string(why.seats->confirmed)}});
-  }
-  if (!why.field.empty()) return problem(req, why.code, why.detail, {{"field", json_quote(why.field)}});
-  if (why.code == errc::visitors_waiting) {
-    return problem(req, why.code, why.detail, {{"waiting", std::to_string(why.waiting)}});
-  }
-  return problem(req, why.code, why.detail);
 }
 
 // A JSON value as a setting's value; nullopt if the JSON is malformed.
@@ -180,13 +167,12 @@ std::optional<response> read_settings(context& ctx, const request& req, room_con
 // is then (nullptr once removed).
 template <class Answer>
 task<response> carry_out(context& ctx, const request& req, std::string id, admin_decision decision, Answer answer) {
-  if (const auto* why = std::get_if<admin_refusal>(&decision)) co_return refused(req, *why);
-  auto events = std::get<std::vector<event>>(std::move(decision));
-  if (!events.empty()) {
-    auto [ec, outcome] = co_await commit(ctx, std::move(events));
-    if (ec) co_return unavailable(req);
-  }
-  co_return answer(ctx.rooms.find(id));
+  auto once_durable = [](const std::vector<event>&, std::error_code ec, const join_outcome&) -> admin_decision {
+    if (ec) return not_durable();
+    return answer_from_room{};
+  };
+  auto from_room = [&ctx, &answer, id](answer_from_room) { return answer(ctx.rooms.find(id)); };
+  co_return co_await carry(ctx, req, std::move(decision), once_durable, from_room);
 }
 
 // An operator's state action, once durable: the room's state then. Callers build the
@@ -252,8 +238,8 @@ task<response> patch_room(context& ctx, const request& req, const room& r) {
     if (!now) return unknown_room(req, id);
     // Checked again when it applied: holds written meanwhile keep seats it would not fit.
     if (auto seats = now->refuses_seats(next)) {
-      return refused(req, admin_refusal{errc::change_refused, fmt::format("When the change applied: {}.", seats->message),
-                                        seats->field, 0, seats_taken(*now)});
+      return refused(req, desk_refusal{errc::change_refused, fmt::format("When the change applied: {}.", seats->message),
+                                       seats->field, seats_taken(*now)});
     }
     // Checked against the room as it was; a join written meanwhile keeps the schedule.
     if (auto kept = changed_settings(next, now->config()); !kept.empty()) {

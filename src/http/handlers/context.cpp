@@ -1,11 +1,6 @@
 #include "http/handlers/context.hpp"
 
-#include <memory>
-
-#include <boost/asio/async_result.hpp>
-#include <fmt/core.h>
-
-#include "http/problem.hpp"
+#include "http/handlers/desk_runner.hpp"
 
 namespace foyer::http {
 
@@ -22,40 +17,35 @@ task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, event e) {
 }
 
 task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, std::vector<event> events) {
-  auto initiate = [&ctx, events = std::move(events)](auto handler) mutable {
-    // std::function needs a copyable callable; the coroutine's handler is move-only.
-    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-    ctx.rooms.submit(std::move(events), [shared](std::error_code ec, const join_outcome& outcome) {
-      (*shared)(std::make_tuple(ec, outcome));
-    });
+  using result = std::tuple<std::error_code, join_outcome>;
+  // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
+  auto start = [&ctx, events = std::move(events)](auto done) mutable {
+    ctx.rooms.submit(std::move(events),
+                     [done](std::error_code ec, const join_outcome& outcome) { done(result(ec, outcome)); });
   };
-  co_return co_await net::async_initiate<decltype(use_task), void(std::tuple<std::error_code, join_outcome>)>(
-      std::move(initiate), use_task);
+  co_return co_await await_callback<result>(std::move(start));
 }
 
 task<std::optional<std::vector<std::optional<std::string>>>> read_side_records(context& ctx,
                                                                                std::vector<std::string> keys) {
   using values = std::vector<std::optional<std::string>>;
-  auto initiate = [&ctx, keys = std::move(keys)](auto handler) mutable {
-    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-    ctx.store.read(std::move(keys), [shared](std::error_code ec, values v) {
-      (*shared)(ec ? std::nullopt : std::optional<values>(std::move(v)));
+  auto start = [&ctx, keys = std::move(keys)](auto done) mutable {
+    ctx.store.read(std::move(keys), [done](std::error_code ec, values v) {
+      done(ec ? std::nullopt : std::optional<values>(std::move(v)));
     });
   };
-  co_return co_await net::async_initiate<decltype(use_task), void(std::optional<values>)>(std::move(initiate), use_task);
+  co_return co_await await_callback<std::optional<values>>(std::move(start));
 }
 
 task<std::optional<logged_events>> read_events(context& ctx, std::uint64_t after_seq, std::size_t max_events) {
-  auto initiate = [&ctx, after_seq, max_events](auto handler) mutable {
-    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+  auto start = [&ctx, after_seq, max_events](auto done) {
     ctx.store.read_events(after_seq, max_events,
-                          [shared](std::error_code ec, std::uint64_t first_seq, std::vector<std::string> events) {
-                            (*shared)(ec ? std::nullopt
-                                         : std::optional<logged_events>(logged_events{first_seq, std::move(events)}));
+                          [done](std::error_code ec, std::uint64_t first_seq, std::vector<std::string> events) {
+                            done(ec ? std::nullopt
+                                    : std::optional<logged_events>(logged_events{first_seq, std::move(events)}));
                           });
   };
-  co_return co_await net::async_initiate<decltype(use_task), void(std::optional<logged_events>)>(std::move(initiate),
-                                                                                                 use_task);
+  co_return co_await await_callback<std::optional<logged_events>>(std::move(start));
 }
 
 response private_text(const request& req, std::string_view content_type, std::string body) {
@@ -67,13 +57,8 @@ response private_text(const request& req, std::string_view content_type, std::st
   return res;
 }
 
-response unavailable(const request& req) {
-  return problem(req, errc::storage_unavailable,
-                 "The server could not make this change durable; nothing was recorded. Retry shortly.");
-}
+response unavailable(const request& req) { return refused(req, not_durable()); }
 
-response unknown_room(const request& req, std::string_view id) {
-  return problem(req, errc::unknown_room, fmt::format("There is no room '{}'.", id));
-}
+response unknown_room(const request& req, std::string_view id) { return refused(req, no_such_room(id)); }
 
 }  // namespace foyer::http

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include <boost/asio/async_result.hpp>
 #include <foyer/clock.hpp>
 #include <foyer/store.hpp>
 #include <simdjson.h>
@@ -74,6 +76,18 @@ struct context {
   simdjson::ondemand::parser json_parser{};
   std::string json_scratch{};
 };
+
+// A callback API as a task: `start(done)` begins the work, and the copyable `done(result)`
+// resumes the task with its result.
+template <class Result, class Start>
+task<Result> await_callback(Start start) {
+  auto initiate = [start = std::move(start)](auto handler) mutable {
+    // std::function needs a copyable callable; the coroutine's handler is move-only.
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    start([shared](Result result) { (*shared)(std::move(result)); });
+  };
+  co_return co_await net::async_initiate<decltype(use_task), void(Result)>(std::move(initiate), use_task);
+}
 
 // `text` with the padding simdjson reads past the end, copied into ctx.json_scratch.
 simdjson::padded_string_view padded(context& ctx, std::string_view text);

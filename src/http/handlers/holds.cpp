@@ -8,7 +8,7 @@
 #include "core/base/time_text.hpp"
 #include "core/passes/pass_issuer.hpp"
 #include "core/inventory/hold_desk.hpp"
-#include "core/rooms/site_reports.hpp"
+#include "http/handlers/desk_runner.hpp"
 #include "http/handlers/site.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
@@ -57,13 +57,12 @@ response pass_required(const request& req) {
   return problem(req, errc::pass_required, "Send your pass of this room, while it is valid, as 'Authorization: Bearer <pass>'.");
 }
 
-response refused(const request& req, const hold_refusal& why) {
+response hold_refused(const request& req, const desk_refusal& why) {
   // Seats, not the room, are sold out here: a conflict the visitor may retry, not a 410.
   if (why.code == errc::sold_out) {
     return problem(req.version(), req.keep_alive(), 409, to_string(errc::sold_out), "No seats available", why.detail);
   }
-  if (!why.field.empty()) return problem(req, why.code, why.detail, {{"field", json_quote(why.field)}});
-  return problem(req, why.code, why.detail);
+  return refused(req, why);
 }
 
 // Times on the rooms' clock, which runs with the wall clock (foyer/clock.hpp): the same
@@ -100,33 +99,17 @@ response receipt_response(const request& req, const hold_receipt& receipt) {
   return hold_response(req, status, receipt.hold, receipt.state, receipt.seats, receipt.expires_ms, receipt.reason);
 }
 
-std::variant<std::string, response> idempotency_key(const request& req) {
-  auto key = req["Idempotency-Key"];
-  if (key.empty()) {
-    return problem(req, errc::idempotency_key_required, "Send an Idempotency-Key header: a retry with the same key counts once.");
-  }
-  std::string text(key.data(), key.size());
-  if (!valid_idempotency_key(text)) {
-    return problem(req, errc::bad_request, "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
-  }
-  return text;
-}
-
 // Decides, writes what is decided, and answers from the room as the log left it.
 task<response> carry(context& ctx, const request& req, std::string room_id, std::string key, hold_request request) {
-  const room* r = ctx.rooms.find_for_holds(room_id, ctx.clock.steady_ms());
-  auto decision = decide_hold(*r, key, request, ctx.clock.steady_ms());
-  if (auto* e = std::get_if<event>(&decision)) {
-    event written = std::move(*e);
-    auto [ec, outcome] = co_await commit(ctx, std::move(written));
-    if (ec) co_return unavailable(req);
-    r = ctx.rooms.find_for_holds(room_id, ctx.clock.steady_ms());
-    if (!r) co_return unknown_room(req, room_id);
-    decision = decide_hold(*r, key, request, ctx.clock.steady_ms());
-  }
-  if (const auto* why = std::get_if<hold_refusal>(&decision)) co_return refused(req, *why);
-  if (const auto* receipt = std::get_if<hold_receipt>(&decision)) co_return receipt_response(req, *receipt);
-  co_return problem(req, errc::internal_error, "The request was written but not answered; retry with the same key.");
+  // A retired room's holds answer through its late grace (journal::find_for_holds).
+  auto find = [](const context& c, std::string_view id) { return c.rooms.find_for_holds(id, c.clock.steady_ms()); };
+  const room* r = find(ctx, room_id);
+  auto decide = [&ctx, key, request](const room& now) { return decide_hold(now, key, request, ctx.clock.steady_ms()); };
+  // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
+  hold_decision first = decide(*r);
+  auto again = decide_again(ctx, room_id, decide, find);
+  auto answer = [&req](const hold_receipt& receipt) { return receipt_response(req, receipt); };
+  co_return co_await http::carry(ctx, req, std::move(first), std::move(again), answer, hold_refused);
 }
 
 struct placement_body {
@@ -202,7 +185,7 @@ response get_hold(context& ctx, const request& req, const room& r, std::string_v
   auto id = from_hex_fixed<16>(hold_text);
   if (!id) return problem(req, errc::unknown_hold, "There is no such hold.");
   auto found = hold_for(r, *id, who->visitor);
-  if (const auto* why = std::get_if<hold_refusal>(&found)) return refused(req, *why);
+  if (const auto* why = std::get_if<desk_refusal>(&found)) return hold_refused(req, *why);
   const hold& h = *std::get<const hold*>(found);
   return hold_response(req, bhttp::status::ok, *id, h.state, h.seats, h.expires_ms, h.reason,
                        r.seats().waitlist_position(*id).value_or(0));

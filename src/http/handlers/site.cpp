@@ -5,6 +5,7 @@
 #include "core/base/crypto.hpp"
 #include "core/base/json.hpp"
 #include "core/rooms/site_reports.hpp"
+#include "http/handlers/desk_runner.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
 
@@ -19,8 +20,6 @@ constexpr std::size_t max_passes_per_report = 10'000;
 bool token_matches(std::string_view given, const std::string& expected) {
   return !expected.empty() && equal_constant_time(as_bytes(given), as_bytes(expected));
 }
-
-response refused(const request& req, const site_refusal& why) { return problem(req, why.code, why.detail); }
 
 response stock_response(const request& req, const stock_receipt& receipt) {
   json_object body;
@@ -107,33 +106,21 @@ std::optional<response> site_check(const context& ctx, const request& req) {
 
 task<response> report_stock(context& ctx, const request& req, const room& r) {
   if (auto denied = site_check(ctx, req)) co_return std::move(*denied);
-  auto key = req["Idempotency-Key"];
-  if (key.empty()) {
-    co_return problem(req, errc::idempotency_key_required,
-                      "Send an Idempotency-Key header: a retry with the same key counts once.");
-  }
-  std::string_view key_text(key.data(), key.size());
-  if (!valid_idempotency_key(key_text)) {
-    co_return problem(req, errc::bad_request, "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
-  }
+  auto key = idempotency_key(req);
+  if (auto* bad = std::get_if<response>(&key)) co_return std::move(*bad);
   auto report = parse_stock(ctx.json_parser, padded(ctx, req.body()));
   if (!report) {
     co_return problem(req, errc::bad_body,
                       "The body must be one of {\"consumed\": n}, {\"released\": n} or {\"remaining\": n}, with n a whole number.");
   }
-  std::string id = r.config().id;
-  std::string key_copy(key_text);
-  auto decision = decide_stock(r, key_copy, *report, ctx.clock.steady_ms());
-  if (const auto* why = std::get_if<site_refusal>(&decision)) co_return refused(req, *why);
-  if (const auto* receipt = std::get_if<stock_receipt>(&decision)) co_return stock_response(req, *receipt);
-  event e = std::get<stock_reported>(std::move(decision));
-  auto [ec, outcome] = co_await commit(ctx, std::move(e));
-  if (ec) co_return unavailable(req);
-  const room* now = ctx.rooms.find(id);
-  if (!now) co_return unknown_room(req, id);
-  auto answer = stock_answer(*now, key_copy, *report);
-  if (const auto* why = std::get_if<site_refusal>(&answer)) co_return refused(req, *why);
-  co_return stock_response(req, std::get<stock_receipt>(answer));
+  std::string key_text = std::get<std::string>(std::move(key));
+  // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
+  stock_decision first = decide_stock(r, key_text, *report, ctx.clock.steady_ms());
+  auto again = decide_again(ctx, r.config().id, [key_text, report = *report](const room& now) {
+    return stock_answer(now, key_text, report);
+  });
+  auto answer = [&req](const stock_receipt& receipt) { return stock_response(req, receipt); };
+  co_return co_await carry(ctx, req, std::move(first), std::move(again), answer);
 }
 
 task<response> report_done(context& ctx, const request& req, const room& r) {

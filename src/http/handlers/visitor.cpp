@@ -1,10 +1,9 @@
 #include "http/handlers/visitor.hpp"
 
 #include <array>
-#include <memory>
 
-#include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/beast/http/field.hpp>
 #include <boost/range/iterator_range.hpp>
 #include <fmt/core.h>
@@ -14,6 +13,7 @@
 #include "core/gate/account_hint.hpp"
 #include "core/inventory/hold_desk.hpp"
 #include "core/rooms/status.hpp"
+#include "http/handlers/desk_runner.hpp"
 #include "http/handlers/room.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
@@ -43,15 +43,6 @@ ip_address peer_address(const peer& who) {
     return out;
   }
   return from_v6_bytes(who.address.to_v6().to_bytes());
-}
-
-// The answer of POST .../challenge.
-std::string challenge_json(const pow::challenge& c) {
-  return json_object()
-      .str("challenge", c.token)
-      .num("difficulty_bits", c.difficulty_bits)
-      .num("expires_at", c.expires_at_ms)
-      .done();
 }
 
 }  // namespace
@@ -116,17 +107,14 @@ std::optional<ticket> visitor::presented_ticket(const request& req, std::string_
 }
 
 task<receipt::receipt> visitor::sign_receipt(receipt::receipt_fields fields) {
-  auto initiate = [this, fields = std::move(fields)](auto handler) mutable {
-    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+  auto executor = co_await net::this_coro::executor;
+  auto start = [this, executor, fields = std::move(fields)](auto done) mutable {
     // The first receipt of a batch schedules the signing after the completions that
     // are already queued, so every join made durable by the same write shares it.
-    if (pending_receipts_.empty()) {
-      net::post(net::get_associated_executor(*shared), [this] { sign_pending_receipts(); });
-    }
-    pending_receipts_.push_back({std::move(fields), [shared](receipt::receipt r) { (*shared)(std::move(r)); }});
+    if (pending_receipts_.empty()) net::post(executor, [this] { sign_pending_receipts(); });
+    pending_receipts_.push_back({std::move(fields), done});
   };
-  co_return co_await net::async_initiate<decltype(use_task), void(receipt::receipt)>(
-      std::move(initiate), use_task);
+  co_return co_await await_callback<receipt::receipt>(std::move(start));
 }
 
 void visitor::sign_pending_receipts() {
@@ -193,23 +181,19 @@ task<response> visitor::join(const request& req, const room& r, const peer& who)
   jr.address = client_address(req, who);
   // One read of the system's randomness for both ids: each read is a system call.
   random_bytes(jr.ids);
-  auto step = ctx_.desk.decide(ctx_.rooms, jr, ctx_.clock.now_ms());
-  if (auto* c = std::get_if<join_commit>(&step)) {
-    // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
-    join_commit decided = std::move(*c);
-    event e = decided.event;
-    auto [ec, outcome] = co_await commit(ctx_, std::move(e));
-    step = ctx_.desk.finish(ctx_.rooms, decided, ec, outcome, ctx_.clock.now_ms());
-  }
-  if (const auto* refused = std::get_if<join_refused>(&step)) {
-    if (!refused->offer) co_return problem(req, refused->code, refused->detail);
-    // price_rose: a challenge at the price now, as POST .../challenge answers it.
-    co_return problem(req, refused->code, refused->detail, {{"new_challenge", challenge_json(*refused->offer)}});
-  }
-  const auto& entry = std::get<join_entry>(step);
+  // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
+  join_step first = ctx_.desk.decide(ctx_.rooms, jr, ctx_.clock.now_ms());
+  auto finish = [this](const join_commit& c, std::error_code ec, const join_outcome& outcome) {
+    return ctx_.desk.finish(ctx_.rooms, c, ec, outcome, ctx_.clock.now_ms());
+  };
+  auto answer = [this, &req, &jr](const join_entry& entry) { return entered(req, jr.room_id, entry); };
+  co_return co_await carry(ctx_, req, std::move(first), finish, answer);
+}
+
+task<response> visitor::entered(const request& req, std::string room_id, join_entry entry) {
   // The room may have been removed while the join was written: found again by id.
-  room* now = ctx_.rooms.find(jr.room_id);
-  if (!now) co_return unknown_room(req, jr.room_id);
+  room* now = ctx_.rooms.find(room_id);
+  if (!now) co_return unknown_room(req, room_id);
   if (entry.existing) co_return existing_entry(req, entry.t, *now);
 
   const ticket& t = entry.t;
@@ -222,19 +206,19 @@ task<response> visitor::join(const request& req, const room& r, const peer& who)
       .num("poll_after_ms", st.poll_after_ms)
       .str("visitor_id", to_hex(t.visitor));
   if (t.lobby_index) {
-    receipt::receipt_fields fields{jr.room_id, *t.lobby_index, t.entrant, static_cast<std::uint64_t>(t.issued_ms),
+    receipt::receipt_fields fields{room_id, *t.lobby_index, t.entrant, static_cast<std::uint64_t>(t.issued_ms),
                                    now->commitment()};
     auto receipt = co_await sign_receipt(std::move(fields));
     // The room may have gone while the receipt was signed; what was found is not kept.
-    now = ctx_.rooms.find(jr.room_id);
-    if (!now) co_return unknown_room(req, jr.room_id);
+    now = ctx_.rooms.find(room_id);
+    if (!now) co_return unknown_room(req, room_id);
     body.num("lobby_index", *t.lobby_index)
         .str("entrant_id", to_hex(t.entrant))
         .raw("receipt", receipt::to_json(receipt));
     if (auto closes = now->lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   }
   auto res = json_response(req, bhttp::status::created, body.done());
-  set_ticket_cookie(res, jr.room_id, ticket_text);
+  set_ticket_cookie(res, room_id, ticket_text);
   co_return res;
 }
 

@@ -39,6 +39,8 @@ class visitor {
   response status(const request& req, const room& r);
 
  private:
+  // The answer to a join that entered the visitor (or found their entry) in room `room_id`.
+  task<response> entered(const request& req, std::string room_id, join_entry entry);
   response existing_entry(const request& req, const ticket& t, const room& r);
   // The ticket the request presents for `room_id`; else nullopt, with the answer to give
   // in `failure` when it is set.

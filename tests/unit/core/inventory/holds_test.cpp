@@ -375,13 +375,13 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
       }
       // A key whose request was applied answers what applying it did, refusals too.
       auto applied = applied_outcomes.find(key);
-      if (applied != applied_outcomes.end() && !std::holds_alternative<hold_refusal>(d) &&
+      if (applied != applied_outcomes.end() && !std::holds_alternative<desk_refusal>(d) &&
           applied->second.second + r().seats().settings()->retention_ms() > clock.steady_ms()) {
         CHECK_FALSE(refused(applied->second.first));
       }
       if (applied != applied_outcomes.end() && refused(applied->second.first) &&
           applied->second.second + r().seats().settings()->retention_ms() > clock.steady_ms()) {
-        CHECK(std::holds_alternative<hold_refusal>(d));
+        CHECK(std::holds_alternative<desk_refusal>(d));
       }
     }
     const auto& s = seats();
@@ -419,7 +419,7 @@ TEST_CASE_METHOD(holds_fixture, "a ledger whose counts disagree with its holds a
   room restored(seat_room(5), room_created{"r", seed.raw<32>(), journal_fixture::start_ms});
   REQUIRE(restored.decode_state(bytes));
   CHECK(restored.seats().frozen());
-  CHECK(std::get<hold_refusal>(decide_hold(restored, "k2", {hold_action::place, hold_id(2), visitor(2), std::nullopt, 1},
+  CHECK(std::get<desk_refusal>(decide_hold(restored, "k2", {hold_action::place, hold_id(2), visitor(2), std::nullopt, 1},
                                            clock.steady_ms()))
             .code == errc::inventory_frozen);
   clock.advance_ms(600'000);
@@ -474,16 +474,16 @@ TEST_CASE_METHOD(legs_fixture, "a hold names a route of the room's legs, and onl
     start({seat_room(5)});
     auto d = ask("k1", {hold_action::place, hold_id(1), visitor(1), 1, 1, std::string("A"), std::nullopt});
     CHECK(refusal(d) == errc::invalid_route);
-    CHECK(std::get<hold_refusal>(d).field == "from");
+    CHECK(std::get<desk_refusal>(d).field == "from");
     d = ask("k2", {hold_action::place, hold_id(2), visitor(1), 1, 1, std::nullopt, std::string("B")});
-    CHECK(std::get<hold_refusal>(d).field == "to");
+    CHECK(std::get<desk_refusal>(d).field == "to");
   }
   SECTION("with legs") {
     start({legged_room(5)});
     auto field = [&](std::optional<std::string> from, std::optional<std::string> to) {
       auto d = ask("k", {hold_action::place, hold_id(1), visitor(1), 1, 1, std::move(from), std::move(to)});
       REQUIRE(refusal(d) == errc::invalid_route);
-      return std::get<hold_refusal>(d).field;
+      return std::get<desk_refusal>(d).field;
     };
     CHECK(field(std::nullopt, "B") == "from");
     CHECK(field("A", std::nullopt) == "to");

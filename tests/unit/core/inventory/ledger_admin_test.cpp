@@ -174,8 +174,8 @@ TEST_CASE_METHOD(holds_fixture, "a room whose seats are held or confirmed is rem
   receipt(place("k2", 2, 2, 3));
   receipt(act("c2", hold_action::confirm, 2));
   auto refused = remove_room(*rooms, "r", /*force=*/false, clock.steady_ms());
-  REQUIRE(std::holds_alternative<admin_refusal>(refused));
-  const auto& why = std::get<admin_refusal>(refused);
+  REQUIRE(std::holds_alternative<desk_refusal>(refused));
+  const auto& why = std::get<desk_refusal>(refused);
   CHECK(why.code == errc::change_refused);
   REQUIRE(why.seats);
   CHECK(why.seats->held == 2);

@@ -80,7 +80,7 @@ struct ledger_model : holds_fixture {
     } else if (pick < 23) {
       // No delete without force while seats are taken.
       auto d = remove_room(*rooms, "r", /*force=*/false, clock.steady_ms());
-      if (seats().held() + seats().confirmed() > 0) CHECK(std::holds_alternative<admin_refusal>(d));
+      if (seats().held() + seats().confirmed() > 0) CHECK(std::holds_alternative<desk_refusal>(d));
     } else if (pick < 24) {
       // Never frozen: the recount finds the counts right and writes nothing.
       auto d = recount_seats(*rooms, "r", clock.steady_ms());
@@ -148,7 +148,7 @@ struct ledger_model : holds_fixture {
       auto d = ask(fmt::format("late-{}", i), {hold_action::confirm, hold_id(h), std::nullopt, 0, 0});
       const auto& was = before[h];
       // A hold that ended is forgotten after its retention, as in a live room; a ticket never.
-      if (!was || std::holds_alternative<hold_refusal>(d)) {
+      if (!was || std::holds_alternative<desk_refusal>(d)) {
         CHECK(refusal(d) == errc::unknown_hold);
         CHECK((!was || *was != hold_state::confirmed));
         continue;
@@ -187,7 +187,7 @@ TEST_CASE("the seat ledger under holds and the admin's changes keeps to its mode
     // Removing the room takes force while seats are taken.
     auto taken = m.seats().held() + m.seats().confirmed();
     auto unforced = remove_room(*m.rooms, "r", /*force=*/false, m.clock.steady_ms());
-    CHECK(std::holds_alternative<admin_refusal>(unforced) == (taken > 0));
+    CHECK(std::holds_alternative<desk_refusal>(unforced) == (taken > 0));
     m.remove_and_confirm();
   }
 }

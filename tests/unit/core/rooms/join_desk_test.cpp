@@ -50,9 +50,9 @@ struct desk_fixture : foyer::test::journal_fixture {
   }
 };
 
-const join_refused& refused(const join_step& s) {
-  REQUIRE(std::holds_alternative<join_refused>(s));
-  return std::get<join_refused>(s);
+const desk_refusal& refused(const join_step& s) {
+  REQUIRE(std::holds_alternative<desk_refusal>(s));
+  return std::get<desk_refusal>(s);
 }
 
 const join_entry& entry(const join_step& s) {
@@ -154,7 +154,7 @@ TEST_CASE_METHOD(desk_fixture, "a presented ticket comes back; bad proofs and un
   auto hinted = solved_request("a");
   hinted.account = "user-1";
   hinted.account_hint = "00";
-  CHECK(std::get<join_refused>(no_hints.decide(*rooms, hinted, clock.now_ms())).code == errc::account_hints_off);
+  CHECK(std::get<desk_refusal>(no_hints.decide(*rooms, hinted, clock.now_ms())).code == errc::account_hints_off);
 }
 
 TEST_CASE_METHOD(desk_fixture, "challenges fetched early while calm pay what fresh ones pay when redeemed in a burst") {
@@ -190,7 +190,7 @@ TEST_CASE_METHOD(desk_fixture, "challenges fetched early while calm pay what fre
   for (const auto& c : early) {
     auto step = join_with(client, c);
     std::uint32_t paid = c.difficulty_bits;
-    if (auto* rose = std::get_if<join_refused>(&step)) {
+    if (auto* rose = std::get_if<desk_refusal>(&step)) {
       REQUIRE(rose->code == errc::price_rose);
       REQUIRE(rose->offer);
       paid = rose->offer->difficulty_bits;

@@ -200,15 +200,15 @@ TEST_CASE_METHOD(journal_fixture, "through the admin API an opening in the past 
   start({test_room("a", 60)});
   auto past = with_opens_at(test_room("b", 60), start_ms - 1'000);
   auto refused = create_room(*rooms, past, digest{9}, clock.steady_ms());
-  REQUIRE(std::holds_alternative<admin_refusal>(refused));
-  CHECK(std::get<admin_refusal>(refused).code == errc::invalid_room);
-  CHECK(std::get<admin_refusal>(refused).field == "opens_at");
+  REQUIRE(std::holds_alternative<desk_refusal>(refused));
+  CHECK(std::get<desk_refusal>(refused).code == errc::invalid_room);
+  CHECK(std::get<desk_refusal>(refused).field == "opens_at");
   CHECK(std::holds_alternative<std::vector<event>>(
       create_room(*rooms, past, digest{9}, clock.steady_ms(), past_opening::accept)));
   auto soon = with_opens_at(test_room("a", 60), start_ms + 30'000);
   auto changed = change_room(*rooms, "a", soon, clock.steady_ms());
-  REQUIRE(std::holds_alternative<admin_refusal>(changed));
-  CHECK(std::get<admin_refusal>(changed).field == "opens_at");
+  REQUIRE(std::holds_alternative<desk_refusal>(changed));
+  CHECK(std::get<desk_refusal>(changed).field == "opens_at");
   CHECK(std::holds_alternative<std::vector<event>>(
       change_room(*rooms, "a", with_opens_at(test_room("a", 60), start_ms + 61'000), clock.steady_ms())));
 }

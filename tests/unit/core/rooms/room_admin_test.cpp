@@ -9,9 +9,9 @@ using foyer::test::test_room;
 
 namespace {
 
-const admin_refusal& refusal(const admin_decision& d) {
-  REQUIRE(std::holds_alternative<admin_refusal>(d));
-  return std::get<admin_refusal>(d);
+const desk_refusal& refusal(const admin_decision& d) {
+  REQUIRE(std::holds_alternative<desk_refusal>(d));
+  return std::get<desk_refusal>(d);
 }
 
 const std::vector<event>& events(const admin_decision& d) {

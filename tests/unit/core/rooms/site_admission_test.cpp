@@ -234,8 +234,8 @@ TEST_CASE_METHOD(site_fixture, "stock the site reports sells out in the same ste
   }
   CHECK(r().stock_remaining() == 1u);
   auto reused = report("k1", stock_change::consumed, 1);
-  REQUIRE(std::holds_alternative<site_refusal>(reused));
-  CHECK(std::get<site_refusal>(reused).code == errc::idempotency_key_reused);
+  REQUIRE(std::holds_alternative<desk_refusal>(reused));
+  CHECK(std::get<desk_refusal>(reused).code == errc::idempotency_key_reused);
 
   clock.advance_ms(5'000);
   auto served_before = r().served(clock.now_ms());
@@ -262,8 +262,8 @@ TEST_CASE_METHOD(site_fixture, "stock the site reports sells out in the same ste
 TEST_CASE_METHOD(site_fixture, "a change to a stock nobody set is refused; remaining sets it") {
   start({test_room("r", 60)});
   auto refused = report("a", stock_change::consumed, 1);
-  REQUIRE(std::holds_alternative<site_refusal>(refused));
-  CHECK(std::get<site_refusal>(refused).code == errc::stock_unknown);
+  REQUIRE(std::holds_alternative<desk_refusal>(refused));
+  CHECK(std::get<desk_refusal>(refused).code == errc::stock_unknown);
   report("b", stock_change::remaining, 0);
   CHECK(r().state() == room_state::sold_out);
 }
