@@ -301,6 +301,11 @@ void server::enter(session_ref s, phase p) {
   }
 }
 
+void server::linger(session_ref s) {
+  s->now = phase::writing;
+  s->deadline = coarse_now() + lingering_time;
+}
+
 void server::session_ended(session_ref it) {
   sessions_.erase(it);
   finish_if_drained();

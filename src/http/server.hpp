@@ -92,6 +92,10 @@ std::size_t connections_that_fit(std::size_t max_connections, std::size_t descri
 inline constexpr std::chrono::milliseconds accept_pause{200};
 inline constexpr std::chrono::seconds accept_report_period{10};
 
+// A refused request's remaining bytes are read and dropped this long before the
+// connection closes, so that the refusal reaches the client (see session_loop.hpp).
+inline constexpr std::chrono::milliseconds lingering_time{2000};
+
 // What a request is refused for beyond Beast's parser's own errors.
 enum class request_error {
   too_many_fields = 1,    // 431
@@ -198,6 +202,8 @@ class server {
   task<void> session(Stream stream, session_ref self, peer who);
   task<void> sweep_loop();
   void enter(session_ref s, phase p);
+  // After a refusal: the sweeper closes the connection once lingering_time has passed.
+  void linger(session_ref s);
   void session_ended(session_ref it);
   // Once stopping and no session is left: ends the sweeper and reports the drain.
   void finish_if_drained();

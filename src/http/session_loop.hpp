@@ -66,6 +66,7 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
   beast::flat_buffer buffer(read_buffer_limit(limits_));
   std::string out;
   bool answered = false;
+  bool refused = false;
   while (!stopping_) {
     enter(self, phase::idle);
     request_reader reader(limits_);
@@ -132,6 +133,7 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
     } else {
       co_return;  // closed by the peer, idle too long, or stopped
     }
+    refused = ec.failed();
     enter(self, phase::writing);
     res.serialize(out);
     // An answer almost always fits in the socket's buffer: write it now, and wait for
@@ -150,6 +152,18 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
     answered = true;
   }
   detail::end_answers(stream);
+  if constexpr (std::is_same_v<Stream, tcp_socket>) {
+    // A refused request may still be arriving. Closed with its bytes unread, the socket
+    // would be reset, and the reset can overtake the refusal on its way to the client:
+    // what comes is read and dropped for a moment first, as nginx's lingering close does.
+    if (refused && !stopping_) {
+      linger(self);
+      do {
+        buffer.consume(buffer.size());
+        co_await stream.async_read_some(buffer.prepare(read_chunk), redirect_error(use_task, ec));
+      } while (!ec);
+    }
+  }
 }
 
 }  // namespace foyer::http
