@@ -133,7 +133,8 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
     } else {
       co_return;  // closed by the peer, idle too long, or stopped
     }
-    refused = ec.failed();
+    // A slow sender cut at its deadline is not waited for again.
+    refused = ec.failed() && !self->timed_out;
     enter(self, phase::writing);
     res.serialize(out);
     // An answer almost always fits in the socket's buffer: write it now, and wait for
