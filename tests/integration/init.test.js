@@ -7,21 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { call, foyerBin, runFoyer as run, spawnOwned, until } from '../lib/foyer.js';
-import { freePort, launchNginx, nginxConfig, startUpstream } from '../nginx/harness.js';
+import { initSale } from '../lib/first-hour.js';
+import { call, runFoyer as run, until } from '../lib/foyer.js';
 import { solveSync } from '../../web/js/pow.js';
-
-// Starts `args` and resolves once its output matches `ready`.
-async function start(args, ready) {
-  const proc = spawnOwned(foyerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  proc.stdout.on('data', (c) => { output += c; });
-  proc.stderr.on('data', (c) => { output += c; });
-  proc.on('exit', (code) => { output += `\n(exited ${code})`; });
-  await until(`${args[0]} to start`, () => ready.test(output) || /\(exited/.test(output), 15000);
-  assert.match(output, ready);
-  return proc;
-}
 
 test('without a terminal, init names every missing flag and writes nothing', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'foyer-init-'));
@@ -36,22 +24,13 @@ test('without a terminal, init names every missing flag and writes nothing', asy
 });
 
 test('init, then serve, nginx and the guard as it says: a visitor goes from the queue to the shop, seats confirmed', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'foyer-init-'));
-  const procs = [];
-  const shop = await startUpstream();
+  const sale = await initSale();
+  const { dir, init, configPath, queueUrl, shopUrl, shopPort, token } = sale;
   try {
-    const [foyerPort, guardPort, queuePort, shopPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-    const queueUrl = `http://127.0.0.1:${queuePort}`;
-    const shopUrl = `http://127.0.0.2:${shopPort}/sale/`;
-    const init = await run(['init', '--dir', dir, '--room', 'spring-sale', '--name', 'Spring sale', '--shop-url', shopUrl,
-      '--foyer-url', queueUrl, '--rate', '6000', '--seats', '10', '--listen', `127.0.0.1:${foyerPort}`,
-      '--guard-listen', `127.0.0.1:${guardPort}`, '--shop-backend', `127.0.0.1:${shop.port}`]);
     assert.equal(init.code, 0, init.stderr);
-    const configPath = path.join(dir, 'foyer.toml');
     assert.equal(statSync(configPath).mode & 0o777, 0o600);
     assert.match(init.stdout, /Next:\n1\. Start the waiting room:\n +foyer serve --config /);
     const toml = readFileSync(configPath, 'utf8');
-    const token = (name) => new RegExp(`^${name} = "([0-9a-f]{48})"$`, 'm').exec(toml)[1];
     const [admin, site] = [token('admin_token'), token('site_token')];
     assert.notEqual(admin, site);
     assert.notEqual(token('account_hint_secret'), admin);
@@ -63,13 +42,7 @@ test('init, then serve, nginx and the guard as it says: a visitor goes from the 
     assert.match(again.stderr, /foyer\.toml exists: nothing was written/);
     assert.equal(readFileSync(configPath, 'utf8'), toml);
 
-    procs.push(await start(['serve', '--config', configPath], /serving 1 room\(s\) on http:\/\/127\.0\.0\.1:\d+/));
-    const guardLine = /^ +(foyer guard .*)$/m.exec(init.stdout)[1];
-    procs.push(await start(guardLine.split(' ').slice(1), /listening on http:\/\/127\.0\.0\.1:\d+/));
-    const nginx = { dir, port: queuePort };
-    launchNginx(nginx, nginxConfig(dir, `include ${path.join(dir, 'foyer-nginx.conf')};`, 64));
-    procs.push(nginx.proc);
-
+    await sale.serve();
     const discovery = await until('nginx', () => call(`${queueUrl}/.well-known/foyer.json`).catch(() => null));
     assert.deepEqual(discovery.json, { issuer: queueUrl, jwks_uri: `${queueUrl}/.well-known/jwks.json`, rooms: ['spring-sale'] });
     assert.equal((await call(`${queueUrl}/api/v1/admin/rooms`, 'GET', { bearer: admin })).status, 200);
@@ -106,8 +79,6 @@ test('init, then serve, nginx and the guard as it says: a visitor goes from the 
     assert.equal(confirmed.status, 200, confirmed.text);
     assert.equal(confirmed.json.state, 'confirmed');
   } finally {
-    for (const proc of procs.reverse()) proc.kill('SIGKILL');
-    await shop.close();
-    rmSync(dir, { recursive: true, force: true });
+    await sale.cleanup();
   }
 });
