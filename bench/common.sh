@@ -59,9 +59,9 @@ start_foyer() {
   foyer_pid=$!
   started_pids+=("$foyer_pid")
   local before
-  before=$(grep -c 'serving' "$log" 2>/dev/null || true)
+  before=$(grep -c 'serving .* on http' "$log" 2>/dev/null || true)
   for _ in $(seq 1 6000); do
-    if [[ $(grep -c 'serving' "$log" || true) -gt $before ]]; then
+    if [[ $(grep -c 'serving .* on http' "$log" || true) -gt $before ]]; then
       start_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
       foyer_port=$(grep -o 'serving .* on http://127.0.0.1:[0-9]*' "$log" | tail -1 | sed 's/.*://')
       return 0
