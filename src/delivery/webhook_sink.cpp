@@ -5,7 +5,6 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -14,6 +13,7 @@
 #include <fmt/core.h>
 
 #include "core/ops/webhook_signature.hpp"
+#include "delivery/tls_client.hpp"
 
 namespace foyer::delivery {
 namespace {
@@ -51,11 +51,8 @@ webhook_sink::webhook_sink(net::io_context& ioc, const clock& clock, const sink_
       url_(c.url),
       key_(c.key),
       timeout_(c.timeout),
-      tls_context_(ssl::context::tls_client),
-      resolver_(ioc) {
-  tls_context_.set_default_verify_paths();
-  tls_context_.set_verify_mode(ssl::verify_peer);
-}
+      tls_context_(verifying_client_context()),
+      resolver_(ioc) {}
 
 void webhook_sink::stop() {
   sink::stop();
@@ -142,14 +139,9 @@ net::awaitable<boost::system::error_code> webhook_sink::connect() {
     co_return ec;
   }
   tls_ = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ioc_, tls_context_);
-  // SNI names the host (never an address: RFC 6066 forbids it), and the certificate must
-  // be for that host or address.
-  boost::system::error_code not_address;
-  net::ip::make_address(url_.host, not_address);
-  if (not_address && !SSL_set_tlsext_host_name(tls_->native_handle(), url_.host.c_str())) {
+  if (!name_tls_peer(*tls_, url_.host)) {
     co_return boost::system::error_code(static_cast<int>(::ERR_get_error()), net::error::get_ssl_category());
   }
-  tls_->set_verify_callback(ssl::host_name_verification(url_.host));
   beast::get_lowest_layer(*tls_).expires_after(timeout_);
   co_await beast::get_lowest_layer(*tls_).async_connect(endpoints, redirect_error(use_awaitable, ec));
   if (ec) co_return ec;

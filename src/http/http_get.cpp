@@ -1,11 +1,6 @@
 #include "http/http_get.hpp"
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -19,6 +14,8 @@
 #include <fmt/core.h>
 
 #include <stdexcept>
+
+#include "delivery/tls_client.hpp"
 
 namespace foyer::http {
 namespace {
@@ -76,18 +73,11 @@ net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseco
     co_return body;
   }
 
-  ssl::context context(ssl::context::tls_client);
-  context.set_default_verify_paths();
-  context.set_verify_mode(ssl::verify_peer);
+  auto context = delivery::verifying_client_context();
   beast::ssl_stream<beast::tcp_stream> stream(std::move(tcp_stream), context);
-  // SNI names the host (never an address: RFC 6066 forbids it), and the certificate must be
-  // for that host or address.
-  boost::system::error_code not_address;
-  net::ip::make_address(url.host, not_address);
-  if (not_address && !SSL_set_tlsext_host_name(stream.native_handle(), url.host.c_str())) {
+  if (!delivery::name_tls_peer(stream, url.host)) {
     throw std::runtime_error(fmt::format("{}: cannot name the host for TLS", where));
   }
-  stream.set_verify_callback(ssl::host_name_verification(url.host));
   co_await stream.async_handshake(ssl::stream_base::client, redirect_error(use_awaitable, ec));
   if (ec) throw std::runtime_error(fmt::format("{}: TLS handshake failed: {}", where, ec.message()));
   // The connection closes with the stream: one request each, so no TLS close is awaited.
