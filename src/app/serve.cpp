@@ -14,6 +14,7 @@
 #include "app/data_dir.hpp"
 #include "app/keyring.hpp"
 #include "app/log.hpp"
+#include "app/ledger_service.hpp"
 #include "app/ticker.hpp"
 #include "app/vitals.hpp"
 #include "core/rooms/journal.hpp"
@@ -178,9 +179,16 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
                    static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
   rate_controller rates;
-  api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, c.api, overload, metrics);
+  // The ledger's key is the deployment's: derived from its secret, like the others.
+  auto ledger_seed = subkey(secret, "foyer/ledger-key/v1");
+  ledger::publisher publisher(c.ledger.origin.empty() ? net::ip::host_name() + "/foyer/ledger" : c.ledger.origin,
+                              ledger_seed, c.ledger.witnesses, c.ledger.quorum);
+  rooms.require_witnesses(!c.ledger.witnesses.empty());
+  api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, c.api, overload, publisher,
+                                       metrics);
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
   ticker admissions(ioc, rooms, rates, clock);
+  ledger_service draws(ioc, rooms, publisher, clock, c.ledger);
   auto work = net::make_work_guard(ioc);
 
   // SIGHUP reopens the file sinks' files (after logrotate) and reloads the file's
@@ -218,6 +226,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // frontier needs no wait: it is already rate × time from the last durable step.)
   auto start_serving = [&] {
     admissions.start(listen);
+    draws.start();
     await_reload();
   };
 
@@ -234,6 +243,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     if (ec) return;
     log::info("stopping: finishing requests in flight");
     admissions.stop();
+    draws.stop();
     health.stop();
     reloads.cancel();
     sinks.stop();
@@ -271,7 +281,8 @@ std::vector<std::string> route_table() {
   rate_controller rates;
   ops::overload_ladder overload({});
   ops::metrics_registry metrics;
-  http::routes table(rooms, store, tickets, keys, clock, price, rates, {}, overload, metrics);
+  ledger::publisher publisher("routes", key, {}, 0);
+  http::routes table(rooms, store, tickets, keys, clock, price, rates, {}, overload, publisher, metrics);
   return table.table();
 }
 
