@@ -32,3 +32,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 if ! cmp -s "$here/tests/package-lock.json" "$here/tests/node_modules/.foyer-package-lock.json"; then
   (cd "$here/tests" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.foyer-package-lock.json)
 fi
+
+# The web pages' libraries (@noble/curves checks drand signatures), embedded into the
+# binary at build time from web/node_modules: installed the same way, by the lock.
+if ! cmp -s "$here/web/package-lock.json" "$here/web/node_modules/.foyer-package-lock.json"; then
+  (cd "$here/web" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.foyer-package-lock.json)
+fi
