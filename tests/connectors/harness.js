@@ -121,7 +121,8 @@ export async function assertVectorsThroughProxy(siteUrl, vectorsUrl, loginUrl, p
     const res = await fetch(vectorsUrl, { headers: { cookie: `foyer_pass=${p.token}` }, redirect: 'manual' });
     assert.equal(res.headers.get('location'), `${loginUrl}?foyer_refused=${p.error}`, p.name);
   }
-  for (const d of vectors.destinations) {
+  // Those under the protected /shop/ (the others are the guard's own, checked by make-vectors.js).
+  for (const d of vectors.destinations.filter((x) => x.target.startsWith('/shop/'))) {
     const res = await fetch(siteUrl + d.target.replace('PASS', pass), { redirect: 'manual' });
     assert.equal(res.status, 302, d.target);
     assert.equal(res.headers.get('location'), d.location, d.target);
