@@ -110,14 +110,19 @@ export function runJson(command, args, options = {}) {
 }
 
 // For a proxy that asks `foyer guard`, whose clock is the wall clock: each refusal that does
-// not depend on the time or on an older key set, sent as the cookie to `vectorsUrl` (a page
-// behind a guard with the vectors' `rotated` keys), must come back as the guard's redirect
-// with its code; each destination, with `pass` (a live one) in the URL, as recorded.
+// not depend on the time or on an older key set, and each good pass (expired by now), sent as
+// the cookie to `vectorsUrl` (a page behind a guard with the vectors' `rotated` keys), must
+// come back as the guard's redirect with its code; each destination, with `pass` (a live
+// one) in the URL, as recorded.
 export async function assertVectorsThroughProxy(siteUrl, vectorsUrl, loginUrl, pass) {
   const checked = vectors.passes.filter((p) => !p.ok && !['expired', 'not_yet_valid'].includes(p.error) &&
     (p.keys === 'rotated' || (p.keys === 'jwks' && p.error !== 'unknown_kid')));
   assert.ok(checked.length >= 12);
-  for (const p of checked) {
+  // The good passes of the vectors have expired since they were made.
+  const now = Math.floor(Date.now() / 1000);
+  const expired = vectors.passes.filter((p) => p.ok && ['jwks', 'rotated'].includes(p.keys) && p.exp + vectors.leeway_seconds <= now);
+  assert.ok(expired.length >= 4, 'vectors made under a minute ago: their good passes have not expired yet');
+  for (const p of [...checked, ...expired.map((e) => ({ ...e, error: 'expired' }))]) {
     const res = await fetch(vectorsUrl, { headers: { cookie: `foyer_pass=${p.token}` }, redirect: 'manual' });
     assert.equal(res.headers.get('location'), `${loginUrl}?foyer_refused=${p.error}`, p.name);
   }

@@ -5,12 +5,14 @@
 //
 //   FOYER_BIN=$PWD/build/foyer node tests/connectors/make-vectors.js
 //
+// Passes live 60 s, so that a minute after this ran every good one is also an expired pass
+// for the tests that check through a guard on the wall clock (tests/connectors/harness.js).
 // Verdicts that depend on the clock (expired, skew, not yet valid) carry their own `now`;
 // the guard checks against the wall clock, so those follow from the pass's claims and the
 // verifier's contract (include/foyer/pass_verifier.hpp) instead.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Foyer, repo, runFoyer } from '../lib/foyer.js';
@@ -21,8 +23,8 @@ const room = 'sale';
 const leeway = 5;
 const loginUrl = `${issuer}/r/${room}`;
 const rooms = [
-  { id: room, name: 'Sale', rate_per_minute: 600000, pass_ttl_seconds: 600, target_url: 'http://shop.test/shop/' },
-  { id: 'other', name: 'Other', rate_per_minute: 600000, pass_ttl_seconds: 600, target_url: '/welcome' },
+  { id: room, name: 'Sale', rate_per_minute: 600000, pass_ttl_seconds: 60, target_url: 'http://shop.test/shop/' },
+  { id: 'other', name: 'Other', rate_per_minute: 600000, pass_ttl_seconds: 60, target_url: '/welcome' },
 ];
 
 const jwksOf = async (foyer) => (await fetch(`${foyer.url}/.well-known/jwks.json`)).json();
@@ -42,6 +44,7 @@ async function keygen(foyer, args) {
 
 const foyer = new Foyer({ server: { issuer }, rooms });
 const guards = [];
+const dir = mkdtempSync(path.join(tmpdir(), 'foyer-vectors-'));
 try {
   await foyer.start();
   // Key A (Ed25519), the server's first.
@@ -110,7 +113,6 @@ try {
   const keySets = { jwks, rotated, retired };
 
   // Each verdict that does not depend on the clock, as the real guard gives it.
-  const dir = mkdtempSync(path.join(tmpdir(), 'foyer-vectors-'));
   const guardOf = {};
   for (const [name, set] of Object.entries(keySets)) {
     const file = path.join(dir, `${name}.json`);
@@ -184,4 +186,5 @@ try {
 } finally {
   for (const g of guards) await g.stop();
   await foyer.cleanup();
+  rmSync(dir, { recursive: true, force: true });
 }
