@@ -228,7 +228,7 @@ function foyer_refusal_location(string $login, ?string $error): string
     return $base . $sep . 'foyer_refused=' . $error . ($fragment === null ? '' : '#' . $fragment);
 }
 
-/** The keys from the file cache, fetched again when older than $max_age seconds. */
+/** The keys from the file cache, fetched again when the last attempt is $max_age seconds old. */
 function foyer_keys(array $config, int $max_age): array
 {
     $file = $config['cache_file'] ?? sys_get_temp_dir() . '/foyer-jwks-' . md5($config['jwks_url']) . '.json';
@@ -249,10 +249,11 @@ function foyer_keys(array $config, int $max_age): array
         rename("$file.tmp", $file);
         return $keys;
     } catch (Throwable $e) {
-        // Keep the last good keys; try again in 10 s at the earliest.
+        // Keep the last good keys. The file's time is that of the last attempt, so the next
+        // comes at the next refresh, or in 10 s for an unknown kid: never once per request.
         error_log("foyer-pass: cannot refresh the keys, keeping the last: {$e->getMessage()}");
         if ($age === false) throw $e;
-        @touch($file, time() - $max_age + FOYER_MIN_EARLY_REFRESH);
+        @touch($file);
         return foyer_load_keys((string)file_get_contents($file));
     }
 }
