@@ -484,14 +484,25 @@ func (c *Checker) refresh() error {
 	return nil
 }
 
+// claimEarlyRefresh tells one caller at a time, at most every 10 s, to refresh the keys now.
+func (c *Checker) claimEarlyRefresh() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.lastFetch) < minEarlyRefresh {
+		return false
+	}
+	c.lastFetch = time.Now()
+	return true
+}
+
 // Verify checks a pass now; a pass under an unknown kid waits for one bounded refresh.
 func (c *Checker) Verify(token string) Result {
 	c.mu.Lock()
-	keys, early := c.keys, time.Since(c.lastFetch) >= minEarlyRefresh
+	keys := c.keys
 	c.mu.Unlock()
 	now := c.Now().Unix()
 	r := Verify(token, keys, c.cfg.Issuer, c.cfg.Room, c.cfg.Leeway, now)
-	if r.Error == "unknown_kid" && early {
+	if r.Error == "unknown_kid" && c.claimEarlyRefresh() {
 		if err := c.refresh(); err != nil {
 			log.Printf("foyerpass: cannot refresh the keys, keeping the last: %v", err)
 		}
