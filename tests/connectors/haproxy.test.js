@@ -3,7 +3,7 @@
 // refusals through a real `foyer guard`, with a real `foyer serve` as the waiting room.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runFoyer } from '../lib/foyer.js';
@@ -69,4 +69,27 @@ test('HAProxy refuses every bad vector natively and sends it to the guard for it
   } finally {
     await vectorGuard.stop();
   }
+});
+
+test('after a rotation, foyer-keys.sh gives HAProxy both keys, and passes of each pass natively', async () => {
+  const before = await admit(foyer, vectors.room);
+  const r = await runFoyer(['keygen', '--alg', 'ES256', '--data-dir', foyer.dataDir]);
+  assert.equal(r.code, 0, r.stderr);
+  await foyer.stop();
+  await foyer.start();
+  const after = await admit(foyer, vectors.room);
+  const kid = (pass) => JSON.parse(Buffer.from(pass.split('.')[0], 'base64url')).kid;
+  assert.notEqual(kid(after.pass), kid(before.pass));
+  // As the timer would: the keys written again, and HAProxy started on them.
+  await stopAll();
+  site = await startHaproxy(dir, 'rotated', `${foyer.url}/.well-known/jwks.json`, guard.port, upstream.port);
+  const slots = readFileSync(path.join(site.keys, 'kids.map'), 'utf8');
+  assert.equal(slots, `${kid(before.pass)} 1\n${kid(after.pass)} 2\n`);
+  const checks = (await guard.health()).checks;
+  for (const { pass, visitor } of [before, after]) {
+    const res = await fetch(`${site.url}/shop/`, { headers: { cookie: `foyer_pass=${pass}` }, redirect: 'manual' });
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).visitor, visitor);
+  }
+  assert.equal((await guard.health()).checks, checks);
 });
