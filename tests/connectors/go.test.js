@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repo } from '../lib/foyer.js';
-import { assertVectors, runJson, startDriver, startFoyer, vectors, vectorsPath, walkFromQueue } from './harness.js';
+import {
+  assertVectors, runJson, siteToken, startDriver, startFoyer, vectors, vectorsPath, walkFromQueue,
+} from './harness.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'foyer-go-'));
 const bin = path.join(dir, 'connectorcheck');
@@ -35,8 +37,15 @@ test('the Go connector agrees with the shared vectors', () => {
   assertVectors(runJson(bin, ['vectors', vectorsPath]));
 });
 
-test('a visitor goes from the queue to a protected net/http page', async () => {
-  await walkFromQueue(foyer, shop.url, `${foyer.url}/r/${vectors.room}`, async (res, visitor) => {
+test('a visitor goes from the queue to a protected net/http page, and the pass is reported done', async () => {
+  const pass = await walkFromQueue(foyer, shop.url, `${foyer.url}/r/${vectors.room}`, async (res, visitor) => {
     assert.equal((await res.json()).visitor, visitor);
   });
+  const { jti } = JSON.parse(Buffer.from(pass.split('.')[1], 'base64url'));
+  execFileSync(bin, ['done', foyer.url, vectors.room, siteToken, jti]);
+  const twice = await fetch(`${foyer.url}/api/v1/rooms/${vectors.room}/passes/done`, {
+    method: 'POST', headers: { authorization: `Bearer ${siteToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ passes: [jti] }),
+  });
+  assert.equal((await twice.json()).done, 0, 'Foyer had it done already');
 });

@@ -8,7 +8,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repo } from '../lib/foyer.js';
-import { assertVectors, runJson, startDriver, startFoyer, vectors, vectorsPath, walkFromQueue } from './harness.js';
+import {
+  assertVectors, runJson, siteToken, startDriver, startFoyer, vectors, vectorsPath, walkFromQueue,
+} from './harness.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'foyer-java-'));
 const jars = ['jetty9-server', 'jetty9-servlet', 'jetty9-util', 'jetty9-http', 'jetty9-io', 'jetty9-security', 'servlet-api']
@@ -36,8 +38,10 @@ test('the Java connector agrees with the shared vectors', () => {
   assertVectors(runJson('java', ['-cp', classpath, 'foyer.Check', 'vectors', vectorsPath]));
 });
 
-test('a visitor goes from the queue to a servlet behind the filter in Jetty 9', async () => {
-  await walkFromQueue(foyer, shop.url, `${foyer.url}/r/${vectors.room}`, async (res, visitor) => {
+test('a visitor goes from the queue to a servlet behind the filter in Jetty 9, and the pass is reported done', async () => {
+  const pass = await walkFromQueue(foyer, shop.url, `${foyer.url}/r/${vectors.room}`, async (res, visitor) => {
     assert.equal((await res.json()).visitor, visitor);
   });
+  const { jti } = JSON.parse(Buffer.from(pass.split('.')[1], 'base64url'));
+  assert.equal(runJson('java', ['-cp', classpath, 'foyer.Check', 'done', foyer.url, vectors.room, siteToken, jti]).done, 1);
 });

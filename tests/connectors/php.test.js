@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repo } from '../lib/foyer.js';
 import { freePort } from '../nginx/harness.js';
-import { assertVectors, runJson, startDriver, startFoyer, vectors, vectorsPath, walkFromQueue } from './harness.js';
+import {
+  assertVectors, runJson, siteToken, startDriver, startFoyer, vectors, vectorsPath, walkFromQueue,
+} from './harness.js';
 
 const here = path.join(repo, 'tests/connectors/php');
 const dir = mkdtempSync(path.join(tmpdir(), 'foyer-php-'));
@@ -26,7 +28,7 @@ test('the PHP connector agrees with the shared vectors', () => {
 });
 
 for (const [script, what] of [['shop.php', 'a PHP page that requires the connector'], ['shop-psr15.php', 'a PSR-15 stack']]) {
-  test(`a visitor goes from the queue to ${what}`, async () => {
+  test(`a visitor goes from the queue to ${what}, and the pass is reported done`, async () => {
     const port = await freePort();
     const shop = await startDriver('php', ['-S', `127.0.0.1:${port}`, path.join(here, script)], {
       pattern: /Development Server \((http:\/\/127\.0\.0\.1:\d+)\) started/,
@@ -36,9 +38,11 @@ for (const [script, what] of [['shop.php', 'a PHP page that requires the connect
       },
     });
     try {
-      await walkFromQueue(foyer, shop.url, `${foyer.url}/r/${vectors.room}`, async (res, visitor) => {
+      const pass = await walkFromQueue(foyer, shop.url, `${foyer.url}/r/${vectors.room}`, async (res, visitor) => {
         assert.equal((await res.json()).visitor, visitor);
       });
+      const { jti } = JSON.parse(Buffer.from(pass.split('.')[1], 'base64url'));
+      assert.equal(runJson('php', [path.join(here, 'done.php'), foyer.url, vectors.room, siteToken, jti]).done, 1);
     } finally {
       await shop.stop();
     }

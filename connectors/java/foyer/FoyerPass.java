@@ -94,6 +94,26 @@ public final class FoyerPass {
     return r;
   }
 
+  /**
+   * Reports finished passes (their jti) to Foyer's passes/done with the site token, so that
+   * their slots free at once. Returns Foyer's answer, {"done":N,"active":N}.
+   */
+  public static String done(String foyerUrl, String room, String siteToken, List<String> jtis)
+      throws IOException, InterruptedException {
+    StringBuilder body = new StringBuilder("{\"passes\":[");
+    for (int i = 0; i < jtis.size(); i++) {
+      if (!jtis.get(i).matches("[A-Za-z0-9_-]+")) throw new IllegalArgumentException("not a pass id: " + jtis.get(i));
+      body.append(i == 0 ? "" : ",").append('"').append(jtis.get(i)).append('"');
+    }
+    HttpRequest req = HttpRequest.newBuilder(URI.create(foyerUrl + "/api/v1/rooms/" + room + "/passes/done"))
+        .timeout(Duration.ofSeconds(5)).header("Authorization", "Bearer " + siteToken)
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body.append("]}").toString()))
+        .build();
+    HttpResponse<String> res = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
+    if (res.statusCode() != 200) throw new IOException("passes/done: HTTP " + res.statusCode());
+    return res.body();
+  }
+
   /** kid to key from a JWKS: Ed25519 (EdDSA) and P-256 (ES256) signing keys; others are skipped. */
   @SuppressWarnings("unchecked")
   public static Map<String, Key> loadKeys(String jwks) {

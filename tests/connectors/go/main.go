@@ -3,6 +3,8 @@
 //	connectorcheck vectors FILE   prints the verdicts on the shared vectors as JSON
 //	connectorcheck serve ISSUER ROOM JWKS_URL LOGIN_URL
 //	                              a shop on a loopback port with /shop/ behind the connector
+//	connectorcheck done FOYER_URL ROOM SITE_TOKEN JTI
+//	                              reports the pass finished
 package main
 
 import (
@@ -97,15 +99,25 @@ func serve(issuer, room, jwks, login string) error {
 	return http.Serve(ln, mux)
 }
 
+func done(foyer, room, token, jti string) error {
+	checker, err := foyerpass.New(foyerpass.Config{Room: room, JWKSURL: foyer + "/.well-known/jwks.json", FoyerURL: foyer, SiteToken: token})
+	if err != nil {
+		return err
+	}
+	return checker.Done([]string{jti})
+}
+
 func main() {
 	var err error
 	switch {
 	case len(os.Args) == 3 && os.Args[1] == "vectors":
 		err = vectors(os.Args[2])
+	case len(os.Args) == 6 && os.Args[1] == "done":
+		err = done(os.Args[2], os.Args[3], os.Args[4], os.Args[5])
 	case len(os.Args) == 6 && os.Args[1] == "serve":
 		err = serve(os.Args[2], os.Args[3], os.Args[4], os.Args[5])
 	default:
-		err = fmt.Errorf("usage: connectorcheck vectors FILE | serve ISSUER ROOM JWKS_URL LOGIN_URL")
+		err = fmt.Errorf("usage: connectorcheck vectors FILE | serve ISSUER ROOM JWKS_URL LOGIN_URL | done FOYER_URL ROOM SITE_TOKEN JTI")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

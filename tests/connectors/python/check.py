@@ -2,6 +2,7 @@
 
     check.py vectors FILE                               the verdicts on the shared vectors, as JSON
     check.py wsgi|asgi ISSUER ROOM JWKS_URL LOGIN_URL   a shop on a loopback port, /shop/ protected
+    check.py done FOYER_URL ROOM SITE_TOKEN JTI          reports the pass finished; prints Foyer's answer
 """
 import json
 import os
@@ -65,5 +66,10 @@ def serve(kind, issuer, room, jwks_url, login_url):
 if __name__ == "__main__":
     if sys.argv[1] == "vectors":
         vectors(sys.argv[2])
+    elif sys.argv[1] == "done":
+        foyer, room, token, jti = sys.argv[2:6]
+        checker = foyer_pass.PassChecker(issuer="", room=room, login_url="", jwks_url=f"{foyer}/.well-known/jwks.json",
+                                         foyer_url=foyer, site_token=token)
+        print(json.dumps(checker.done([jti])))
     else:
         serve(*sys.argv[1:6])

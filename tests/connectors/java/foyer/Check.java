@@ -19,6 +19,7 @@ import org.eclipse.jetty.servlet.ServletHolder;
  * The Java connector's test driver (tests/connectors/java.test.js):
  *   Check vectors FILE                              the verdicts on the shared vectors, as JSON
  *   Check serve ISSUER ROOM JWKS_URL LOGIN_URL      Debian's Jetty 9 on a loopback port, /shop/* behind the filter
+ *   Check done FOYER_URL ROOM SITE_TOKEN JTI        reports the pass finished; prints Foyer's answer
  */
 public final class Check {
   private static String quote(String s) {
@@ -122,6 +123,8 @@ public final class Check {
   public static void main(String[] args) throws Exception {
     if (args.length == 2 && args[0].equals("vectors")) {
       vectors(args[1]);
+    } else if (args.length == 5 && args[0].equals("done")) {
+      System.out.println(FoyerPass.done(args[1], args[2], args[3], List.of(args[4])));
     } else if (args.length == 5 && args[0].equals("serve")) {
       serve(args[1], args[2], args[3], args[4]);
     } else {
