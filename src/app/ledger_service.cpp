@@ -1,6 +1,6 @@
 #include "app/ledger_service.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "core/fairness/cosignature.hpp"
 #include "core/rooms/draw_steps.hpp"
@@ -56,7 +56,9 @@ void ledger_service::step() {
 
 void ledger_service::submit_checkpoint() {
   const auto& log = rooms_.public_ledger();
-  if (submitting_ || log.size() == submitted_size_) return;
+  bool retry = resubmit_at_ms_ != 0 && clock_.steady_ms() >= resubmit_at_ms_;
+  if (submitting_ || log.size() == 0 || (log.size() == submitted_size_ && !retry)) return;
+  resubmit_at_ms_ = 0;
   submitting_ = true;
   submitted_size_ = log.size();
   // The proofs are made when a witness is asked, between the sizes it asks about.
@@ -78,6 +80,7 @@ void ledger_service::record(const delivery::witness_round& round) {
                       {{"witness", outcome.witness}});
     }
   }
+  if (!round.quorum) resubmit_at_ms_ = clock_.steady_ms() + witness_retry_ms;
   if (round.quorum && round.size > quorum_size_) {
     quorum_size_ = round.size;
     quorum_note_ = round.cosigned_note;

@@ -30,6 +30,8 @@ class ledger_service {
   static constexpr std::chrono::milliseconds period{250};
   // A relay that had no good answer is asked again after this.
   static constexpr std::int64_t beacon_retry_ms = 3'000;
+  // Witnesses short of the quorum are asked again after this, with the same checkpoint.
+  static constexpr std::int64_t witness_retry_ms = 2'000;
 
   ledger_service(boost::asio::io_context& ioc, journal& rooms, ledger::publisher& publisher, const clock& clock,
                  const ledger_settings& settings);
@@ -53,6 +55,7 @@ class ledger_service {
   std::unique_ptr<delivery::witness_client> witnesses_;  // none without witnesses listed
   std::uint64_t submitted_size_ = 0;
   bool submitting_ = false;
+  std::int64_t resubmit_at_ms_ = 0;  // short of the quorum: when to ask again
   // The newest checkpoint the quorum cosigned, as the witnesses' lines came back.
   std::uint64_t quorum_size_ = 0;
   std::string quorum_note_;

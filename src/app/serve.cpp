@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -133,10 +134,25 @@ void reconcile_rooms(journal& rooms, const clock& clock, const config& declared,
   });
 }
 
+// FOYER_TEST_CLOCK_OFFSET_MS moves the server's clocks by that much, for tests only: a
+// draw committed to a drand round that is already recorded runs with its clock in the
+// past. Said loudly at start.
+std::int64_t test_clock_offset_ms = 0;
+std::int64_t offset_wall_ms() { return system_clock::wall_source() + test_clock_offset_ms; }
+
+system_clock serving_clock() {
+  const char* offset = std::getenv("FOYER_TEST_CLOCK_OFFSET_MS");
+  if (!offset || !*offset) return system_clock();
+  test_clock_offset_ms = std::stoll(offset);
+  log::warn(fmt::format("FOYER_TEST_CLOCK_OFFSET_MS: the clock is {} ms off the system's, for tests only",
+                        test_clock_offset_ms));
+  return system_clock(offset_wall_ms);
+}
+
 }  // namespace
 
 int serve(const config& c, const std::optional<std::filesystem::path>& config_file) {
-  system_clock clock;
+  system_clock clock = serving_clock();
   // One thread runs the loop and does all socket and timer work; the storage thread
   // only posts completions, which stay locked. So the reactor needs no locks.
   net::io_context ioc{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};

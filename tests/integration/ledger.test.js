@@ -51,16 +51,16 @@ function tilePaths(size) {
   return paths;
 }
 
-// Mirrors a log into a directory and runs Go's reference check on it.
-async function notecheck(f, base, vkey, dir) {
+// Mirrors a log into a directory and runs Go's reference check on it: the checkpoint, an
+// older one and the proofs from `proofs(entries)` ("inclusion I H..." / "consistency M N H...").
+async function notecheck(f, base, vkey, dir, old, proofs) {
   const checkpoint = await bytes(f, `${base}/checkpoint`);
   assert.equal(checkpoint.status, 200);
   const size = Number(checkpoint.body.toString().split('\n')[1]);
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'vkey'), vkey);
   writeFileSync(path.join(dir, 'checkpoint'), checkpoint.body);
-  writeFileSync(path.join(dir, 'checkpoint.old'), checkpoint.body);
-  writeFileSync(path.join(dir, 'proofs'), '');
+  writeFileSync(path.join(dir, 'checkpoint.old'), old ?? checkpoint.body);
   const files = {};
   for (const p of tilePaths(size)) {
     const file = await bytes(f, `${base}/${p}`);
@@ -69,6 +69,7 @@ async function notecheck(f, base, vkey, dir) {
     writeFileSync(path.join(dir, p), file.body);
     files[p] = file;
   }
+  writeFileSync(path.join(dir, 'proofs'), await proofs(files));
   const binary = path.join(os.tmpdir(), 'foyer-notecheck-ledger');
   execFileSync('go', ['build', '-o', binary, '.'], {
     cwd: path.join(repo, 'tests/go/notecheck'),
@@ -99,6 +100,9 @@ test('a draw is published as a ledger and a lobby that Go\'s reference code chec
     assert.equal(info.origin, 'tickets.example/foyer/ledger');
     assert.match(info.vkey, /^tickets\.example\/foyer\/ledger\+[0-9a-f]{8}\+A/);
     assert.equal((await f.request('GET', '/.well-known/foyer.json')).json.ledger.vkey, info.vkey);
+    // The ledger holds the commit alone: a checkpoint to check the later one against.
+    const commitOnly = (await bytes(f, '/ledger/checkpoint')).body;
+    assert.match(commitOnly.toString(), /^tickets\.example\/foyer\/ledger\n1\n/);
     const lottery0 = (await f.request('GET', '/api/v1/rooms/tatkal/lottery')).json;
     assert.equal(lottery0.draw.beacon, 'none');
     assert.equal(lottery0.draw.grinding_guarantee, false);
@@ -118,7 +122,12 @@ test('a draw is published as a ledger and a lobby that Go\'s reference code chec
     assert.equal(lottery.lobby_size, lobbySize);
 
     // The ledger: commit, close, reveal, checked by Go from its tiles alone.
-    const ledger = await notecheck(f, '/ledger', info.vkey, path.join(dir, 'ledger'));
+    // From 1 entry to 3, RFC 9162's proof is the leaf hashes of entries 1 and 2.
+    const leaf = (entry) => createHash('sha256').update(Buffer.concat([Buffer.of(0), entry])).digest('base64');
+    const ledger = await notecheck(f, '/ledger', info.vkey, path.join(dir, 'ledger'), commitOnly, (files) => {
+      const [, second, third] = entriesOf([files['tile/entries/000.p/3'].body]);
+      return `consistency 1 3 ${leaf(second)} ${leaf(third)}\n`;
+    });
     assert.equal(ledger.size, 3);
     const entries = entriesOf([ledger.files['tile/entries/000.p/3'].body]).map((e) => e.toString());
     assert.deepEqual(entries.map((e) => e.split('\n')[1]), ['kind commit', 'kind close', 'kind reveal']);
@@ -130,7 +139,13 @@ test('a draw is published as a ledger and a lobby that Go\'s reference code chec
     assert.equal(ledger.files['tile/0/000.p/3'].headers.get('cache-control'), 'no-cache');
 
     // The lobby: every entrant id at its index, checked by Go under the lobby's own key.
-    const lobby = await notecheck(f, '/ledger/lobbies/tatkal', lottery.draw.lobby_vkey, path.join(dir, 'lobby'));
+    // The tlog-proof of an entrant, checked by Go as an inclusion proof.
+    const proofOf = async (index) => {
+      const text = (await f.request('GET', `/ledger/lobbies/tatkal/proof/${index}`)).text;
+      return `inclusion ${index} ${text.split('\n\n')[0].split('\n').slice(2).join(' ')}\n`;
+    };
+    const lobby = await notecheck(f, '/ledger/lobbies/tatkal', lottery.draw.lobby_vkey, path.join(dir, 'lobby'), null,
+      async () => (await proofOf(0)) + (await proofOf(257)) + (await proofOf(lobbySize - 1)));
     assert.equal(lobby.size, lobbySize);
     assert.match(lobby.files['tile/0/000'].headers.get('cache-control'), /immutable/);
     const ids = entriesOf([lobby.files['tile/entries/000'].body, lobby.files['tile/entries/001.p/44'].body]).map((e) => e.toString('hex'));

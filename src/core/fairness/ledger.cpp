@@ -54,12 +54,6 @@ std::string text(const reveal_entry& e) {
          fmt::format("key {}\nplaces {}\nat {}\n", to_hex(e.key), to_hex(e.places), e.at_ms);
 }
 
-std::uint64_t quicknet_round_at_or_after(std::int64_t ms) {
-  constexpr std::int64_t genesis_ms = 1'692'803'367'000, period_ms = 3'000;
-  if (ms <= genesis_ms) return 1;
-  return static_cast<std::uint64_t>((ms - genesis_ms + period_ms - 1) / period_ms) + 1;
-}
-
 digest places_hash(const lottery::permutation& places) {
   sha256_stream hash;
   std::array<std::uint8_t, 8 * 512> chunk;

@@ -67,9 +67,6 @@ std::string text(const close_entry& e);
 std::string text(const witnessed_entry& e);
 std::string text(const reveal_entry& e);
 
-// The first drand quicknet round published at or after `ms` (Unix milliseconds).
-std::uint64_t quicknet_round_at_or_after(std::int64_t ms);
-
 // SHA-256(u64be(π(0)) ‖ … ‖ u64be(π(N − 1))).
 digest places_hash(const lottery::permutation& places);
 

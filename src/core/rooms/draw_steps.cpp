@@ -1,5 +1,7 @@
 #include "core/rooms/draw_steps.hpp"
 
+#include "core/fairness/drand.hpp"
+
 namespace foyer {
 
 std::vector<draw_witnessed> witnessed_due(const journal& rooms, std::uint64_t cosigned_size,
@@ -23,11 +25,6 @@ std::vector<draw_witnessed> witnessed_due(const journal& rooms, std::uint64_t co
   return due;
 }
 
-std::int64_t quicknet_round_time_ms(std::uint64_t round) {
-  constexpr std::int64_t genesis_ms = 1'692'803'367'000, period_ms = 3'000;
-  return genesis_ms + static_cast<std::int64_t>(round - 1) * period_ms;
-}
-
 std::vector<beacon_wanted> beacons_due(const journal& rooms, std::int64_t now_ms) {
   std::vector<beacon_wanted> due;
   for (const auto& [id, r] : rooms.rooms()) {
@@ -35,7 +32,7 @@ std::vector<beacon_wanted> beacons_due(const journal& rooms, std::int64_t now_ms
         !r.committed()) {
       continue;
     }
-    if (quicknet_round_time_ms(r.committed()->round) <= now_ms) due.push_back({id, r.committed()->round});
+    if (drand::time_of_round_ms(r.committed()->round) <= now_ms) due.push_back({id, r.committed()->round});
   }
   return due;
 }

@@ -24,7 +24,4 @@ struct beacon_wanted {
 // drand rooms whose draw waits for their committed round, published by `now`.
 std::vector<beacon_wanted> beacons_due(const journal& rooms, std::int64_t now_ms);
 
-// When drand quicknet publishes `round` (Unix milliseconds).
-std::int64_t quicknet_round_time_ms(std::uint64_t round);
-
 }  // namespace foyer

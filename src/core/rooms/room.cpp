@@ -1,5 +1,7 @@
 #include "core/rooms/room.hpp"
 
+#include "core/fairness/drand.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -151,7 +153,7 @@ void room::commit() {
   }
   commit_terms terms{beacon_kind(), 0, *closes};
   if (terms.beacon == ledger::beacon_kind::drand_quicknet) {
-    terms.round = ledger::quicknet_round_at_or_after(*closes + beacon_margin_ms);
+    terms.round = drand::first_round_at_or_after(*closes + beacon_margin_ms);
   }
   committed_ = terms;
 }

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "core/base/json.hpp"
+#include "core/fairness/drand.hpp"
 #include "core/fairness/merkle.hpp"
 #include "core/fairness/tlog_tiles.hpp"
 #include "http/problem.hpp"
@@ -63,10 +64,11 @@ response ledger_info(const context& ctx, const request& req) {
                   .num("size", log.size())
                   .raw("beacon", json_object()
                                      .str("name", "drand-quicknet")
-                                     .str("chain_hash", "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971")
-                                     .num("genesis", 1692803367)
-                                     .num("period", 3)
-                                     .str("scheme", "bls-unchained-g1-rfc9380")
+                                     .str("chain_hash", drand::chain_hash)
+                                     .str("public_key", drand::public_key)
+                                     .num("genesis", std::int64_t{drand::genesis_s})
+                                     .num("period", std::int64_t{drand::period_s})
+                                     .str("scheme", drand::scheme)
                                      .done())
                   .done();
   auto res = json_response(req, bhttp::status::ok, std::move(body));

@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "core/base/crypto.hpp"
+#include "core/fairness/drand.hpp"
 #include "core/fairness/ledger.hpp"
 #include "core/fairness/ledger_publisher.hpp"
 #include "support/journal_fixture.hpp"
@@ -60,15 +61,6 @@ TEST_CASE("the places hash is SHA-256 of every place in lobby order") {
   byte_vector all;
   for (std::uint64_t i = 0; i < 1000; ++i) append_be64(all, places.place(i));
   CHECK(ledger::places_hash(places) == sha256(all));
-}
-
-TEST_CASE("drand quicknet rounds follow the chain's genesis and period") {
-  constexpr std::int64_t genesis_ms = 1'692'803'367'000;
-  CHECK(ledger::quicknet_round_at_or_after(genesis_ms) == 1);
-  CHECK(ledger::quicknet_round_at_or_after(genesis_ms - 60'000) == 1);
-  CHECK(ledger::quicknet_round_at_or_after(genesis_ms + 1) == 2);
-  CHECK(ledger::quicknet_round_at_or_after(genesis_ms + 3'000) == 2);
-  CHECK(ledger::quicknet_round_at_or_after(genesis_ms + 3'001) == 3);
 }
 
 TEST_CASE("the ledger is published as tiles that check against its root") {
@@ -174,7 +166,7 @@ TEST_CASE_METHOD(journal_fixture, "a drand room commits to a round after the clo
   room* r = rooms->find("draw");
   REQUIRE(r->committed());
   auto round = r->committed()->round;
-  CHECK(round == ledger::quicknet_round_at_or_after(start_ms + 70'000 + beacon_margin_ms));
+  CHECK(round == drand::first_round_at_or_after(start_ms + 70'000 + beacon_margin_ms));
   CHECK(rooms->public_ledger().entries()[0].find(fmt::format("beacon drand-quicknet {}\n", round)) != std::string::npos);
   join("draw");
   join("draw", 1);
