@@ -19,10 +19,11 @@ cmake --build build -j"$jobs"
 # build is most of this step's time, and stack traces still name the line.
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" \
   -DFOYER_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
-cmake --build build-fuzz -j"$jobs" --target foyer_core_tests foyer_store_tests foyer_http_tests fuzz_all
+cmake --build build-fuzz -j"$jobs" --target foyer_core_tests foyer_store_tests foyer_http_tests foyer_delivery_tests fuzz_all
 build-fuzz/foyer_core_tests
 build-fuzz/foyer_store_tests
 build-fuzz/foyer_http_tests
+build-fuzz/foyer_delivery_tests
 for corpus in tests/fuzz/corpus/*/; do
   "build-fuzz/tests/fuzz/fuzz_$(basename "$corpus")" -runs=0 "$corpus"
 done

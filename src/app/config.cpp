@@ -10,6 +10,7 @@
 
 #include "core/base/bytes.hpp"
 #include "core/base/url.hpp"
+#include "core/fairness/cosignature.hpp"
 #include "core/gate/network.hpp"
 #include "core/ops/webhook_signature.hpp"
 #include "core/rooms/opening_check.hpp"
@@ -245,6 +246,66 @@ bool valid_pattern(std::string_view pattern) {
          !pattern.starts_with('.') && !pattern.ends_with('.');
 }
 
+// An outbound URL: https, or plain http to a loopback or private address only.
+http_url read_outbound_url(table_reader& t, std::string_view key, std::string_view text, std::string_view example) {
+  auto parsed = parse_url(text);
+  if (!parsed) {
+    t.fail(key, fmt::format("must be an http:// or https:// URL without spaces or control characters, e.g. \"{}\"", example));
+  }
+  if (!parsed->tls && !loopback_or_private(parsed->host)) {
+    t.fail(key, fmt::format("http:// only to a loopback or private address (got '{}'); use https://", parsed->host));
+  }
+  return *parsed;
+}
+
+void read_ledger(const toml::table& table, config& c) {
+  table_reader t(table, "ledger");
+  auto& l = c.ledger;
+  t.string("origin", l.origin);
+  if (!l.origin.empty() && !note::valid_key_name(l.origin)) {
+    t.fail("origin", "must be a log name without spaces or '+', e.g. \"tickets.example.com/foyer/ledger\"");
+  }
+  if (const auto* list_node = t.take("witnesses")) {
+    const auto* list = list_node->as_array();
+    if (!list) t.fail("witnesses", "must be an array of { name, vkey, url } tables");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const auto* entry = (*list)[i].as_table();
+      auto where = fmt::format("witnesses[{}]", i);
+      if (!entry) t.fail(where, "must be a table { name = ..., vkey = ..., url = ... }");
+      table_reader w(*entry, fmt::format("ledger.{}", where));
+      ledger::witness_listing listing;
+      std::string url;
+      w.string("name", listing.name);
+      w.string("vkey", listing.vkey);
+      w.string("url", url);
+      if (!cosignature::parse_vkey(listing.vkey) || cosignature::parse_vkey(listing.vkey)->name != listing.name) {
+        w.fail("vkey", "must be the witness's cosignature vkey (name+id+key, type 0x04) for this name");
+      }
+      read_outbound_url(w, "url", url, "https://witness.example.net");
+      listing.url = url;
+      w.refuse_unknown();
+      for (const auto& other : l.witnesses) {
+        if (other.name == listing.name) w.fail("name", "is listed twice");
+      }
+      l.witnesses.push_back(std::move(listing));
+    }
+  }
+  l.quorum = l.witnesses.size();
+  t.integer("quorum", l.quorum, l.witnesses.empty() ? 0 : 1, static_cast<std::int64_t>(l.witnesses.size()));
+  if (const auto* relays = t.take("beacon_relays")) {
+    const auto* list = relays->as_array();
+    if (!list) t.fail("beacon_relays", "must be an array of URLs, e.g. [\"https://api.drand.sh\"]");
+    l.beacon_relays.clear();
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      auto text = (*list)[i].value<std::string>();
+      auto key = fmt::format("beacon_relays[{}]", i);
+      if (!text) t.fail(key, "must be a URL as a string");
+      l.beacon_relays.push_back(read_outbound_url(t, key, *text, "https://api.drand.sh"));
+    }
+  }
+  t.refuse_unknown();
+}
+
 delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
   table_reader t(table, fmt::format("sinks[{}]", index));
   delivery::sink_config s;
@@ -282,14 +343,8 @@ delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
   if (s.type == delivery::sink_type::webhook) {
     std::string url;
     t.string("url", url);
-    auto parsed = parse_url(url);
-    if (!parsed) t.fail("url", "must be an http:// or https:// URL without spaces or control characters, e.g. "
-                   "\"https://hooks.example.com/foyer\"");
     // Plain http:// would carry the events and their signatures in the clear.
-    if (!parsed->tls && !loopback_or_private(parsed->host)) {
-      t.fail("url", fmt::format("http:// only to a loopback or private address (got '{}'); use https://", parsed->host));
-    }
-    s.url = *parsed;
+    s.url = read_outbound_url(t, "url", url, "https://hooks.example.com/foyer");
     std::string secret;
     t.string("secret", secret);
     auto key = webhook_key(secret);
@@ -345,6 +400,9 @@ config default_config() {
   demo.inventory.emplace();
   demo.inventory->total = 20;
   c.rooms.push_back(demo);
+  for (std::string_view relay : {"https://api.drand.sh", "https://drand.cloudflare.com"}) {
+    c.ledger.beacon_relays.push_back(*parse_url(relay));
+  }
   return c;
 }
 
@@ -398,6 +456,10 @@ config read_config(const toml::table& root) {
       }
       c.rooms.push_back(std::move(room));
     }
+  }
+  if (const auto* ledger = top.take("ledger")) {
+    if (!ledger->is_table()) top.fail("ledger", "must be a table");
+    read_ledger(*ledger->as_table(), c);
   }
   if (const auto* sinks = top.take("sinks")) {
     const auto* list = sinks->as_array();

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/url.hpp"
+#include "core/fairness/ledger_publisher.hpp"
 #include "core/gate/pow.hpp"
 #include "core/ops/overload.hpp"
 #include "core/rooms/room.hpp"
@@ -22,6 +24,20 @@ namespace foyer::app {
 struct network_rule {
   std::string cidr;
   std::uint32_t extra_bits = 0;
+};
+
+// [ledger]: the public record of the draws (docs/fairness.md).
+struct ledger_settings {
+  // The ledger's origin (its checkpoints' first line and its key's name). Default: empty,
+  // "<host name>/foyer/ledger".
+  std::string origin;
+  // Witnesses asked to cosign each new checkpoint (tlog-witness); with any listed, a
+  // lottery's seed is revealed only once `quorum` of them cosigned its commit and close.
+  std::vector<ledger::witness_listing> witnesses;  // Default: none
+  std::size_t quorum = 0;                           // Default: every witness listed
+  // drand relays asked for a drand-quicknet room's round, in order.
+  // Default: drand's own, https://api.drand.sh and https://drand.cloudflare.com.
+  std::vector<http_url> beacon_relays;
 };
 
 struct config {
@@ -39,6 +55,7 @@ struct config {
   std::vector<delivery::sink_config> sinks;        // Default: none, no event leaves
   // The CloudEvents `source` of every event sent. Default: empty, "/foyer/<host name>".
   std::string event_source;
+  ledger_settings ledger;
 };
 
 // A setting that is missing its mark: the message names the key and the problem.

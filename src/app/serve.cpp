@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -14,6 +15,7 @@
 #include "app/data_dir.hpp"
 #include "app/keyring.hpp"
 #include "app/log.hpp"
+#include "app/ledger_service.hpp"
 #include "app/ticker.hpp"
 #include "app/vitals.hpp"
 #include "core/rooms/journal.hpp"
@@ -132,10 +134,25 @@ void reconcile_rooms(journal& rooms, const clock& clock, const config& declared,
   });
 }
 
+// FOYER_TEST_CLOCK_OFFSET_MS moves the server's clocks by that much, for tests only: a
+// draw committed to a drand round that is already recorded runs with its clock in the
+// past. Said loudly at start.
+std::int64_t test_clock_offset_ms = 0;
+std::int64_t offset_wall_ms() { return system_clock::wall_source() + test_clock_offset_ms; }
+
+system_clock serving_clock() {
+  const char* offset = std::getenv("FOYER_TEST_CLOCK_OFFSET_MS");
+  if (!offset || !*offset) return system_clock();
+  test_clock_offset_ms = std::stoll(offset);
+  log::warn(fmt::format("FOYER_TEST_CLOCK_OFFSET_MS: the clock is {} ms off the system's, for tests only",
+                        test_clock_offset_ms));
+  return system_clock(offset_wall_ms);
+}
+
 }  // namespace
 
 int serve(const config& c, const std::optional<std::filesystem::path>& config_file) {
-  system_clock clock;
+  system_clock clock = serving_clock();
   // One thread runs the loop and does all socket and timer work; the storage thread
   // only posts completions, which stay locked. So the reactor needs no locks.
   net::io_context ioc{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
@@ -178,9 +195,16 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   join_price price(subkey(secret, "foyer/pow-secret/v1"), c.proof_of_work,
                    static_cast<std::uint64_t>(clock.now_ms()), std::move(rules));
   rate_controller rates;
-  api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, c.api, overload, metrics);
+  // The ledger's key is the deployment's: derived from its secret, like the others.
+  auto ledger_seed = subkey(secret, "foyer/ledger-key/v1");
+  ledger::publisher publisher(c.ledger.origin.empty() ? net::ip::host_name() + "/foyer/ledger" : c.ledger.origin,
+                              ledger_seed, c.ledger.witnesses, c.ledger.quorum);
+  rooms.require_witnesses(!c.ledger.witnesses.empty());
+  api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, c.api, overload, publisher,
+                                       metrics);
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
   ticker admissions(ioc, rooms, rates, clock);
+  ledger_service draws(ioc, rooms, publisher, clock, c.ledger);
   auto work = net::make_work_guard(ioc);
 
   // SIGHUP reopens the file sinks' files (after logrotate) and reloads the file's
@@ -218,6 +242,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // frontier needs no wait: it is already rate × time from the last durable step.)
   auto start_serving = [&] {
     admissions.start(listen);
+    draws.start();
     await_reload();
   };
 
@@ -234,6 +259,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     if (ec) return;
     log::info("stopping: finishing requests in flight");
     admissions.stop();
+    draws.stop();
     health.stop();
     reloads.cancel();
     sinks.stop();
@@ -271,7 +297,8 @@ std::vector<std::string> route_table() {
   rate_controller rates;
   ops::overload_ladder overload({});
   ops::metrics_registry metrics;
-  http::routes table(rooms, store, tickets, keys, clock, price, rates, {}, overload, metrics);
+  ledger::publisher publisher("routes", key, {}, 0);
+  http::routes table(rooms, store, tickets, keys, clock, price, rates, {}, overload, publisher, metrics);
   return table.table();
 }
 

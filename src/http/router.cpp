@@ -36,6 +36,7 @@ std::string_view route_params::operator[](std::string_view name) const {
 
 router::path_segments router::split(std::string_view path) {
   path_segments out;
+  out.end = path.data() + path.size();
   while (!path.empty()) {
     auto end = path.find('/');
     auto part = path.substr(0, end);
@@ -56,7 +57,9 @@ void router::add(std::initializer_list<verb> methods, std::string_view pattern, 
     throw std::invalid_argument(fmt::format("route '{}': too many segments or no methods", pattern));
   }
   route r;
+  // Listed as "{name}" (as OpenAPI writes a path parameter), whatever it captures.
   r.pattern = pattern;
+  if (auto rest = r.pattern.rfind("...}"); rest != std::string::npos) r.pattern.erase(rest, 3);
   r.handler = std::move(handler);
   for (auto m : methods) r.methods |= bit(m);
   if (r.methods & bit(verb::get)) r.methods |= bit(verb::head);
@@ -67,7 +70,13 @@ void router::add(std::initializer_list<verb> methods, std::string_view pattern, 
     if (capture && ++captures > route_params::capacity) {
       throw std::invalid_argument(fmt::format("route '{}': more than {} captures", pattern, route_params::capacity));
     }
-    r.segments.push_back({std::string(capture ? part.substr(1, part.size() - 2) : part), capture});
+    auto name = capture ? part.substr(1, part.size() - 2) : part;
+    bool rest = capture && name.ends_with("...");
+    if (rest && i + 1 != parts.size) {
+      throw std::invalid_argument(fmt::format("route '{}': only the last segment captures the rest", pattern));
+    }
+    if (rest) name.remove_suffix(3);
+    r.segments.push_back({std::string(name), capture, rest});
   }
   routes_.push_back(std::move(r));
 }
@@ -86,12 +95,15 @@ router::match_result router::match(verb method, const path_segments& path) const
   if (!path.fits) return out;
   for (std::size_t index = 0; index < routes_.size(); ++index) {
     const auto& r = routes_[index];
-    if (r.segments.size() != path.size) continue;
+    bool rest = !r.segments.empty() && r.segments.back().rest;
+    if (rest ? path.size < r.segments.size() : r.segments.size() != path.size) continue;
     route_params params;
     bool same = true;
-    for (std::size_t i = 0; i < path.size && same; ++i) {
+    for (std::size_t i = 0; i < r.segments.size() && same; ++i) {
       const auto& s = r.segments[i];
-      if (s.capture) {
+      if (s.rest) {
+        params.items_[params.size_++] = {s.text, std::string_view(path.items[i].data(), path.end - path.items[i].data())};
+      } else if (s.capture) {
         params.items_[params.size_++] = {s.text, path.items[i]};
       } else {
         same = s.text == path.items[i];

@@ -50,10 +50,11 @@ class router {
   // Methods as a set of bits, 1 << verb.
   using method_set = std::uint64_t;
   // Paths longer than this match no route.
-  static constexpr std::size_t max_segments = 8;
+  static constexpr std::size_t max_segments = 12;
 
-  // Throws std::invalid_argument for a pattern with more than route_params::capacity
-  // captures or max_segments segments, or with no methods.
+  // A last segment "{name...}" captures the rest of the path, one segment or more, as
+  // the request spelled it. Throws std::invalid_argument for a pattern with more than
+  // route_params::capacity captures or max_segments segments, or with no methods.
   void add(std::initializer_list<verb> methods, std::string_view pattern, route_handler handler);
 
   // Requests whose path is `prefix` or below it are checked before routing: a refusal is
@@ -89,6 +90,7 @@ class router {
   struct segment {
     std::string text;  // the literal, or the capture's name
     bool capture = false;
+    bool rest = false;  // captures this segment and every one after it
   };
   struct route {
     std::string pattern;
@@ -104,6 +106,7 @@ class router {
     std::array<std::string_view, max_segments> items{};
     std::size_t size = 0;
     bool fits = true;  // false: more than max_segments
+    const char* end = nullptr;  // the path's end, for a capture of the rest
   };
   static path_segments split(std::string_view path);
   match_result match(verb method, const path_segments& path) const;

@@ -8,6 +8,7 @@
 
 #include "http/handlers/admin.hpp"
 #include "http/handlers/holds.hpp"
+#include "http/handlers/ledger.hpp"
 #include "http/handlers/ops.hpp"
 #include "http/handlers/room.hpp"
 #include "http/handlers/site.hpp"
@@ -59,9 +60,9 @@ route_handler of_hold(context& ctx, F f) {
 
 routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
                const clock& clock, join_price& price, rate_controller& rates, api_settings settings,
-               ops::overload_ladder& overload, ops::metrics_registry& metrics)
+               ops::overload_ladder& overload, const ledger::publisher& ledger, ops::metrics_registry& metrics)
     : ctx_{rooms, store, tickets, keys, clock, price, rates, settings, join_desk(price, settings.account_hint_secret),
-           overload, pass::room_gates(keys.jwks_json(), settings.issuer),
+           overload, ledger, pass::room_gates(keys.jwks_json(), settings.issuer),
            pass::pass_budget(settings.hold_requests_per_minute)},
       visitor_(ctx_),
       pages_(rooms) {
@@ -88,6 +89,28 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::lottery_proof(c, req, rm); }));
 
   // The site: its token is checked by each call.
+  // The public record of the draws.
+  r.add({verb::get}, "/api/v1/ledger", at_once([&c](const request& req, auto&) { return handlers::ledger_info(c, req); }));
+  r.add({verb::get}, "/ledger/checkpoint",
+        at_once([&c](const request& req, auto&) { return handlers::ledger_checkpoint(c, req); }));
+  r.add({verb::get}, "/ledger/lobbies/{room}/checkpoint",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::lobby_checkpoint(c, req, rm); }));
+  r.add({verb::get}, "/ledger/lobbies/{room}/proof/{index}",
+        [&c](request& req, const peer&, route_params p) -> task<response> {
+          const room* rm = c.rooms.find(p["room"]);
+          if (!rm) co_return unknown_room(req, p["room"]);
+          co_return co_await handlers::lobby_proof(c, req, *rm, p["index"]);
+        });
+  r.add({verb::get}, "/ledger/lobbies/{room}/{path...}",
+        [&c](request& req, const peer&, route_params p) -> task<response> {
+          const room* rm = c.rooms.find(p["room"]);
+          if (!rm) co_return unknown_room(req, p["room"]);
+          co_return co_await handlers::lobby_file(c, req, *rm, p["path"]);
+        });
+  // After the lobbies: the first route that has a path answers it.
+  r.add({verb::get}, "/ledger/{path...}",
+        at_once([&c](const request& req, const route_params& p) { return handlers::ledger_file(c, req, p["path"]); }));
+
   r.add({verb::post}, "/api/v1/rooms/{room}/stock",
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::report_stock(c, req, rm); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/passes/done",

@@ -19,7 +19,7 @@ class routes {
  public:
   routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
          const clock& clock, join_price& price, rate_controller& rates, api_settings settings,
-         ops::overload_ladder& overload, ops::metrics_registry& metrics);
+         ops::overload_ladder& overload, const ledger::publisher& ledger, ops::metrics_registry& metrics);
   // The table's handlers hold `this`.
   routes(const routes&) = delete;
   routes& operator=(const routes&) = delete;

@@ -66,9 +66,10 @@ export function configText(config = {}) {
   for (const [k, v] of Object.entries(server)) text += `${k} = ${toml(v)}\n`;
   text += '[proof_of_work]\n';
   for (const [k, v] of Object.entries(pow)) text += `${k} = ${toml(v)}\n`;
-  if (config.overload) {
-    text += '[overload]\n';
-    for (const [k, v] of Object.entries(config.overload)) text += `${k} = ${toml(v)}\n`;
+  for (const section of ['overload', 'ledger']) {
+    if (!config[section]) continue;
+    text += `[${section}]\n`;
+    for (const [k, v] of Object.entries(config[section])) text += `${k} = ${toml(v)}\n`;
   }
   for (const room of rooms) {
     text += '[[rooms]]\n';

@@ -41,6 +41,16 @@ digest sha256(std::initializer_list<byte_view> parts) {
   return finish(ctx);
 }
 
+static_assert(sizeof(SHA256_CTX) <= sizeof(std::array<std::uint8_t, 112>) && alignof(SHA256_CTX) <= 8);
+
+sha256_stream::sha256_stream() { check(SHA256_Init(reinterpret_cast<SHA256_CTX*>(state_.data()))); }
+
+void sha256_stream::update(byte_view part) {
+  check(SHA256_Update(reinterpret_cast<SHA256_CTX*>(state_.data()), part.data(), part.size()));
+}
+
+digest sha256_stream::finish() { return ::foyer::finish(*reinterpret_cast<SHA256_CTX*>(state_.data())); }
+
 digest sha256_short(byte_view message) {
   if (message.size() >= short_limit) throw std::invalid_argument("sha256_short: message too long");
   // A proof of work checks eight of these per join: whole words in and out, not bytes.

@@ -16,6 +16,17 @@ inline digest sha256(byte_view bytes) { return sha256({bytes}); }
 // many tiny hashes.
 digest sha256_short(byte_view message);
 
+// SHA-256 over a message too long to hold at once, fed in pieces.
+class sha256_stream {
+ public:
+  sha256_stream();
+  void update(byte_view part);
+  digest finish();
+
+ private:
+  alignas(8) std::array<std::uint8_t, 112> state_;  // OpenSSL's SHA256_CTX (checked in crypto.cpp)
+};
+
 // HMAC-SHA256 over the concatenation of parts.
 digest hmac_sha256(byte_view key, std::initializer_list<byte_view> parts);
 

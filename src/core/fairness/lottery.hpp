@@ -15,8 +15,10 @@ namespace foyer::lottery {
 // N must lie in [min_lobby_size, lobby_size_limit).
 inline constexpr std::uint64_t min_lobby_size = 1;
 inline constexpr std::uint64_t lobby_size_limit = std::uint64_t{1} << 48;
-// Lobbies up to this size (half-blocks of at most 6 bits) get a tabulated round function.
-inline constexpr std::uint64_t table_lobby_limit = std::uint64_t{1} << 12;
+// Lobbies up to this size (half-blocks of at most 12 bits) get a tabulated round function:
+// at most 40,960 HMACs and 320 KiB once, so that every place of the lobby (the reveal
+// hashes them all) costs table lookups only.
+inline constexpr std::uint64_t table_lobby_limit = std::uint64_t{1} << 24;
 
 // SHA-256 over the 32 raw seed bytes; published before the lobby opens.
 digest commitment(const digest& seed);
@@ -25,8 +27,8 @@ digest commitment(const digest& seed);
 digest derive_key(const digest& seed, const digest& lobby_root, byte_view beacon);
 
 // π: a 10-round balanced Feistel network over 2^k values (k even, k ≥ 2), cycle-walked
-// down to [0, n). One place costs about 10 × (2^k / n) ≤ 40 HMACs on average; below
-// table_lobby_limit the round function is tabulated at construction (at most 640 HMACs)
+// down to [0, n). One place costs about 10 × (2^k / n) ≤ 40 HMACs on average; up to
+// table_lobby_limit the round function is tabulated at construction (10 × 2^(k/2) HMACs)
 // and places cost no HMAC at all. Construct once per lobby and keep it.
 class permutation {
  public:

@@ -57,6 +57,82 @@ std::string entries_path(std::uint64_t n, std::size_t width) {
   return fmt::format("tile/entries/{}{}", index_path(n), width_suffix(width));
 }
 
+namespace {
+
+// Digits of one path element: three, or fewer with no leading zero for a plain number.
+std::optional<std::uint64_t> read_number(std::string_view text) {
+  if (text.empty() || text.size() > 20 || (text.size() > 1 && text[0] == '0')) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9' || v > (UINT64_MAX - 9) / 10) return std::nullopt;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
+// "x001/x234/067" back to 1234067, as index_path writes it (no group may be left out).
+std::optional<std::uint64_t> read_index(std::string_view text) {
+  std::uint64_t v = 0;
+  while (true) {
+    bool more = !text.empty() && text[0] == 'x';
+    if (more) text.remove_prefix(1);
+    if (text.size() < 3 || text.substr(0, 3).find_first_not_of("0123456789") != std::string_view::npos) {
+      return std::nullopt;
+    }
+    if (v > UINT64_MAX / 1000) return std::nullopt;
+    v = v * 1000 + static_cast<std::uint64_t>(std::stoul(std::string(text.substr(0, 3))));
+    text.remove_prefix(3);
+    if (!more) break;
+    if (text.empty() || text[0] != '/') return std::nullopt;
+    text.remove_prefix(1);
+  }
+  if (!text.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<tile_ref> parse_path(std::string_view path) {
+  if (!path.starts_with("tile/")) return std::nullopt;
+  path.remove_prefix(5);
+  tile_ref ref;
+  auto slash = path.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  auto head = path.substr(0, slash);
+  if (head == "entries") {
+    ref.entries = true;
+  } else {
+    auto level = read_number(head);
+    if (!level || *level > 63) return std::nullopt;
+    ref.level = static_cast<std::uint32_t>(*level);
+  }
+  path.remove_prefix(slash + 1);
+  if (auto partial = path.find(".p/"); partial != std::string_view::npos) {
+    auto width = read_number(path.substr(partial + 3));
+    if (!width || *width == 0 || *width >= tile_width) return std::nullopt;
+    ref.width = static_cast<std::size_t>(*width);
+    path = path.substr(0, partial);
+  }
+  auto n = read_index(path);
+  // Only the one spelling index_path writes ("x000/005" is not 5's).
+  if (!n || index_path(*n) != path) return std::nullopt;
+  ref.n = *n;
+  return ref;
+}
+
+bool has_file(const tile_ref& ref, std::uint64_t size) {
+  unsigned shift = tile_height * ref.level;
+  if (shift >= 64) return false;
+  std::uint64_t nodes = size >> shift;  // the level's complete nodes
+  std::uint64_t full = nodes / tile_width;
+  if (ref.width == tile_width) return ref.n < full;
+  return ref.n == full && nodes % tile_width == ref.width;
+}
+
+merkle::node_id first_node(const tile_ref& ref) {
+  return {tile_height * ref.level, ref.n * tile_width};
+}
+
 void writer::append(byte_view entry) {
   if (entry.size() > max_entry_size) throw std::invalid_argument("tiles: entry longer than 65535 bytes");
   bundle_ += static_cast<char>(entry.size() >> 8);

@@ -35,6 +35,23 @@ std::string index_path(std::uint64_t n);
 std::string tile_path(std::uint32_t level, std::uint64_t n, std::size_t width);
 std::string entries_path(std::uint64_t n, std::size_t width);
 
+// A tile or bundle named by its path.
+struct tile_ref {
+  bool entries = false;     // tile/entries/…; else a hash tile at `level`
+  std::uint32_t level = 0;
+  std::uint64_t n = 0;
+  std::size_t width = tile_width;
+  friend bool operator==(const tile_ref&, const tile_ref&) = default;
+};
+// nullopt unless `path` is exactly a tile or bundle path as tile_path/entries_path write it.
+std::optional<tile_ref> parse_path(std::string_view path);
+// Whether a tree of `size` entries has this file: a full tile it completed, or its
+// partial tile at that level with exactly that width.
+bool has_file(const tile_ref& ref, std::uint64_t size);
+// The level and first index of the tree nodes the file holds (level 0: leaf hashes,
+// for bundles the entries), each tile `width` of them.
+merkle::node_id first_node(const tile_ref& ref);
+
 struct tile_file {
   std::string path;
   std::string bytes;

@@ -31,6 +31,12 @@ struct describe {
     return header(seq, e.tick_ms, "visitors_admitted").num("served", e.served).done();
   }
   std::string operator()(const lobby_closed& e) const { return header(seq, e.at_ms, "lobby_closed").done(); }
+  std::string operator()(const draw_witnessed& e) const {
+    return header(seq, e.at_ms, "draw_witnessed")
+        .str("stage", to_string(e.stage))
+        .str("cosigned_checkpoint", e.cosigned_checkpoint)
+        .done();
+  }
   std::string operator()(const beacon_supplied& e) const {
     return header(seq, e.at_ms, "beacon_supplied").str("value", to_hex(as_bytes(e.value))).done();
   }

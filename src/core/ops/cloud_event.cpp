@@ -34,6 +34,9 @@ kind describe(const visitors_admitted& e) {
   return {"dev.foyer.room.visitors_admitted", e.tick_ms, json_object().num("served", e.served).done()};
 }
 kind describe(const lobby_closed& e) { return {"dev.foyer.room.lobby_closed", e.at_ms, "{}"}; }
+kind describe(const draw_witnessed& e) {
+  return {"dev.foyer.room.draw_witnessed", e.at_ms, json_object().str("stage", to_string(e.stage)).done()};
+}
 kind describe(const beacon_supplied& e) {
   return {"dev.foyer.room.beacon_supplied", e.at_ms,
           json_object().str("beacon", to_hex(as_bytes(e.value))).done()};

@@ -32,6 +32,9 @@ enum class tag : std::uint8_t {
   // hold_placed with the stations it goes from and to.
   hold_placed_on_legs = 20,
   seats_recounted = 21,
+  // lobby_closed whose draw awaits the witnesses.
+  lobby_closed_witnessed = 22,
+  draw_witnessed = 23,
 };
 
 // The events that name one hold by a request's key share a layout.
@@ -79,8 +82,15 @@ struct encoder {
     w.u64(e.carry);
   }
   void operator()(const lobby_closed& e) {
-    w.u8(static_cast<std::uint8_t>(tag::lobby_closed));
+    w.u8(static_cast<std::uint8_t>(e.awaits_witnesses ? tag::lobby_closed_witnessed : tag::lobby_closed));
     w.str(e.room);
+    w.i64(e.at_ms);
+  }
+  void operator()(const draw_witnessed& e) {
+    w.u8(static_cast<std::uint8_t>(tag::draw_witnessed));
+    w.str(e.room);
+    w.u8(static_cast<std::uint8_t>(e.stage));
+    w.str(e.cosigned_checkpoint);
     w.i64(e.at_ms);
   }
   void operator()(const beacon_supplied& e) {
@@ -209,9 +219,21 @@ std::optional<event> read_event(reader& r) {
       e.carry = r.u64();
       return e;
     }
-    case tag::lobby_closed: {
+    case tag::lobby_closed:
+    case tag::lobby_closed_witnessed: {
       lobby_closed e;
       e.room = r.str();
+      e.at_ms = r.i64();
+      e.awaits_witnesses = static_cast<tag>(kind) == tag::lobby_closed_witnessed;
+      return e;
+    }
+    case tag::draw_witnessed: {
+      draw_witnessed e;
+      e.room = r.str();
+      auto stage = r.u8();
+      if (stage > static_cast<std::uint8_t>(ledger::stage::close)) return std::nullopt;
+      e.stage = static_cast<ledger::stage>(stage);
+      e.cosigned_checkpoint = r.str();
       e.at_ms = r.i64();
       return e;
     }

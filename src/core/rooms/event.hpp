@@ -12,6 +12,7 @@
 
 #include "core/base/bytes.hpp"
 #include "core/base/ids.hpp"
+#include "core/fairness/ledger.hpp"
 #include "core/inventory/hold_events.hpp"
 #include "core/rooms/room_spec.hpp"
 
@@ -47,11 +48,25 @@ struct visitors_admitted {
 struct lobby_closed {
   std::string room;
   std::int64_t at_ms = 0;
+  // The deployment had witnesses then: the draw waits until they cosigned the ledger's
+  // commit and close (draw_witnessed). Recorded so that replay draws at the same event
+  // whatever the witnesses are configured as later.
+  bool awaits_witnesses = false;
 };
 
 struct beacon_supplied {
   std::string room;
   std::string value;  // raw bytes of the public random value
+  std::int64_t at_ms = 0;
+};
+
+// The quorum of witnesses cosigned a ledger checkpoint covering the room's commit or
+// close: the ledger records it (ledger::witnessed_entry), and once both are, the draw may
+// be revealed.
+struct draw_witnessed {
+  std::string room;
+  ledger::stage stage = ledger::stage::commit;
+  std::string cosigned_checkpoint;
   std::int64_t at_ms = 0;
 };
 
@@ -133,7 +148,7 @@ struct rate_changed {
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,
                            state_changed, room_configured, room_removed, pass_claimed, passes_done, stock_reported,
                            rate_changed, hold_placed, hold_extended, hold_confirmed, hold_released, holds_expired,
-                           seats_recounted>;
+                           seats_recounted, draw_witnessed>;
 
 std::string encode(const event& e);
 // Whether `e` is a hold event, whose applying has a hold_outcome.

@@ -12,10 +12,11 @@ namespace foyer {
 namespace {
 
 // 1: the rooms; 2: and the ids of removed rooms; 3: and the removed rooms whose holds
-// are still answered, each with until when.
+// are still answered, each with until when; 4: and the public ledger.
 constexpr std::uint8_t legacy_snapshot_format = 1;
 constexpr std::uint8_t retired_ids_snapshot_format = 2;
-constexpr std::uint8_t snapshot_format = 3;
+constexpr std::uint8_t answering_snapshot_format = 3;
+constexpr std::uint8_t snapshot_format = 4;
 
 // A side record of a room: its kind, the room, a number.
 std::string room_record_key(char kind, std::string_view room, std::uint64_t n) {
@@ -179,6 +180,7 @@ void journal::submit(std::vector<event> events, applied_handler done) {
       held.push_back(frontier->room);
       written.push_back(std::move(*frontier));
     }
+    if (auto* closed = std::get_if<lobby_closed>(&e)) closed->awaits_witnesses = witnesses_required_;
     if (std::holds_alternative<room_configured>(e) || std::holds_alternative<room_removed>(e)) {
       configuring.push_back(room_of(e));
       configuring_.insert(room_of(e));
@@ -276,12 +278,43 @@ journal::applied journal::apply(const event& e, std::uint64_t seq) {
             } else {
               auto it = rooms_.find(other.room);
               if (it == rooms_.end()) return {};
+              auto before = progress_of(it->second);
               it->second.apply(other);
+              record_draw(before, it->second, e);
               return {};
             }
           },
       },
       e);
+}
+
+journal::draw_progress journal::progress_of(const room& r) {
+  return {r.committed(), r.closed_at_ms().has_value(), r.revealed_seed().has_value(),
+          r.witnessed(ledger::stage::commit), r.witnessed(ledger::stage::close)};
+}
+
+void journal::record_draw(const draw_progress& before, const room& r, const event& e) {
+  const std::string& id = r.config().id;
+  auto at_ms = at_ms_of(e);
+  if (r.committed() && r.committed() != before.committed) {
+    const auto& terms = *r.committed();
+    ledger_.append(text(ledger::commit_entry{id, r.commitment(), terms.beacon, terms.round, terms.closes_at_ms, at_ms}));
+  }
+  if (!before.closed && r.closed_at_ms()) {
+    ledger_.append(text(ledger::close_entry{id, r.lobby_size(), *r.lobby_root(), *r.closed_at_ms()}));
+  }
+  if (const auto* witnessed = std::get_if<draw_witnessed>(&e)) {
+    bool was = witnessed->stage == ledger::stage::commit ? before.witnessed_commit : before.witnessed_close;
+    if (!was && r.witnessed(witnessed->stage)) {
+      ledger_.append(text(ledger::witnessed_entry{id, witnessed->stage, witnessed->cosigned_checkpoint}));
+    }
+  }
+  if (!before.drawn && r.revealed_seed()) {
+    ledger::reveal_entry reveal{id, *r.revealed_seed(), r.beacon_kind(), 0, {}, *r.lottery_key(), r.places_hash(), at_ms};
+    if (r.beacon()) reveal.beacon_value = byte_vector(as_bytes(*r.beacon()).begin(), as_bytes(*r.beacon()).end());
+    if (r.committed()) reveal.round = r.committed()->round;
+    ledger_.append(text(reveal));
+  }
 }
 
 void journal::snapshot() {
@@ -320,6 +353,7 @@ std::string journal::encode_snapshot() const {
     w.i64(retired_until_.at(id));
     w.str(r.encode_state());
   }
+  w.str(ledger_.encode());
   return w.take();
 }
 
@@ -352,7 +386,7 @@ void journal::decode_snapshot(const std::string& bytes) {
     auto count_retired = r.u64();
     for (std::uint64_t i = 0; i < count_retired && !r.failed(); ++i) retired_.insert(r.str());
   }
-  if (format >= snapshot_format) {
+  if (format >= answering_snapshot_format) {
     auto count_answering = r.u64();
     for (std::uint64_t i = 0; i < count_answering && !r.failed(); ++i) {
       auto id = r.str();
@@ -360,6 +394,11 @@ void journal::decode_snapshot(const std::string& bytes) {
       // Its holds ended when it was removed: this marks the ledger retired again.
       decode_room(retired_seats_, id, r.str()).retire(0);
     }
+  }
+  if (format >= snapshot_format) {
+    auto ledger = ledger::log::decode(r.str());
+    if (!ledger) throw std::runtime_error("the snapshot's public ledger is not readable");
+    ledger_ = std::move(*ledger);
   }
   if (!r.done()) throw std::runtime_error("the snapshot is truncated or has trailing bytes");
 }

@@ -64,6 +64,12 @@ class journal {
   // after it is applied (recover() replays without it): what leaves the process (event
   // sinks) follows the log without ever holding up a submit.
   void on_applied(applied_observer observer) { observer_ = std::move(observer); }
+  // The deployment's public ledger of draws (core/fairness/ledger.hpp), appended to as
+  // the events that make its entries apply.
+  const ledger::log& public_ledger() const { return ledger_; }
+  // From now on, lobbies close awaiting the witnesses' cosignatures (lobby_closed).
+  void require_witnesses(bool required) { witnesses_required_ = required; }
+
   // The latest room clock in the log: a restart's clock never runs behind it.
   std::int64_t latest_ms() const;
 
@@ -87,6 +93,16 @@ class journal {
   void forget_retired(std::int64_t now_ms);
   room& decode_room(std::map<std::string, room, std::less<>>& into, const std::string& id, const std::string& state);
   applied apply(const event& e, std::uint64_t seq);
+  // Appends the ledger entries the event made: the draw's commit, close, witnesses, reveal.
+  struct draw_progress {
+    std::optional<commit_terms> committed;
+    bool closed = false;
+    bool drawn = false;
+    bool witnessed_commit = false;
+    bool witnessed_close = false;
+  };
+  static draw_progress progress_of(const room& r);
+  void record_draw(const draw_progress& before, const room& r, const event& e);
   // Writes the side records waiting, without an event.
   void write_side();
   // The frontier to write before `e`, if `e` may stop an open room or change its rate.
@@ -115,6 +131,8 @@ class journal {
   std::uint64_t side_failures_ = 0;
   bool snapshot_in_flight_ = false;
   applied_observer observer_;
+  ledger::log ledger_;
+  bool witnesses_required_ = false;
 };
 
 }  // namespace foyer

@@ -1,5 +1,7 @@
 #include "core/rooms/room.hpp"
 
+#include "core/fairness/drand.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -134,6 +136,26 @@ void room::apply(const room_configured& e) {
     tick_ms_ = e.at_ms;
     carry_ = 0;
   }
+  if (untouched()) commit();
+}
+
+ledger::beacon_kind room::beacon_kind() const {
+  if (config_.beacon_rule.empty()) return ledger::beacon_kind::none;
+  return config_.beacon_rule == drand_quicknet_rule ? ledger::beacon_kind::drand_quicknet
+                                                    : ledger::beacon_kind::operator_value;
+}
+
+void room::commit() {
+  auto closes = lobby_closes_at_ms();
+  if (state_ != room_state::lobby || !closes) {
+    committed_.reset();
+    return;
+  }
+  commit_terms terms{beacon_kind(), 0, *closes};
+  if (terms.beacon == ledger::beacon_kind::drand_quicknet) {
+    terms.round = drand::first_round_at_or_after(*closes + beacon_margin_ms);
+  }
+  committed_ = terms;
 }
 
 const joined_entry* room::account_entry(const id16& account) const {
@@ -297,17 +319,35 @@ void room::apply(const lobby_closed& e) {
   if (state_ != room_state::lobby) return;
   closed_at_ms_ = e.at_ms;
   lobby_root_ = lobby_.root();
-  if (needs_beacon()) {
-    state_ = room_state::drawing;
-  } else {
-    draw(e.at_ms);
-  }
+  awaits_witnesses_ = e.awaits_witnesses;
+  state_ = room_state::drawing;
+  draw_when_ready(e.at_ms);
 }
 
 void room::apply(const beacon_supplied& e) {
-  if (state_ != room_state::drawing) return;
+  if (state_ != room_state::drawing || beacon_) return;
   beacon_ = e.value;
-  draw(e.at_ms);
+  draw_when_ready(e.at_ms);
+}
+
+void room::apply(const draw_witnessed& e) {
+  // A close is witnessed only once it happened; a commit any time before the draw.
+  if (e.stage == ledger::stage::close ? state_ != room_state::drawing
+                                      : state_ != room_state::lobby && state_ != room_state::drawing) {
+    return;
+  }
+  (e.stage == ledger::stage::commit ? witnessed_commit_ : witnessed_close_) = true;
+  if (state_ == room_state::drawing) draw_when_ready(e.at_ms);
+}
+
+void room::draw_when_ready(std::int64_t at_ms) {
+  if ((needs_beacon() && !beacon_) || awaiting_witnesses()) return;
+  draw(at_ms);
+}
+
+digest room::places_hash() const {
+  if (!permutation_) return sha256(byte_view{});
+  return ledger::places_hash(*permutation_);
 }
 
 void room::draw(std::int64_t at_ms) {
@@ -319,9 +359,17 @@ void room::draw(std::int64_t at_ms) {
 }
 
 void room::derive_permutation() {
+  // drand: the beacon is the round's signature, and its randomness, SHA-256 of it, is
+  // what the key mixes in.
+  byte_view beacon = beacon_ ? as_bytes(*beacon_) : byte_view{};
+  digest randomness{};
+  if (beacon_kind() == ledger::beacon_kind::drand_quicknet && beacon_) {
+    randomness = sha256(beacon);
+    beacon = randomness;
+  }
+  key_ = lottery::derive_key(seed_, *lobby_root_, beacon);
   if (lobby_.size() == 0) return;
-  auto key = lottery::derive_key(seed_, *lobby_root_, as_bytes(beacon_.value_or("")));
-  permutation_.emplace(key, lobby_.size());
+  permutation_.emplace(*key_, lobby_.size());
 }
 
 bool room::allows(room_state target) const {

@@ -13,6 +13,7 @@
 #include "core/inventory/seat_ledger.hpp"
 #include "core/rooms/room_spec.hpp"
 #include "core/rooms/stock.hpp"
+#include "core/fairness/ledger.hpp"
 #include "core/fairness/lottery.hpp"
 #include "core/fairness/merkle.hpp"
 
@@ -33,6 +34,22 @@ struct joined_entry {
   std::int64_t at_ms = 0;
   join_outcome outcome;
 };
+
+// What a lottery room's draw is committed to, as its ledger commit entry says: fixed
+// while nobody joined (the schedule may still move), then for good.
+struct commit_terms {
+  ledger::beacon_kind beacon = ledger::beacon_kind::none;
+  std::uint64_t round = 0;  // drand_quicknet: the first round at or after the close + margin
+  std::int64_t closes_at_ms = 0;
+  friend bool operator==(const commit_terms&, const commit_terms&) = default;
+};
+
+// The beacon rule that names drand quicknet; any other non-empty rule is a value the
+// operator supplies.
+inline constexpr std::string_view drand_quicknet_rule = "drand-quicknet";
+// The drand round fixed at commit time is the first at least this long after the close,
+// so that the close is witnessed before anyone can know the round.
+inline constexpr std::int64_t beacon_margin_ms = 30'000;
 
 class room {
  public:
@@ -59,6 +76,7 @@ class room {
   void apply(const visitors_admitted& e);
   void apply(const lobby_closed& e);
   void apply(const beacon_supplied& e);
+  void apply(const draw_witnessed& e);
   void apply(const state_changed& e);
   // Schedule settings that may no longer change (see refuses) keep their value, and so
   // do seats that would not fit what is held and confirmed (see refuses_seats).
@@ -155,6 +173,19 @@ class room {
   std::optional<digest> lobby_root() const { return lobby_root_; }
   const std::optional<std::string>& beacon() const { return beacon_; }
   bool needs_beacon() const { return !config_.beacon_rule.empty(); }
+  ledger::beacon_kind beacon_kind() const;
+  // The terms the ledger recorded last for this lottery (none for a room without one).
+  const std::optional<commit_terms>& committed() const { return committed_; }
+  // The draw waits for the witnesses (lobby_closed::awaits_witnesses) and they have
+  // not both cosigned yet.
+  bool awaiting_witnesses() const { return awaits_witnesses_ && !(witnessed_commit_ && witnessed_close_); }
+  bool witnessed(ledger::stage stage) const {
+    return stage == ledger::stage::commit ? witnessed_commit_ : witnessed_close_;
+  }
+  // The lottery key, once the draw happened.
+  const std::optional<digest>& lottery_key() const { return key_; }
+  // SHA-256 of every place in lobby order (ledger::places_hash), once drawn.
+  digest places_hash() const;
   // Revealed only once the draw happened (lobby closed durably, beacon in if required).
   std::optional<digest> revealed_seed() const;
   // π(lobby_index) once drawn.
@@ -166,6 +197,10 @@ class room {
 
  private:
   void draw(std::int64_t at_ms);
+  // Draws if everything the draw waits for is in: the close, the beacon, the witnesses.
+  void draw_when_ready(std::int64_t at_ms);
+  // Fixes the commit terms from the settings, while nobody joined.
+  void commit();
   void derive_permutation();
   // Nobody joined and no lobby closed: the schedule may still change at will.
   bool untouched() const;
@@ -201,6 +236,11 @@ class room {
   std::optional<std::int64_t> opened_at_ms_;
   std::optional<digest> lobby_root_;
   std::optional<std::string> beacon_;
+  std::optional<commit_terms> committed_;
+  bool awaits_witnesses_ = false;
+  bool witnessed_commit_ = false;
+  bool witnessed_close_ = false;
+  std::optional<digest> key_;
   std::optional<lottery::permutation> permutation_;
   std::unordered_map<id16, joined_entry, id16_hash> accounts_;
   claim_book claims_;

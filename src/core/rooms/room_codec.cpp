@@ -13,13 +13,15 @@ namespace {
 //    passes claimed and the stock;
 // 4: settings of room_config_format 3, and the seats and their holds;
 // 5: the seat ledger with its own format byte (seat_ledger::encode);
-// 6: the settings' room_config_format before them: later formats need no new state.
+// 6: the settings' room_config_format before them: later formats need no new state;
+// 7: the lottery's commit terms and what its draw waits for from the witnesses.
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
 constexpr std::uint8_t seats_state_format = 4;
 constexpr std::uint8_t ledger_state_format = 5;
-constexpr std::uint8_t state_format = 6;
+constexpr std::uint8_t config_format_state_format = 6;
+constexpr std::uint8_t state_format = 7;
 
 void write_optional(writer& w, const std::optional<std::int64_t>& v) {
   w.u8(v.has_value());
@@ -76,6 +78,14 @@ std::string room::encode_state() const {
   w.u8(static_cast<std::uint8_t>(sold_out_by_supply_from_.value_or(room_state::open)));
   claims_.encode(w);
   stock_.encode(w);
+  w.u8(committed_.has_value());
+  if (committed_) {
+    w.u8(static_cast<std::uint8_t>(committed_->beacon));
+    w.u64(committed_->round);
+    w.i64(committed_->closes_at_ms);
+  }
+  w.u8(static_cast<std::uint8_t>(awaits_witnesses_ | witnessed_commit_ << 1 | witnessed_close_ << 2));
+  // Last: the seat ledger's tests find it at the end.
   seats_.encode(w);
   return w.take();
 }
@@ -107,7 +117,7 @@ bool room::decode_state(std::string_view bytes) {
   std::uint8_t reason = 0, stock_from = 0;
   bool sold_out_by_stock = false;
   if (format >= accounts_state_format) {
-    auto config_format = format >= state_format        ? r.u8()
+    auto config_format = format >= config_format_state_format ? r.u8()
                          : format >= seats_state_format ? std::uint8_t{3}
                          : format == site_state_format  ? std::uint8_t{2}
                                                         : std::uint8_t{1};
@@ -133,11 +143,21 @@ bool room::decode_state(std::string_view bytes) {
     stock_from = r.u8();
     if (!claims.decode(r) || !stock.decode(r)) return false;
   }
+  std::optional<commit_terms> committed;
+  std::uint8_t witnessing = 0;
+  if (format >= state_format) {
+    if (r.u8() != 0) {
+      auto beacon = r.u8();
+      if (beacon > static_cast<std::uint8_t>(ledger::beacon_kind::operator_value)) return false;
+      committed = commit_terms{static_cast<ledger::beacon_kind>(beacon), r.u64(), r.i64()};
+    }
+    witnessing = r.u8();
+  }
   if (format >= seats_state_format &&
       !seats.decode(r, config ? config->inventory : config_.inventory, /*versioned=*/format >= ledger_state_format)) {
     return false;
   }
-  if (!r.done() || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
+  if (!r.done() || witnessing > 7 || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
       stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby ||
       // A lobby the lottery cannot shuffle: refused here, before anything is applied.
       lobby->size() >= lottery::lobby_size_limit || state > static_cast<std::uint8_t>(room_state::closed) ||
@@ -177,7 +197,12 @@ bool room::decode_state(std::string_view bytes) {
     seats_ = seat_ledger{};
     seats_.retotal(config_.inventory, tick_ms_);
   }
+  committed_ = committed;
+  awaits_witnesses_ = witnessing & 1;
+  witnessed_commit_ = witnessing & 2;
+  witnessed_close_ = witnessing & 4;
   lobby_root_.reset();
+  key_.reset();
   permutation_.reset();
   if (closed_at_ms_) lobby_root_ = lobby_.root();
   if (closed_at_ms_ && opened_at_ms_) derive_permutation();

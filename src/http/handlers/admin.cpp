@@ -341,8 +341,10 @@ task<response> close_lobby(context& ctx, const request& req, const room& r) {
 }
 
 task<response> supply_beacon(context& ctx, const request& req, const room& r) {
-  if (r.state() != room_state::drawing) {
-    co_return problem(req, errc::not_drawing, "A beacon is taken only after the lobby closed and before the draw.");
+  if (r.state() != room_state::drawing || r.beacon()) {
+    co_return problem(req, errc::not_drawing,
+                      r.beacon() ? "The room has its beacon; the draw waits for its witnesses."
+                                 : "A beacon is taken only after the lobby closed and before the draw.");
   }
   std::string_view hex;
   auto doc = ctx.json_parser.iterate(padded(ctx, req.body()));
@@ -350,6 +352,12 @@ task<response> supply_beacon(context& ctx, const request& req, const room& r) {
     co_return problem(req, errc::bad_beacon, "Send {\"value\": \"<hex bytes of the public random value>\"}.");
   }
   auto bytes = *from_hex(hex);
+  // A drand room takes its committed round's signature, as a relay would give it.
+  if (r.beacon_kind() == ledger::beacon_kind::drand_quicknet && bytes.size() != 48) {
+    co_return problem(req, errc::bad_beacon,
+                      fmt::format("Send the signature of drand quicknet round {} (48 bytes, 96 hex digits).",
+                                  r.committed() ? r.committed()->round : 0));
+  }
   std::string id = r.config().id;
   event e = beacon_supplied{id, std::string(as_chars(bytes)), ctx.clock.steady_ms()};
   co_return co_await apply(ctx, req, std::move(id), std::move(e));

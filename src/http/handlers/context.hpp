@@ -20,6 +20,7 @@
 #include <foyer/store.hpp>
 #include <simdjson.h>
 
+#include "core/fairness/ledger_publisher.hpp"
 #include "core/rooms/join_desk.hpp"
 #include "core/gate/join_price.hpp"
 #include "core/gate/network.hpp"
@@ -68,6 +69,8 @@ struct context {
   api_settings settings;
   join_desk desk;
   ops::overload_ladder& overload;
+  // The public ledger's origin, key and witnesses, and the cosignatures gathered.
+  const ledger::publisher& ledger;
   // The visitors' passes on the hold routes: verified once each, then looked up.
   pass::room_gates passes;
   // Each pass's requests on the hold routes (api_settings::hold_requests_per_minute).

@@ -33,6 +33,11 @@ response discovery(const context& ctx, const request& req) {
                   .str("issuer", ctx.settings.issuer)
                   .str("jwks_uri", is_url ? fmt::format("{}{}", issuer, jwks_path) : std::string(jwks_path))
                   .raw("rooms", rooms)
+                  .raw("ledger", json_object()
+                                     .str("uri", "/api/v1/ledger")
+                                     .str("origin", ctx.ledger.origin())
+                                     .str("vkey", ctx.ledger.vkey())
+                                     .done())
                   .done();
   auto res = json_response(req, bhttp::status::ok, std::move(body));
   res.set(bhttp::field::cache_control, "public, max-age=60");

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "core/base/json.hpp"
+#include "http/handlers/ledger.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
 
@@ -23,6 +24,33 @@ response cacheable(const request& req, std::string body) {
   auto res = json_response(req, bhttp::status::ok, std::move(body));
   res.set(bhttp::field::cache_control, "public, max-age=1");
   return res;
+}
+
+// What the draw mixes in and whether the witnesses cosigned it: a room without a public
+// beacon says that the organiser, who knows the seed, could grind the draw.
+std::string draw_of(const context& ctx, const room& r) {
+  json_object draw;
+  auto kind = r.beacon_kind();
+  draw.str("beacon", kind == ledger::beacon_kind::none             ? "none"
+                     : kind == ledger::beacon_kind::drand_quicknet ? "drand-quicknet"
+                                                                   : "operator");
+  if (kind == ledger::beacon_kind::drand_quicknet && r.committed()) {
+    draw.num("beacon_round", r.committed()->round);
+  }
+  draw.boolean("grinding_guarantee", kind == ledger::beacon_kind::drand_quicknet);
+  if (kind != ledger::beacon_kind::drand_quicknet) {
+    draw.str("grinding_note", kind == ledger::beacon_kind::none
+                                  ? "No public beacon: the organiser, who knows the seed, could add entrants before the "
+                                    "close to move places. This guarantee is absent."
+                                  : "The beacon is a value the operator supplies, not a public one nobody could know at "
+                                    "the close: the organiser could still grind the draw.");
+  }
+  draw.num("witness_quorum", ctx.ledger.quorum())
+      .boolean("commit_witnessed", r.witnessed(ledger::stage::commit))
+      .boolean("close_witnessed", r.witnessed(ledger::stage::close))
+      .str("ledger", "/api/v1/ledger")
+      .str("lobby_vkey", ctx.ledger.lobby_vkey(r.config().id));
+  return draw.done();
 }
 
 }  // namespace
@@ -100,6 +128,7 @@ response room_info(const context& ctx, const request& req, const room& r) {
   if (c.opens_at_ms) body.num("opens_at", seconds(*c.opens_at_ms));
   if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   if (auto opened = r.opened_at_ms()) body.num("opened_at", seconds(*opened));
+  if (c.opens_at_ms) body.raw("draw", draw_of(ctx, r));
   if (c.stock) body.num("stock", *c.stock);
   if (!c.alternatives.empty()) body.raw("alternatives", alternatives_of(ctx, r));
   json_object brand;
@@ -144,6 +173,7 @@ response lottery(const context& ctx, const request& req, const room& r) {
   }
   body.raw("receipt_keys", receipt_keys.done());
   if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  if (r.config().opens_at_ms) body.raw("draw", draw_of(ctx, r));
   return cacheable(req, body.done());
 }
 
@@ -157,35 +187,11 @@ task<response> lottery_proof(context& ctx, const request& req, const room& r) {
   if (*index >= size) {
     co_return problem(req, errc::no_such_entrant, fmt::format("The lobby has {} entrants.", size));
   }
-  std::string room_id = r.config().id;
-  auto nodes = merkle::audit_path_nodes(*index, size);
-  std::vector<std::string> keys{journal::lobby_leaf_key(room_id, *index)};
-  for (const auto& n : nodes) {
-    keys.push_back(n.level == 0 ? journal::lobby_leaf_key(room_id, n.index)
-                                : journal::lobby_node_key(room_id, n.level, n.index));
-  }
-  auto stored = co_await read_side_records(ctx, std::move(keys));
-  if (!stored) co_return unavailable(req);
-  const auto& values = *stored;
-  auto not_written = [&req] {
-    return problem(req, errc::proof_unavailable, "The lobby tree is still being written; retry shortly.");
-  };
-  std::vector<digest> hashes;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const auto& v = values[i + 1];
-    bool leaf = nodes[i].level == 0;
-    if (!v || v->size() != (leaf ? 16u : 32u)) co_return not_written();
-    if (leaf) {
-      hashes.push_back(merkle::leaf_hash(as_bytes(*v)));
-    } else {
-      digest d;
-      std::copy(v->begin(), v->end(), d.begin());
-      hashes.push_back(d);
-    }
-  }
-  if (!values[0] || values[0]->size() != 16) co_return not_written();
+  response refusal;
+  auto found = co_await read_lobby_path(ctx, req, r, *index, refusal);
+  if (!found) co_return refusal;
   std::string path = "[";
-  for (const auto& h : merkle::audit_path(*index, size, hashes)) {
+  for (const auto& h : found->path) {
     if (path.size() > 1) path += ',';
     path += json_quote(to_hex(h));
   }
@@ -193,7 +199,7 @@ task<response> lottery_proof(context& ctx, const request& req, const room& r) {
   co_return json_response(req, bhttp::status::ok,
                           json_object()
                               .num("index", *index)
-                              .str("entrant_id", to_hex(as_bytes(*values[0])))
+                              .str("entrant_id", to_hex(as_bytes(found->entrant_id)))
                               .num("lobby_size", size)
                               .str("lobby_root", to_hex(*root))
                               .raw("path", path)

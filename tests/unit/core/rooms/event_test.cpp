@@ -33,6 +33,8 @@ std::vector<event> one_of_each() {
       hold_released{"r", id16{41}, "key-42", 43},
       holds_expired{"r", {id16{44}, id16{45}}, 46},
       seats_recounted{"r", 47},
+      lobby_closed{"r", 48, /*awaits_witnesses=*/true},
+      draw_witnessed{"r", ledger::stage::close, "origin\n1\nroot\n\n\u2014 sig\n", 49},
   };
 }
 
@@ -80,6 +82,9 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
   CHECK(tag_of(hold_released{}) == 18);
   CHECK(tag_of(holds_expired{}) == 19);
   CHECK(tag_of(seats_recounted{}) == 21);
+  // 4 is a close whose draw does not wait for witnesses, as older logs hold it.
+  CHECK(tag_of(lobby_closed{"r", 0, true}) == 22);
+  CHECK(tag_of(draw_witnessed{}) == 23);
   for (const auto& e : one_of_each()) {
     auto back = decode_event(encode(e));
     REQUIRE(back);
@@ -91,7 +96,7 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
 TEST_CASE("a corrupt tag is refused") {
   for (const auto& e : one_of_each()) {
     auto bytes = encode(e);
-    for (std::uint8_t tag : {0, 22, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
+    for (std::uint8_t tag : {0, 24, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
   }
 }
 
