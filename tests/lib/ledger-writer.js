@@ -152,7 +152,7 @@ export class TestLedger {
     if (witnessed) witness('close', closeAt);
     const beaconBytes = { none: Buffer.alloc(0), operator: Buffer.from(beacon.value ?? '', 'hex') }[beacon.kind] ?? beacon.randomness;
     const key = createHmac('sha256', seed).update(Buffer.concat([Buffer.from('foyer/lottery/v1/key'), lobby.root, beaconBytes])).digest();
-    const placesHash = sha256(...places(key, entrants.length).map(u64be));
+    const placesHash = sha256(Buffer.concat(places(key, entrants.length).map(u64be)));
     const value = { none: 'none', operator: `operator ${beacon.value}`, 'drand-quicknet': `drand-quicknet ${beacon.round} ${beacon.signature}` }[beacon.kind];
     this.append(`foyer/ledger/v1\nkind reveal\nroom ${room}\nseed ${hex(seed)}\nbeacon ${value}\nkey ${hex(key)}\n` +
       `places ${hex(placesHash)}\nat ${closeAt + revealAfter}\n`);
