@@ -16,6 +16,7 @@ echo "audit bench: $n entrants, load average $(cut -d' ' -f1-3 /proc/loadavg), n
 REPO="$repo" N="$n" node --input-type=module -e '
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
 const { TestLedger, serveFiles } = await import(`${process.env.REPO}/tests/lib/ledger-writer.js`);
 const { permutation } = await import(`${process.env.REPO}/web/js/lottery.js`);
 const n = Number(process.env.N);
@@ -30,10 +31,14 @@ const files = ledger.files();
 console.log(`written in ${((performance.now() - t) / 1000).toFixed(1)} s: ${files.size} files`);
 const server = await serveFiles(files);
 t = performance.now();
-execFile(process.execPath, [`${process.env.REPO}/packaging/foyer-audit.mjs`, server.url, "big", "--vkey", ledger.key.vkey],
+const json = `${process.env.TMPDIR ?? "/tmp"}/audit-bench-${process.pid}.json`;
+execFile(process.execPath, [`${process.env.REPO}/packaging/foyer-audit.mjs`, server.url, "big", "--vkey", ledger.key.vkey, "--json", json],
   { maxBuffer: 1 << 24 }, async (error, stdout) => {
     const seconds = (performance.now() - t) / 1000;
     process.stdout.write(stdout.split("\n").filter((l) => /^(FAIL|PASS|ok +(places|lobby tiles))/.test(l)).join("\n") + "\n");
+    const { checks } = JSON.parse(readFileSync(json, "utf8"));
+    rmSync(json);
+    console.log(checks.filter((c) => c.ms >= 100).map((c) => `  ${c.name}: ${(c.ms / 1000).toFixed(1)} s`).join("\n"));
     console.log(`audit of ${n} entrants: ${seconds.toFixed(1)} s wall, exit ${error?.code ?? 0}`);
     await server.close();
     process.exitCode = error ? 1 : 0;

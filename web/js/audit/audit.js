@@ -34,7 +34,8 @@ class Failed extends Error {}
  * @param {(p: {phase: string, done: number, total: number}) => void} [options.onProgress]
  * @param {typeof fetch} [options.fetch]
  * @param {() => Promise<object>} [options.drand] loads web/js/drand.js
- * @returns {Promise<{ok: boolean, checks: Array<{name: string, ok: boolean, detail: string}>, fairness: object}>}
+ * @returns {Promise<{ok: boolean, checks: Array<{name: string, ok: boolean, detail: string, ms?: number}>, fairness: object}>}
+ *   `ms` is the time a check took; a check not run has none.
  */
 export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globalThis.fetch, drand = () => import('../drand.js') } = {}) {
   const base = new URL(baseUrl.replace(/\/*$/, '/'));
@@ -58,10 +59,11 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
       results.set(name, { name, ok: false, detail: `not run: "${missing}" did not pass` });
       return;
     }
+    const started = Date.now();
     try {
-      results.set(name, { name, ok: true, detail: await body() });
+      results.set(name, { name, ok: true, detail: await body(), ms: Date.now() - started });
     } catch (error) {
-      results.set(name, { name, ok: false, detail: error.message });
+      results.set(name, { name, ok: false, detail: error.message, ms: Date.now() - started });
     }
   };
 

@@ -207,7 +207,7 @@ function prefetcher(read, paths, window) {
  * each entry in order; `progress(done, size)` is called after each bundle.
  * @returns {Promise<{path: string, what: string} | null>} the first problem, or null
  */
-export async function checkLog(size, root, read, { visit, progress, window = 16 } = {}) {
+export async function checkLog(size, root, read, { visit, progress, window = 32 } = {}) {
   const fetchNext = prefetcher(read, logFiles(size), window);
   const compare = async ({ path, hashes }) => {
     const actual = await fetchNext(path);
