@@ -219,9 +219,11 @@ test('tile paths follow tlog-tiles, as fairness.md\'s example of 70,000 entries'
     assert.ok(files.includes(path), path);
   }
   assert.equal(files.filter((p) => p.startsWith('tile/entries/')).length, 274);
-  // The writer publishes exactly the files the checker reads.
-  const log = tileLog(entrants(70_000 % 1024 + 512));
-  assert.deepEqual([...log.files.keys()].sort(), logFiles(log.leaves.length).sort());
+  // The writer publishes exactly the files the checker reads, at the edges of tiles too.
+  for (const size of [1, 255, 256, 257, 880, 65_536]) {
+    const log = tileLog(entrants(size));
+    assert.deepEqual([...log.files.keys()].sort(), logFiles(size).sort(), `size ${size}`);
+  }
 });
 
 test('foyer-audit prints the report and exits 1 on a failure', async () => {
