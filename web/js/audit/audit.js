@@ -213,7 +213,8 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
       throw new Error(`the drand verifier could not be loaded: ${error.message}`);
     }
     if (!(await beacon.verifyRound(value.round, value.signature))) throw new Error(`round ${value.round}'s signature does not verify`);
-    s.beaconBytes = fromHex(await beacon.randomness(value.signature));
+    const randomness = await beacon.randomness(value.signature);
+    s.beaconBytes = typeof randomness === 'string' ? fromHex(randomness) : randomness;
     s.beaconTime = beacon.timeOfRound(value.round) * 1000;
     timeline.beaconRound = value.round;
     timeline.beacon = s.beaconTime;
