@@ -12,6 +12,7 @@ import { auditDraw, CHECKS } from '../../web/js/audit/audit.js';
 import { parseEntry } from '../../web/js/audit/entries.js';
 import { openNote, parseCheckpoint, parseVkey } from '../../web/js/audit/note.js';
 import { indexPath, logFiles } from '../../web/js/audit/tiles.js';
+import { timelineEvents } from '../../web/js/audit/timeline.js';
 import { checkpointNote, noteKey, placesOf, serveFiles, signatureLine, TestLedger, tileLog } from '../lib/ledger-writer.js';
 
 const ROOM = 'sale';
@@ -246,4 +247,20 @@ test('foyer-audit prints the report and exits 1 on a failure', async () => {
   } finally {
     await server.close();
   }
+});
+
+test('the timeline puts the events in time order, a witness step at its last cosignature', () => {
+  const labels = { commit: 'c', witnessedCommit: 'wc', close: 'x', witnessedClose: 'wx', beacon: (r) => `b${r}`, reveal: 'r' };
+  const events = timelineEvents({
+    commit: 1000, close: 5000, reveal: 9000, beacon: 8000, beaconRound: 7,
+    witnessedCommit: [{ name: 'w1', time: 2000 }, { name: 'w2', time: 3000 }],
+    witnessedClose: [{ name: 'w1', time: 6000 }],
+  }, labels);
+  assert.deepEqual(events.map((e) => [e.id, e.label, e.time]), [
+    ['commit', 'c', 1000], ['witnessedCommit', 'wc', 3000], ['close', 'x', 5000], ['witnessedClose', 'wx', 6000],
+    ['beacon', 'b7', 8000], ['reveal', 'r', 9000],
+  ]);
+  assert.match(events[1].detail, /^w1 1970-01-01T00:00:02\.000Z\nw2 1970-01-01T00:00:03\.000Z$/);
+  // No witnesses, no beacon: three events.
+  assert.deepEqual(timelineEvents({ commit: 1, close: 2, reveal: 3 }, labels).map((e) => e.id), ['commit', 'close', 'reveal']);
 });
