@@ -175,7 +175,9 @@ async function auditRoom() {
   $('audit-verdict').className = 'result';
   const started = performance.now();
   try {
+    // ?vkey= pins the ledger key (from a source the reader trusts) instead of the published one.
     const report = await auditDraw(location.origin, $('room').value, {
+      vkey: new URL(location.href).searchParams.get('vkey') ?? undefined,
       onProgress: ({ phase, done, total }) => {
         bar.value = total === 0 ? 1 : done / total;
         setText('audit-phase', s.auditPhase[phase](formatNumber(done), formatNumber(total)));
