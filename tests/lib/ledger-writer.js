@@ -1,8 +1,7 @@
 // A test-only writer of the public record of draws (docs/fairness.md, "The public record
 // of every draw"), written from the spec with node:crypto and nothing from web/: the
 // ledger and lobby logs as tiles, signed checkpoints, witness cosignatures, and a
-// loopback server for the files. The audit's tests check web/js/audit against it; the
-// integration tests check it against the real server.
+// loopback server for the files. The audit's tests check web/js/audit against it.
 import { createHash, createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -73,7 +72,7 @@ export function tileLog(entries) {
     }
     hashes = above;
   }
-  return { files, root: treeHash(leaves), leaves };
+  return { files, root: treeHash(leaves) };
 }
 
 /** A checkpoint note of `origin` signed by `key` and cosigned by each of `cosigners` ({key, time}). */
@@ -115,7 +114,6 @@ export class TestLedger {
     this.quorum = quorum;
     this.entries = [];
     this.lobbies = new Map(); // room → Map path → Buffer
-    this.extra = new Map(); // other files, e.g. the pages' API answers
   }
 
   append(text) {
@@ -164,7 +162,7 @@ export class TestLedger {
 
   /** Every published file: path (no leading slash) → Buffer or string. */
   files() {
-    const out = new Map(this.extra);
+    const out = new Map();
     out.set('api/v1/ledger', JSON.stringify({
       origin: this.origin, vkey: this.key.vkey, quorum: this.quorum,
       witnesses: this.witnesses.map((w) => ({ name: w.name, vkey: w.vkey, url: `https://${w.name}/` })),
@@ -180,14 +178,11 @@ export class TestLedger {
   }
 }
 
-/** The leaf hash of a ledger entry, for tests that tamper with one. */
-export const entryLeaf = (entry) => sha256(Buffer.of(0), Buffer.from(entry));
-
 /**
  * Serves `files` (path → Buffer|string, or a function of the path) on a loopback port,
  * 404 for anything else. Returns {url, close}.
  */
-export async function serveFiles(files, { types = {} } = {}) {
+export async function serveFiles(files) {
   const lookup = typeof files === 'function' ? files : (path) => files.get(path);
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname.slice(1));
@@ -196,8 +191,7 @@ export async function serveFiles(files, { types = {} } = {}) {
       res.writeHead(404).end();
       return;
     }
-    const type = Object.entries(types).find(([suffix]) => path.endsWith(suffix))?.[1] ?? 'application/octet-stream';
-    res.writeHead(200, { 'content-type': type }).end(body);
+    res.writeHead(200, { 'content-type': path.startsWith('api/') ? 'application/json' : 'application/octet-stream' }).end(body);
   });
   server.keepAliveTimeout = 1000;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -23,8 +23,6 @@ const TOKEN = { commit: 'C', close: 'X', reveal: 'R', witnessed: 'W' };
 const ENTRANT_ID_SIZE = 16;
 const PLACES_CHUNK = 8192;
 
-class Failed extends Error {}
-
 /**
  * Audits room `room`'s draw as published by the server at `baseUrl`.
  * @param {string} baseUrl e.g. https://queue.example.com
@@ -42,12 +40,12 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
   const read = async (path) => {
     const res = await fetch(new URL(path, base));
     if (res.status === 404) return null;
-    if (!res.ok) throw new Failed(`${path}: HTTP ${res.status}`);
+    if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   };
   const readText = async (path) => {
     const bytes = await read(path);
-    if (bytes == null) throw new Failed(`${path}: not found`);
+    if (bytes == null) throw new Error(`${path}: not found`);
     return new TextDecoder().decode(bytes);
   };
   const progress = (phase) => (done, total) => onProgress?.({ phase, done, total });
