@@ -1,46 +1,21 @@
 #include "delivery/webhook_sink.hpp"
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 #include <fmt/core.h>
 
 #include "core/ops/webhook_signature.hpp"
-#include "delivery/tls_client.hpp"
+#include "delivery/http_exchange.hpp"
 
 namespace foyer::delivery {
 namespace {
 
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
-namespace ssl = net::ssl;
 using net::redirect_error;
 using net::use_awaitable;
 
 // A receiver's answer is read only for its status: a larger body is its fault.
 constexpr std::size_t answer_limit = 64 * 1024;
-
-using request = bhttp::request<bhttp::string_body>;
-using answer_parser = bhttp::response_parser<bhttp::string_body>;
-
-// Sends the request and reads the answer, all within `timeout`.
-template <class Stream>
-net::awaitable<beast::error_code> exchange(Stream& stream, beast::flat_buffer& buffer, request& req,
-                                           answer_parser& parser, std::chrono::milliseconds timeout) {
-  beast::error_code ec;
-  beast::get_lowest_layer(stream).expires_after(timeout);
-  co_await bhttp::async_write(stream, req, redirect_error(use_awaitable, ec));
-  if (ec) co_return ec;
-  co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
-  co_return ec;
-}
 
 }  // namespace
 
@@ -96,7 +71,7 @@ net::awaitable<webhook_sink::sent> webhook_sink::send(const envelope& e) {
     }
   }
   auto timestamp = clock_.now_ms() / 1000;
-  request req{bhttp::verb::post, url_.target, 11};
+  http_request req{bhttp::verb::post, url_.target, 11};
   req.set(bhttp::field::host, url_.authority);
   req.set(bhttp::field::user_agent, "foyer");
   req.set(bhttp::field::content_type, "application/cloudevents+json");
@@ -134,19 +109,10 @@ net::awaitable<boost::system::error_code> webhook_sink::connect() {
   if (ec) co_return ec;
   if (!url_.tls) {
     plain_ = std::make_unique<beast::tcp_stream>(ioc_);
-    plain_->expires_after(timeout_);
-    co_await plain_->async_connect(endpoints, redirect_error(use_awaitable, ec));
-    co_return ec;
+    co_return co_await delivery::connect(*plain_, endpoints, timeout_);
   }
   tls_ = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ioc_, tls_context_);
-  if (!name_tls_peer(*tls_, url_.host)) {
-    co_return boost::system::error_code(static_cast<int>(::ERR_get_error()), net::error::get_ssl_category());
-  }
-  beast::get_lowest_layer(*tls_).expires_after(timeout_);
-  co_await beast::get_lowest_layer(*tls_).async_connect(endpoints, redirect_error(use_awaitable, ec));
-  if (ec) co_return ec;
-  co_await tls_->async_handshake(ssl::stream_base::client, redirect_error(use_awaitable, ec));
-  co_return ec;
+  co_return co_await delivery::connect(*tls_, url_.host, endpoints, timeout_);
 }
 
 }  // namespace foyer::delivery

@@ -3,7 +3,6 @@
 #include <sodium.h>
 
 #include <algorithm>
-#include <set>
 #include <stdexcept>
 
 #include "core/base/crypto.hpp"
@@ -58,18 +57,18 @@ std::uint32_t read_key_id(byte_view bytes) {
   return std::uint32_t{bytes[0]} << 24 | std::uint32_t{bytes[1]} << 16 | std::uint32_t{bytes[2]} << 8 | bytes[3];
 }
 
-std::array<std::uint8_t, key_id_size> key_id_bytes(std::uint32_t id) {
+}  // namespace
+
+std::array<std::uint8_t, 4> key_id_bytes(std::uint32_t id) {
   return {static_cast<std::uint8_t>(id >> 24), static_cast<std::uint8_t>(id >> 16), static_cast<std::uint8_t>(id >> 8),
           static_cast<std::uint8_t>(id)};
 }
 
-bool verify_ed25519(const verifier& v, std::string_view text, byte_view sig) {
-  return sig.size() == ed25519_signature_size &&
-         crypto_sign_verify_detached(sig.data(), reinterpret_cast<const unsigned char*>(text.data()), text.size(),
-                                     v.key.data()) == 0;
+bool verify_ed25519(const verifier& v, std::string_view message, byte_view signature) {
+  return signature.size() == ed25519_signature_size &&
+         crypto_sign_verify_detached(signature.data(), reinterpret_cast<const unsigned char*>(message.data()),
+                                     message.size(), v.key.data()) == 0;
 }
-
-}  // namespace
 
 bool valid_key_name(std::string_view name) {
   if (name.empty()) return false;
@@ -81,19 +80,19 @@ bool valid_key_name(std::string_view name) {
   return true;
 }
 
-std::uint32_t ed25519_key_id(std::string_view name, const public_key& key) {
+std::uint32_t ed25519_key_id(std::string_view name, const public_key& key, std::uint8_t type) {
   if (!valid_key_name(name)) throw std::invalid_argument("note: invalid key name");
-  const std::uint8_t separator[2] = {'\n', ed25519_type};
+  const std::uint8_t separator[2] = {'\n', type};
   return read_key_id(sha256({as_bytes(name), separator, key}));
 }
 
-std::string encode_vkey(const verifier& v) {
-  byte_vector typed_key{ed25519_type};
+std::string encode_vkey(const verifier& v, std::uint8_t type) {
+  byte_vector typed_key{type};
   append(typed_key, v.key);
   return v.name + "+" + to_hex(key_id_bytes(v.key_id)) + "+" + base64_encode(typed_key);
 }
 
-std::optional<verifier> parse_vkey(std::string_view vkey) {
+std::optional<verifier> parse_vkey(std::string_view vkey, std::uint8_t type) {
   auto first = vkey.find('+');
   if (first == std::string_view::npos) return std::nullopt;
   auto second = vkey.find('+', first + 1);
@@ -103,29 +102,34 @@ std::optional<verifier> parse_vkey(std::string_view vkey) {
   auto typed_key = base64_decode(vkey.substr(second + 1));
   auto id = from_hex_fixed<key_id_size>(id_hex);
   if (!valid_key_name(name) || !id || !typed_key || typed_key->size() != 1 + std::tuple_size_v<public_key> ||
-      typed_key->front() != ed25519_type) {
+      typed_key->front() != type) {
     return std::nullopt;
   }
   verifier v{std::string(name), read_key_id(*id), {}};
   std::copy(typed_key->begin() + 1, typed_key->end(), v.key.begin());
-  if (ed25519_key_id(v.name, v.key) != v.key_id) return std::nullopt;
+  if (ed25519_key_id(v.name, v.key, type) != v.key_id) return std::nullopt;
   return v;
 }
 
-signer::signer(std::string name, const seed& seed) {
+signer::signer(std::string name, const seed& seed, std::uint8_t type) {
   if (!valid_key_name(name)) throw std::invalid_argument("note: invalid key name");
   crypto_sign_seed_keypair(verifier_.key.data(), secret_.data(), seed.data());
-  verifier_.key_id = ed25519_key_id(name, verifier_.key);
+  verifier_.key_id = ed25519_key_id(name, verifier_.key, type);
   verifier_.name = std::move(name);
 }
 
 std::string signer::sign_line(std::string_view text) const {
-  std::array<std::uint8_t, key_id_size + ed25519_signature_size> payload;
-  auto id = key_id_bytes(verifier_.key_id);
-  std::copy(id.begin(), id.end(), payload.begin());
-  crypto_sign_detached(payload.data() + key_id_size, nullptr, reinterpret_cast<const unsigned char*>(text.data()),
-                       text.size(), secret_.data());
+  byte_vector payload;
+  append(payload, key_id_bytes(verifier_.key_id));
+  append(payload, sign_ed25519(text));
   return base64_encode(payload);
+}
+
+std::array<std::uint8_t, 64> signer::sign_ed25519(std::string_view message) const {
+  std::array<std::uint8_t, ed25519_signature_size> signature;
+  crypto_sign_detached(signature.data(), nullptr, reinterpret_cast<const unsigned char*>(message.data()),
+                       message.size(), secret_.data());
+  return signature;
 }
 
 bool valid_text(std::string_view text) {
@@ -146,40 +150,51 @@ std::string sign(std::string_view text, std::span<const signer> signers) {
   return out;
 }
 
-std::variant<opened_note, open_error> open(std::string_view message, std::span<const verifier> known) {
-  if (message.size() > max_note_bytes || !clean_utf8(message)) return open_error::malformed;
-  auto split = message.rfind("\n\n");
-  if (split == std::string_view::npos) return open_error::malformed;
-  opened_note note{std::string(message.substr(0, split + 1)), {}, {}};
-  std::string_view lines = message.substr(split + 2);
-  if (lines.empty() || lines.back() != '\n') return open_error::malformed;
+std::string signature_line(std::string_view name, byte_view payload) {
+  if (!valid_key_name(name)) throw std::invalid_argument("note: invalid key name");
+  return std::string(signature_prefix) + std::string(name) + " " + base64_encode(payload) + "\n";
+}
 
-  std::set<std::string_view> seen_unverified;
-  std::size_t count = 0;
+std::optional<split_note> split(std::string_view message) {
+  if (message.size() > max_note_bytes || !clean_utf8(message)) return std::nullopt;
+  auto end_of_text = message.rfind("\n\n");
+  if (end_of_text == std::string_view::npos) return std::nullopt;
+  split_note note{std::string(message.substr(0, end_of_text + 1)), {}};
+  std::string_view lines = message.substr(end_of_text + 2);
+  if (lines.empty() || lines.back() != '\n') return std::nullopt;
   while (!lines.empty()) {
     auto end = lines.find('\n');
     std::string_view line = lines.substr(0, end);
     lines.remove_prefix(end + 1);
-    if (!line.starts_with(signature_prefix) || ++count > max_signatures) return open_error::malformed;
+    if (!line.starts_with(signature_prefix) || note.lines.size() == max_signatures) return std::nullopt;
     line.remove_prefix(signature_prefix.size());
     auto space = line.find(' ');
     std::string_view name = line.substr(0, space);
     std::string_view encoded = space == std::string_view::npos ? std::string_view{} : line.substr(space + 1);
     auto payload = base64_decode(encoded);
-    if (!valid_key_name(name) || encoded.empty() || !payload || payload->size() <= key_id_size) {
-      return open_error::malformed;
-    }
-    signature sig{std::string(name), read_key_id(*payload), std::string(encoded)};
-    auto key = std::find_if(known.begin(), known.end(),
-                            [&](const verifier& v) { return v.name == sig.name && v.key_id == sig.key_id; });
+    if (!valid_key_name(name) || encoded.empty() || !payload || payload->size() <= key_id_size) return std::nullopt;
+    note.lines.push_back({std::string(name), read_key_id(*payload), std::string(encoded)});
+  }
+  return note;
+}
+
+std::variant<opened_note, open_error> open(std::string_view message, std::span<const verifier> known) {
+  auto parts = split(message);
+  if (!parts) return open_error::malformed;
+  opened_note note{std::move(parts->text), {}, {}};
+  auto same_key = [](const auto& a, const auto& b) { return a.name == b.name && a.key_id == b.key_id; };
+  for (auto& sig : parts->lines) {
+    auto key = std::find_if(known.begin(), known.end(), [&](const verifier& v) { return same_key(v, sig); });
     if (key == known.end()) {
-      if (seen_unverified.insert(line).second) note.unverified.push_back(std::move(sig));
+      if (std::find(note.unverified.begin(), note.unverified.end(), sig) == note.unverified.end()) {
+        note.unverified.push_back(std::move(sig));
+      }
       continue;
     }
-    bool repeated = std::any_of(note.verified.begin(), note.verified.end(), [&](const signature& s) {
-      return s.name == sig.name && s.key_id == sig.key_id;
-    });
+    bool repeated = std::any_of(note.verified.begin(), note.verified.end(),
+                                [&](const signature& s) { return same_key(s, sig); });
     if (repeated) continue;
+    auto payload = base64_decode(sig.base64);
     if (!verify_ed25519(*key, note.text, byte_view(*payload).subspan(key_id_size))) {
       return open_error::invalid_signature;
     }

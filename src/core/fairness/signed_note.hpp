@@ -34,8 +34,10 @@ using public_key = std::array<std::uint8_t, 32>;
 using seed = std::array<std::uint8_t, 32>;
 
 bool valid_key_name(std::string_view name);
+// The key id of an Ed25519 key of signature type `type` (0x01 for note signatures; other
+// C2SP types reuse the same key shape, e.g. 0x04 for tlog-cosignature v1).
 // Throws std::invalid_argument on an invalid key name.
-std::uint32_t ed25519_key_id(std::string_view name, const public_key& key);
+std::uint32_t ed25519_key_id(std::string_view name, const public_key& key, std::uint8_t type = ed25519_type);
 
 struct verifier {
   std::string name;
@@ -44,17 +46,23 @@ struct verifier {
 };
 
 // The vkey of an Ed25519 key; nullopt from parse_vkey() unless it is exactly that shape
-// for an Ed25519 key whose id matches its name and key.
-std::string encode_vkey(const verifier& v);
-std::optional<verifier> parse_vkey(std::string_view vkey);
+// for an Ed25519 key of signature type `type` whose id matches its name and key.
+std::string encode_vkey(const verifier& v, std::uint8_t type = ed25519_type);
+std::optional<verifier> parse_vkey(std::string_view vkey, std::uint8_t type = ed25519_type);
+
+// Ed25519 (RFC 8032) over `message`.
+bool verify_ed25519(const verifier& v, std::string_view message, byte_view signature);
 
 class signer {
  public:
+  // A key of signature type `type` (its key id depends on it).
   // Throws std::invalid_argument on an invalid key name.
-  signer(std::string name, const seed& seed);
+  signer(std::string name, const seed& seed, std::uint8_t type = ed25519_type);
   const verifier& public_part() const { return verifier_; }
   // The signature line's base64 payload, key id first.
   std::string sign_line(std::string_view text) const;
+  // The bare Ed25519 signature of `message`, for types that sign more than the text.
+  std::array<std::uint8_t, 64> sign_ed25519(std::string_view message) const;
 
  private:
   verifier verifier_;
@@ -69,12 +77,27 @@ bool valid_text(std::string_view text);
 // Throws std::invalid_argument unless valid_text(text) and signers is non-empty.
 std::string sign(std::string_view text, std::span<const signer> signers);
 
+// A key id as it starts a signature's payload: u32be.
+std::array<std::uint8_t, 4> key_id_bytes(std::uint32_t id);
+
+// One signature line: "— " ‖ name ‖ " " ‖ base64(payload) ‖ "\n", where the payload starts
+// with the u32be key id. Throws std::invalid_argument on an invalid key name.
+std::string signature_line(std::string_view name, byte_view payload);
+
 struct signature {
   std::string name;
   std::uint32_t key_id = 0;
   std::string base64;  // as in the note: key id ‖ signature
   friend bool operator==(const signature&, const signature&) = default;
 };
+
+// A note cut into its text and its signature lines, in order, nothing checked but the
+// shape and the limits above; nullopt if malformed (as open() would say).
+struct split_note {
+  std::string text;
+  std::vector<signature> lines;
+};
+std::optional<split_note> split(std::string_view message);
 
 struct opened_note {
   std::string text;

@@ -1,0 +1,69 @@
+#pragma once
+// One HTTP/1.1 request and its answer on a client stream, and the connection it goes on,
+// for the outbound calls (webhook sinks, witnesses). Every step is bounded by a timeout.
+
+#include <chrono>
+#include <string>
+#include <utility>  // boost/asio/awaitable.hpp uses std::exchange without it
+
+#include <openssl/err.h>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include "delivery/tls_client.hpp"
+
+namespace foyer::delivery {
+
+using http_request = boost::beast::http::request<boost::beast::http::string_body>;
+using answer_parser = boost::beast::http::response_parser<boost::beast::http::string_body>;
+
+// Sends the request and reads the answer, all within `timeout`.
+template <class Stream>
+boost::asio::awaitable<boost::beast::error_code> exchange(Stream& stream, boost::beast::flat_buffer& buffer,
+                                                          http_request& req, answer_parser& parser,
+                                                          std::chrono::milliseconds timeout) {
+  using boost::asio::redirect_error;
+  using boost::asio::use_awaitable;
+  boost::beast::error_code ec;
+  boost::beast::get_lowest_layer(stream).expires_after(timeout);
+  co_await boost::beast::http::async_write(stream, req, redirect_error(use_awaitable, ec));
+  if (ec) co_return ec;
+  co_await boost::beast::http::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+  co_return ec;
+}
+
+// Connects to `endpoints` and, for TLS, names `host` to the peer and shakes hands, each
+// step within `timeout`.
+inline boost::asio::awaitable<boost::beast::error_code> connect(
+    boost::beast::tcp_stream& stream, const boost::asio::ip::tcp::resolver::results_type& endpoints,
+    std::chrono::milliseconds timeout) {
+  boost::beast::error_code ec;
+  stream.expires_after(timeout);
+  co_await stream.async_connect(endpoints, boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+  co_return ec;
+}
+
+inline boost::asio::awaitable<boost::beast::error_code> connect(
+    boost::beast::ssl_stream<boost::beast::tcp_stream>& stream, const std::string& host,
+    const boost::asio::ip::tcp::resolver::results_type& endpoints, std::chrono::milliseconds timeout) {
+  if (!name_tls_peer(stream, host)) {
+    co_return boost::system::error_code(static_cast<int>(::ERR_get_error()), boost::asio::error::get_ssl_category());
+  }
+  auto ec = co_await connect(boost::beast::get_lowest_layer(stream), endpoints, timeout);
+  if (ec) co_return ec;
+  co_await stream.async_handshake(boost::asio::ssl::stream_base::client,
+                                  boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+  co_return ec;
+}
+
+}  // namespace foyer::delivery
