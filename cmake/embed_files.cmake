@@ -1,6 +1,7 @@
 # Turns files under DIR into byte arrays in OUT, each with its path below DIR, served by
 # the function FUNCTION (declared in http/web_assets.hpp). FILES names them relative to
-# DIR, separated by commas; without it, every file under DIR.
+# DIR, separated by commas; without it, every file under DIR. SOURCE, if set, names
+# where the files come from in the generated file's first line.
 if(DEFINED FILES)
   string(REPLACE "," ";" FILES "${FILES}")
 else()
@@ -19,6 +20,9 @@ foreach(name ${FILES})
   string(APPEND table "  {\"/${name}\", {reinterpret_cast<const char*>(asset_${index}), ${size}}},\n")
   math(EXPR index "${index} + 1")
 endforeach()
-file(RELATIVE_PATH source_dir ${CMAKE_CURRENT_LIST_DIR}/.. ${DIR})
-file(WRITE ${OUT}.tmp "// Generated from ${source_dir}/ by cmake/embed_files.cmake.\n#include \"http/web_assets.hpp\"\nnamespace foyer::http {\n${body}\nconst std::vector<web_asset>& ${FUNCTION}() {\n  static const std::vector<web_asset> assets = {\n${table}  };\n  return assets;\n}\n}\n")
+if(NOT DEFINED SOURCE)
+  file(RELATIVE_PATH SOURCE ${CMAKE_CURRENT_LIST_DIR}/.. ${DIR})
+  string(APPEND SOURCE /)
+endif()
+file(WRITE ${OUT}.tmp "// Generated from ${SOURCE} by cmake/embed_files.cmake.\n#include \"http/web_assets.hpp\"\nnamespace foyer::http {\n${body}\nconst std::vector<web_asset>& ${FUNCTION}() {\n  static const std::vector<web_asset> assets = {\n${table}  };\n  return assets;\n}\n}\n")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

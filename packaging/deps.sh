@@ -11,6 +11,10 @@ packages=(
   prometheus clang libclang-rt-14-dev
   llvm  # llvm-symbolizer: a sanitizer's or fuzzer's report names the function and line
   golang-go golang-golang-x-mod-dev  # Go's sumdb/note and sumdb/tlog check the public logs (tests/go)
+  # The connectors' platforms (connectors/, tests/connectors/): each connector runs in its own.
+  # Jetty 9 as a library (libjetty9-java), not the jetty9 service, which would hold port 8080.
+  caddy haproxy php-cli php-nyholm-psr7 openjdk-17-jdk-headless libjetty9-java libservlet-api-java
+  python3-jwt python3-cryptography python3-uvicorn
 )
 # Node: keep a newer Node already on the machine, else take Debian's.
 command -v node >/dev/null || packages+=(nodejs)
@@ -31,4 +35,10 @@ fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 if ! cmp -s "$here/tests/package-lock.json" "$here/tests/node_modules/.foyer-package-lock.json"; then
   (cd "$here/tests" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.foyer-package-lock.json)
+fi
+
+# The web pages' libraries (@noble/curves checks drand signatures), embedded into the
+# binary at build time from web/node_modules: installed the same way, by the lock.
+if ! cmp -s "$here/web/package-lock.json" "$here/web/node_modules/.foyer-package-lock.json"; then
+  (cd "$here/web" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.foyer-package-lock.json)
 fi

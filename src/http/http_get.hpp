@@ -1,25 +1,12 @@
 #pragma once
-// A minimal HTTP/1.1 GET client, for the guard to fetch Foyer's discovery document and JWKS:
-// https:// (the certificate checked against the system's trusted roots and the host), or
-// plain http:// (the caller keeps that to loopback or private-network addresses); one
-// request per connection, a deadline and a cap on the body.
+// The guard's fetch of Foyer's discovery document and JWKS: delivery::http_get, beside the
+// other outbound calls.
 
-#include <chrono>
-#include <cstddef>
-#include <optional>
-#include <string>
-#include <string_view>
-
-#include "core/base/url.hpp"
-#include "http/server.hpp"
+#include "delivery/http_get.hpp"
 
 namespace foyer::http {
 
+using delivery::http_get;
 using foyer::http_url;
-
-// The body of a 200 answer. Throws std::runtime_error naming the problem: unresolvable,
-// unreachable, a certificate that does not check, no whole answer within `timeout`, another
-// status, a body over `body_limit`.
-net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseconds timeout, std::size_t body_limit);
 
 }  // namespace foyer::http

@@ -121,8 +121,11 @@ std::optional<response> static_files::serve(const request& req, std::string_view
   const file& f = it->second;
   response res{status, req.version()};
   res.set(bhttp::field::etag, f.etag);
-  // Revalidate every time: cheap with the ETag, and a new binary is seen at once.
-  res.set(bhttp::field::cache_control, "no-cache");
+  // Library files are at paths that name their version (cmake/embed_web.cmake), so they
+  // never change. The rest revalidates every time: cheap with the ETag, and a new
+  // binary is seen at once.
+  res.set(bhttp::field::cache_control,
+          path.starts_with("/vendor/") ? "public, max-age=31536000, immutable" : "no-cache");
   res.set(bhttp::field::vary, "Accept-Encoding");
   add_security_headers(res);
   if (auto inm = req.find(bhttp::field::if_none_match);

@@ -1,6 +1,7 @@
 #pragma once
 // The files of web/, and the API's description (docs/openapi.yaml), embedded at build
-// time by cmake/embed_files.cmake.
+// time by cmake/embed_files.cmake. web/ brings the library files its scripts import, at
+// /vendor/@noble/<package>@<version>/<file> (cmake/embed_web.cmake).
 
 #include <string_view>
 #include <vector>

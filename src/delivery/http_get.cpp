@@ -1,5 +1,6 @@
-#include "http/http_get.hpp"
+#include "delivery/http_get.hpp"
 
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -9,6 +10,7 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <fmt/core.h>
@@ -17,13 +19,15 @@
 
 #include "delivery/tls_client.hpp"
 
-namespace foyer::http {
+namespace foyer::delivery {
 namespace {
 
+namespace beast = boost::beast;
 namespace bhttp = beast::http;
 namespace ssl = net::ssl;
 using net::redirect_error;
 using net::use_awaitable;
+using tcp = net::ip::tcp;
 
 // Sends the GET on a connected `stream` and reads the answer (see http_get).
 template <typename Stream>
@@ -32,7 +36,7 @@ net::awaitable<std::string> exchange(Stream& stream, const http_url& url, std::s
   beast::error_code ec;
   bhttp::request<bhttp::empty_body> req{bhttp::verb::get, url.target, 11};
   req.set(bhttp::field::host, url.authority);
-  req.set(bhttp::field::user_agent, "foyer-guard");
+  req.set(bhttp::field::user_agent, "foyer");
   req.set(bhttp::field::accept, "application/json");
   req.keep_alive(false);
   co_await bhttp::async_write(stream, req, redirect_error(use_awaitable, ec));
@@ -73,9 +77,9 @@ net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseco
     co_return body;
   }
 
-  auto context = delivery::verifying_client_context();
+  auto context = verifying_client_context();
   beast::ssl_stream<beast::tcp_stream> stream(std::move(tcp_stream), context);
-  if (!delivery::name_tls_peer(stream, url.host)) {
+  if (!name_tls_peer(stream, url.host)) {
     throw std::runtime_error(fmt::format("{}: cannot name the host for TLS", where));
   }
   co_await stream.async_handshake(ssl::stream_base::client, redirect_error(use_awaitable, ec));
@@ -84,4 +88,4 @@ net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseco
   co_return co_await exchange(stream, url, body_limit, where);
 }
 
-}  // namespace foyer::http
+}  // namespace foyer::delivery

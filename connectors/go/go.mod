@@ -1,0 +1,3 @@
+module foyer.local/connectors
+
+go 1.19

@@ -1,0 +1,328 @@
+<?php
+// Foyer pass connector for PHP 8 (sodium and openssl, both in Debian's php-cli): checks the
+// visitor's pass offline with the rules of `foyer guard`. Require it at the top of each
+// protected page, before any output:
+//
+//   require_once __DIR__ . '/foyer-pass.php';
+//   $pass = foyer_pass_protect([
+//       'issuer'    => 'https://queue.example.com',
+//       'room'      => 'spring-sale',
+//       'jwks_url'  => 'https://queue.example.com/.well-known/jwks.json',
+//       'login_url' => 'https://queue.example.com/r/spring-sale',
+//   ]);
+//   // Only admitted visitors get here: $pass = ['visitor' => ..., 'jti' => ..., 'exp' => ...]
+//
+// Visitors without a good pass are redirected to the waiting room (and the script exits); a
+// pass in the URL moves into the foyer_pass cookie. The JWKS is cached in a file (default:
+// the system's temp dir), refreshed every `refresh` seconds and early, at most every 10 s,
+// when a pass names an unknown kid. FoyerPassMiddleware.php wraps the same for PSR-15.
+
+declare(strict_types=1);
+
+const FOYER_PASS_COOKIE = 'foyer_pass';
+const FOYER_MAX_TOKEN_SIZE = 8192;
+const FOYER_MAX_JWKS_SIZE = 65536;
+const FOYER_MAX_NEXT_SIZE = 2048;
+const FOYER_MAX_DECODE_ROUNDS = 3;
+const FOYER_MAX_PASS_COOKIES = 4;
+const FOYER_MAX_DATE = 253402300799;
+// A stream of made-up kids must not become a stream of requests to Foyer.
+const FOYER_MIN_EARLY_REFRESH = 10;
+
+/** kid => ['alg' => 'EdDSA'|'ES256', 'key' => raw Ed25519 key | PEM] from a JWKS text. */
+function foyer_load_keys(string $jwks): array
+{
+    if (strlen($jwks) > FOYER_MAX_JWKS_SIZE) throw new RuntimeException('JWKS: larger than 64 KiB');
+    $set = json_decode($jwks, true, 8, JSON_THROW_ON_ERROR);
+    $keys = [];
+    foreach ($set['keys'] ?? [] as $jwk) {
+        if (isset($jwk['d'])) throw new RuntimeException('JWKS: contains a private key');
+        $type = ($jwk['kty'] ?? '') . '/' . ($jwk['crv'] ?? '');
+        $alg = ['OKP/Ed25519' => 'EdDSA', 'EC/P-256' => 'ES256'][$type] ?? null;
+        if ($alg === null || ($jwk['use'] ?? 'sig') !== 'sig' || ($jwk['alg'] ?? $alg) !== $alg) continue;
+        $kid = $jwk['kid'] ?? null;
+        if (!is_string($kid) || isset($keys[$kid])) throw new RuntimeException('JWKS: a key without kid, or a duplicate kid');
+        $x = foyer_b64url((string)($jwk['x'] ?? ''));
+        if ($alg === 'EdDSA') {
+            if ($x === null || strlen($x) !== 32) throw new RuntimeException("JWKS: key $kid has a bad x");
+            $keys[$kid] = ['alg' => $alg, 'key' => $x];
+        } else {
+            $y = foyer_b64url((string)($jwk['y'] ?? ''));
+            if ($x === null || $y === null || strlen($x) !== 32 || strlen($y) !== 32) throw new RuntimeException("JWKS: key $kid has a bad point");
+            // SubjectPublicKeyInfo of an uncompressed P-256 point.
+            $der = hex2bin('3059301306072a8648ce3d020106082a8648ce3d030107034200') . "\x04" . $x . $y;
+            $pem = "-----BEGIN PUBLIC KEY-----\n" . chunk_split(base64_encode($der), 64, "\n") . "-----END PUBLIC KEY-----\n";
+            $key = openssl_pkey_get_public($pem);
+            if ($key === false) throw new RuntimeException("JWKS: key $kid is not on P-256");
+            $keys[$kid] = ['alg' => $alg, 'key' => $pem];
+        }
+    }
+    if (!$keys) throw new RuntimeException('JWKS: no Ed25519 or P-256 key');
+    return $keys;
+}
+
+function foyer_b64url(string $text): ?string
+{
+    if (!preg_match('/^[A-Za-z0-9_-]*$/D', $text) || strlen($text) % 4 === 1) return null;
+    $bytes = base64_decode(strtr($text, '-_', '+/'), true);
+    return $bytes === false ? null : $bytes;
+}
+
+function foyer_json_object(?string $bytes): ?array
+{
+    // json_decode refuses text that is not UTF-8.
+    if ($bytes === null) return null;
+    $value = json_decode($bytes, false, 8);
+    if (!($value instanceof stdClass)) return null;
+    return json_decode($bytes, true, 8);
+}
+
+function foyer_numeric_date(mixed $v): ?int
+{
+    return is_int($v) && $v >= 0 && $v <= FOYER_MAX_DATE ? $v : null;
+}
+
+// DER for an ECDSA signature r || s, as openssl_verify wants it.
+function foyer_der_signature(string $rs): string
+{
+    $int = function (string $n): string {
+        $n = ltrim($n, "\0");
+        if ($n === '' || ord($n[0]) >= 0x80) $n = "\0" . $n;
+        return "\x02" . chr(strlen($n)) . $n;
+    };
+    $body = $int(substr($rs, 0, 32)) . $int(substr($rs, 32));
+    return "\x30" . chr(strlen($body)) . $body;
+}
+
+/** The verdict: ['ok' => true, 'sub', 'jti', 'exp'] or ['ok' => false, 'error' => code]. */
+function foyer_verify_pass(string $token, array $keys, string $issuer, string $room, int $leeway, int $now): array
+{
+    $refuse = fn (string $code) => ['ok' => false, 'error' => $code];
+    if (strlen($token) > FOYER_MAX_TOKEN_SIZE) return $refuse('too_large');
+    $parts = explode('.', $token);
+    if (count($parts) !== 3) return $refuse('malformed');
+    $header = foyer_json_object(foyer_b64url($parts[0]));
+    if ($header === null) return $refuse('malformed');
+    foreach (['jwk', 'jku', 'x5u', 'x5c', 'crit'] as $name) {
+        if (array_key_exists($name, $header)) return $refuse('forbidden_header');
+    }
+    $alg = $header['alg'] ?? null;
+    if ($alg !== 'EdDSA' && $alg !== 'ES256') return $refuse('unsupported_alg');
+    $kid = $header['kid'] ?? null;
+    $key = is_string($kid) ? ($keys[$kid] ?? null) : null;
+    if ($key === null) return $refuse('unknown_kid');
+    // The key pins the algorithm: a token never chooses it.
+    if ($alg !== $key['alg']) return $refuse('unsupported_alg');
+    $payload = foyer_b64url($parts[1]);
+    $signature = foyer_b64url($parts[2]);
+    if ($payload === null || $signature === null || strlen($signature) !== 64) return $refuse('malformed');
+    $input = $parts[0] . '.' . $parts[1];
+    $good = $alg === 'EdDSA'
+        ? sodium_crypto_sign_verify_detached($signature, $input, $key['key'])
+        : openssl_verify($input, foyer_der_signature($signature), $key['key'], OPENSSL_ALGO_SHA256) === 1;
+    if (!$good) return $refuse('bad_signature');
+    // The claims are read only once the signature vouches for them.
+    $c = foyer_json_object($payload);
+    if ($c === null) return $refuse('malformed');
+    $exp = foyer_numeric_date($c['exp'] ?? null);
+    if (!is_string($c['iss'] ?? null) || !array_key_exists('aud', $c) || !is_string($c['sub'] ?? null)
+        || !is_string($c['jti'] ?? null) || $exp === null
+        || (array_key_exists('nbf', $c) && foyer_numeric_date($c['nbf']) === null)
+        || (array_key_exists('iat', $c) && foyer_numeric_date($c['iat']) === null)) {
+        return $refuse('invalid_claims');
+    }
+    if ($c['iss'] !== $issuer) return $refuse('wrong_issuer');
+    if (is_string($c['aud'])) {
+        if ($c['aud'] !== $room) return $refuse('wrong_audience');
+    } elseif (is_array($c['aud']) && array_is_list($c['aud'])) {
+        foreach ($c['aud'] as $a) {
+            if (!is_string($a)) return $refuse('invalid_claims');
+        }
+        if (!in_array($room, $c['aud'], true)) return $refuse('wrong_audience');
+    } else {
+        return $refuse('invalid_claims');
+    }
+    if ($now >= $exp + $leeway) return $refuse('expired');
+    if (array_key_exists('nbf', $c) && $now < $c['nbf'] - $leeway) return $refuse('not_yet_valid');
+    return ['ok' => true, 'sub' => $c['sub'], 'jti' => $c['jti'], 'exp' => $exp];
+}
+
+// --- Where visitors go: the guard's same-site rules. ---
+
+/** [key, value, raw] for each '&'-separated pair of the target's query, values still escaped. */
+function foyer_query_pairs(string $target): array
+{
+    $q = strpos($target, '?');
+    if ($q === false) return [];
+    $out = [];
+    foreach (explode('&', substr($target, $q + 1)) as $raw) {
+        $eq = strpos($raw, '=');
+        $out[] = $eq === false ? [$raw, '', $raw] : [substr($raw, 0, $eq), substr($raw, $eq + 1), $raw];
+    }
+    return $out;
+}
+
+function foyer_query_param(string $target, string $name): ?string
+{
+    foreach (foyer_query_pairs($target) as [$key, $value]) {
+        if ($key === $name) return $value;
+    }
+    return null;
+}
+
+function foyer_without_query_param(string $target, string $name): string
+{
+    $path = explode('?', $target, 2)[0];
+    $rest = [];
+    foreach (foyer_query_pairs($target) as [$key, , $raw]) {
+        if ($key !== $name && $raw !== '') $rest[] = $raw;
+    }
+    return $rest ? $path . '?' . implode('&', $rest) : $path;
+}
+
+/** Strict decoding of a query value ('+' is a space); null for a bad escape. */
+function foyer_percent_decode(string $text): ?string
+{
+    if (preg_match('/%(?![0-9A-Fa-f]{2})/', $text)) return null;
+    return urldecode($text);
+}
+
+function foyer_names_host(string $path): bool
+{
+    $rest = str_replace(["\t", "\n", "\r", '\\'], ['', '', '', '/'], $path);
+    while (str_starts_with($rest, '/./') || str_starts_with($rest, '/../')) $rest = substr($rest, $rest[2] === '/' ? 2 : 3);
+    return str_starts_with($rest, '//');
+}
+
+/** The target itself if it is a path of this site however a browser or the site reads it. */
+function foyer_same_site_path(string $target): ?string
+{
+    if ($target === '' || strlen($target) > FOYER_MAX_NEXT_SIZE || $target[0] !== '/') return null;
+    if (preg_match('/[\x00-\x20\x7f-\xff\\\\]/', $target)) return null;
+    if (foyer_names_host($target)) return null;
+    $path = preg_split('/[?#]/', $target, 2)[0];
+    for ($round = 1; str_contains($path, '%'); $round++) {
+        $decoded = preg_replace_callback('/%([0-9A-Fa-f]{2})/', fn ($m) => chr(hexdec($m[1])), $path);
+        if ($decoded === $path) break;
+        if ($round > FOYER_MAX_DECODE_ROUNDS || foyer_names_host($decoded)) return null;
+        $path = $decoded;
+    }
+    return $target;
+}
+
+/** Where a visitor with a good pass in the URL goes: `next`, the URL without the pass, or /. */
+function foyer_entry_location(string $target): string
+{
+    $next = foyer_query_param($target, 'next');
+    $decoded = $next === null ? null : foyer_percent_decode($next);
+    return ($decoded !== null ? foyer_same_site_path($decoded) : null)
+        ?? foyer_same_site_path(foyer_without_query_param($target, FOYER_PASS_COOKIE)) ?? '/';
+}
+
+/** The waiting room, with the refusal's code when a pass was refused. */
+function foyer_refusal_location(string $login, ?string $error): string
+{
+    if ($error === null || $error === '') return $login;
+    [$base, $fragment] = array_pad(explode('#', $login, 2), 2, null);
+    $sep = !str_contains($base, '?') ? '?' : (str_ends_with($base, '?') || str_ends_with($base, '&') ? '' : '&');
+    return $base . $sep . 'foyer_refused=' . $error . ($fragment === null ? '' : '#' . $fragment);
+}
+
+/** The keys from the file cache, fetched again when the last attempt is $max_age seconds old. */
+function foyer_keys(array $config, int $max_age): array
+{
+    $file = $config['cache_file'] ?? sys_get_temp_dir() . '/foyer-jwks-' . md5($config['jwks_url']) . '.json';
+    $age = @filemtime($file);
+    if ($age !== false && time() - $age < $max_age) {
+        try {
+            return foyer_load_keys((string)file_get_contents($file));
+        } catch (Throwable) {
+            // A damaged cache is fetched again.
+        }
+    }
+    $context = stream_context_create(['http' => ['timeout' => 5, 'ignore_errors' => false]]);
+    $text = @file_get_contents($config['jwks_url'], false, $context, 0, FOYER_MAX_JWKS_SIZE + 1);
+    try {
+        if ($text === false) throw new RuntimeException("cannot fetch {$config['jwks_url']}");
+        $keys = foyer_load_keys($text);
+        file_put_contents("$file.tmp", $text);
+        rename("$file.tmp", $file);
+        return $keys;
+    } catch (Throwable $e) {
+        // Keep the last good keys. The file's time is that of the last attempt, so the next
+        // comes at the next refresh, or in 10 s for an unknown kid: never once per request.
+        error_log("foyer-pass: cannot refresh the keys, keeping the last: {$e->getMessage()}");
+        if ($age === false) throw $e;
+        @touch($file);
+        return foyer_load_keys((string)file_get_contents($file));
+    }
+}
+
+/** The verdict on a pass now; one under an unknown kid waits for one bounded refresh. */
+function foyer_check(array $config, string $token): array
+{
+    $verify = fn (array $keys) => foyer_verify_pass($token, $keys, $config['issuer'], $config['room'],
+        $config['leeway'] ?? 5, time());
+    $result = $verify(foyer_keys($config, $config['refresh'] ?? 300));
+    if (($result['error'] ?? null) === 'unknown_kid') $result = $verify(foyer_keys($config, FOYER_MIN_EARLY_REFRESH));
+    return $result;
+}
+
+/**
+ * What to do with a request: ['pass' => [...]] to serve it, or ['status' => 302, 'headers' =>
+ * [name => value]]. $target is the raw request target, $cookie the Cookie header.
+ */
+function foyer_decide(array $config, string $target, ?string $cookie, ?string $authorization): array
+{
+    $away = fn (?string $error) => ['status' => 302, 'headers' => [
+        'Location' => foyer_refusal_location($config['login_url'], $error), 'Cache-Control' => 'no-store']];
+    $raw = foyer_query_param($target, FOYER_PASS_COOKIE);
+    if ($raw !== null) {
+        $token = foyer_percent_decode($raw);
+        $result = $token === null ? ['ok' => false, 'error' => 'malformed'] : foyer_check($config, $token);
+        if (!$result['ok']) return $away($result['error']);
+        $max_age = max(1, $result['exp'] - time());
+        $secure = !empty($config['secure_cookie']) ? '; Secure' : '';
+        return ['status' => 302, 'headers' => [
+            'Location' => foyer_entry_location($target), 'Cache-Control' => 'no-store',
+            'Set-Cookie' => FOYER_PASS_COOKIE . "=$token; Path=/; Max-Age=$max_age; HttpOnly; SameSite=Lax$secure"]];
+    }
+    $presented = [];
+    foreach (explode(';', $cookie ?? '') as $part) {
+        [$name, $value] = array_pad(explode('=', ltrim($part, ' '), 2), 2, null);
+        if ($value !== null && $name === FOYER_PASS_COOKIE && count($presented) < FOYER_MAX_PASS_COOKIES) $presented[] = $value;
+    }
+    if ($authorization !== null && str_starts_with($authorization, 'Bearer ') && strlen($authorization) > 7) {
+        $presented[] = substr($authorization, 7);
+    }
+    $refusal = null;
+    foreach ($presented as $token) {
+        $result = foyer_check($config, $token);
+        if ($result['ok']) return ['pass' => ['visitor' => $result['sub'], 'jti' => $result['jti'], 'exp' => $result['exp']]];
+        $refusal ??= $result['error'];
+    }
+    return $away($refusal);
+}
+
+/** For a plain PHP page: the admitted visitor's pass, or a redirect and exit. */
+function foyer_pass_protect(array $config): array
+{
+    $d = foyer_decide($config, $_SERVER['REQUEST_URI'] ?? '/', $_SERVER['HTTP_COOKIE'] ?? null,
+        $_SERVER['HTTP_AUTHORIZATION'] ?? null);
+    if (isset($d['pass'])) return $d['pass'];
+    http_response_code($d['status']);
+    foreach ($d['headers'] as $name => $value) header("$name: $value");
+    exit;
+}
+
+/** Reports finished passes (their jti) so that their slots free at once: ['done', 'active']. */
+function foyer_pass_done(array $config, array $jtis): array
+{
+    $context = stream_context_create(['http' => ['method' => 'POST', 'timeout' => 5,
+        'header' => "Authorization: Bearer {$config['site_token']}\r\nContent-Type: application/json\r\n",
+        'content' => json_encode(['passes' => array_values($jtis)])]]);
+    $text = file_get_contents("{$config['foyer_url']}/api/v1/rooms/" . rawurlencode($config['room']) . '/passes/done',
+        false, $context);
+    if ($text === false) throw new RuntimeException('passes/done failed');
+    return json_decode($text, true, 8, JSON_THROW_ON_ERROR);
+}

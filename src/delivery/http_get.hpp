@@ -1,0 +1,27 @@
+#pragma once
+// A minimal HTTP/1.1 GET client, for the guard to fetch Foyer's discovery document and JWKS
+// and for drand rounds: https:// (the certificate checked against the system's trusted
+// roots and the host), or plain http:// (the caller keeps that to loopback or
+// private-network addresses); one request per connection, a deadline and a cap on the body.
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>  // boost/asio/awaitable.hpp uses std::exchange without it
+
+#include <boost/asio/awaitable.hpp>
+
+#include "core/base/url.hpp"
+
+namespace foyer::delivery {
+
+namespace net = boost::asio;
+
+// The body of a 200 answer. Throws std::runtime_error naming the problem: unresolvable,
+// unreachable, a certificate that does not check, no whole answer within `timeout`, another
+// status (redirects are not followed), a body over `body_limit`.
+net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseconds timeout, std::size_t body_limit);
+
+}  // namespace foyer::delivery

@@ -1,0 +1,89 @@
+// The Node connector (connectors/node/foyer-pass.js): the shared vectors, then a node:http
+// shop and an Express app in front of a real `foyer serve`, through key rotation and
+// passes/done.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import express from 'express';
+import { repo, runFoyer } from '../lib/foyer.js';
+import { admit } from '../nginx/harness.js';
+import { assertVectors, siteToken, startFoyer, vectors, walkFromQueue } from './harness.js';
+
+const { PassChecker, entryLocation, expressMiddleware, loadKeys, protect, refusalLocation, verifyPass } = await import(
+  path.join(repo, 'connectors/node/foyer-pass.js'));
+
+test('the Node connector agrees with the shared vectors', () => {
+  const keys = Object.fromEntries(Object.entries(vectors.keys).map(([name, set]) => [name, loadKeys(set)]));
+  const expect = { issuer: vectors.issuer, room: vectors.room, leeway: vectors.leeway_seconds };
+  assertVectors({
+    passes: Object.fromEntries(vectors.passes.map((p) => [p.name, verifyPass(p.token, keys[p.keys], expect, p.now)])),
+    destinations: Object.fromEntries(vectors.destinations.map((d) => [d.target, entryLocation(d.target)])),
+    refusals: Object.fromEntries(vectors.refusals.map((r) => [r.name, refusalLocation(vectors.login_url, r.error)])),
+  });
+});
+
+let foyer;
+let checker;
+let shop;
+let shopUrl;
+
+before(async () => {
+  foyer = await startFoyer();
+  checker = await new PassChecker({
+    issuer: vectors.issuer, room: vectors.room, loginUrl: `${foyer.url}/r/${vectors.room}`,
+    jwksUrl: `${foyer.url}/.well-known/jwks.json`, foyerUrl: foyer.url, siteToken,
+  }).ready();
+  shop = createServer(protect(checker, (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.foyerPass));
+  }));
+  await new Promise((resolve) => shop.listen(0, '127.0.0.1', resolve));
+  shopUrl = `http://127.0.0.1:${shop.address().port}`;
+});
+
+after(async () => {
+  checker?.close();
+  await new Promise((resolve) => shop?.close(resolve) ?? resolve());
+  await foyer?.cleanup();
+});
+
+test('a visitor goes from the queue to a protected node:http page', async () => {
+  const pass = await walkFromQueue(foyer, shopUrl, `${foyer.url}/r/${vectors.room}`, async (res, visitor) => {
+    assert.equal((await res.json()).visitor, visitor);
+  });
+  const jti = JSON.parse(Buffer.from(pass.split('.')[1], 'base64url')).jti;
+  assert.equal((await checker.done([jti])).done, 1);
+});
+
+test('a visitor goes from the queue to a protected Express route', async () => {
+  const app = express();
+  app.use('/shop', expressMiddleware(checker), (req, res) => res.json({ visitor: req.foyerPass.visitor, path: req.originalUrl }));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    await walkFromQueue(foyer, `http://127.0.0.1:${server.address().port}`, `${foyer.url}/r/${vectors.room}`, async (res, visitor) => {
+      assert.deepEqual(await res.json(), { visitor, path: '/shop/item?id=7' });
+    });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('a pass under a key published after the connector started is accepted after one refresh', async () => {
+  const r = await runFoyer(['keygen', '--data-dir', foyer.dataDir]);
+  assert.equal(r.code, 0, r.stderr);
+  await foyer.stop();
+  await foyer.start();
+  const { pass } = await admit(foyer, vectors.room);
+  const kid = JSON.parse(Buffer.from(pass.split('.')[0], 'base64url')).kid;
+  assert.ok(!checker.keys.has(kid));
+  checker.lastFetch = 0;  // the start's fetch was under 10 s ago
+  const res = await fetch(`${shopUrl}/shop/`, { headers: { cookie: `foyer_pass=${pass}` }, redirect: 'manual' });
+  assert.equal(res.status, 200);
+  // A second unknown kid within 10 s does not fetch again.
+  const before = checker.lastFetch;
+  const made = `${Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: 'made-up' })).toString('base64url')}.e30.AAAA`;
+  const refused = await fetch(`${shopUrl}/shop/`, { headers: { cookie: `foyer_pass=${made}` }, redirect: 'manual' });
+  assert.match(refused.headers.get('location'), /foyer_refused=unknown_kid$/);
+  assert.equal(checker.lastFetch, before);
+});

@@ -1,0 +1,25 @@
+// The Worker connector's test entry (tests/connectors/worker.test.js), run by workerd beside
+// connectors/worker/foyer-pass-worker.js: POST /__vectors with the shared vectors answers the
+// verdicts, computed in workerd with its WebCrypto; /__open/... goes to the origin unchecked
+// (the benchmark's unprotected page); every other request goes to the connector.
+import connector, { entryLocation, loadKeys, refusalLocation, verifyPass } from './foyer-pass-worker.js';
+
+async function vectors(v) {
+  const keys = {};
+  for (const [name, set] of Object.entries(v.keys)) keys[name] = await loadKeys(JSON.stringify(set));
+  const expect = { issuer: v.issuer, room: v.room, leeway: v.leeway_seconds };
+  const out = { passes: {}, destinations: {}, refusals: {} };
+  for (const p of v.passes) out.passes[p.name] = await verifyPass(p.token, keys[p.keys], expect, p.now);
+  for (const d of v.destinations) out.destinations[d.target] = entryLocation(d.target);
+  for (const r of v.refusals) out.refusals[r.name] = refusalLocation(v.login_url, r.error);
+  return Response.json(out);
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    if (url.pathname === '/__vectors') return vectors(await request.json());
+    if (url.pathname.startsWith('/__open/')) return fetch(new URL(url.pathname + url.search, env.ORIGIN));
+    return connector.fetch(request, env, ctx);
+  },
+};
