@@ -4,14 +4,16 @@
 //
 // Hashes come from WebCrypto when the page has it (secure contexts) and from the
 // pure-JS sha256.js otherwise (plain-HTTP pages); every function takes an optional
-// `{ hashes }` to choose. Ed25519 receipt signatures can only be checked with
+// `{ hashes }` to choose, but the permutation, which always runs sha256.js (it is
+// hashed millions of times for a whole-draw audit, where awaiting WebCrypto per hash
+// would take hours). Ed25519 receipt signatures can only be checked with
 // WebCrypto; without it they are reported as "not checked".
 //
 // Byte arguments accept a Uint8Array or a lowercase hex string. Sizes, indexes and
 // places are BigInts in results and BigInt or safe-integer Numbers in arguments:
 // JS numbers are exact only to 2^53 and their bitwise operators are 32-bit.
 
-import { sha256 as pureSha256, hmacSha256 as pureHmacSha256 } from './sha256.js';
+import { IV, compress, sha256 as pureSha256, hmacSha256 as pureHmacSha256 } from './sha256.js';
 
 const encoder = new TextEncoder();
 const KEY_DOMAIN = encoder.encode('foyer/lottery/v1/key');
@@ -161,46 +163,83 @@ function bitLength(v) {
   return v === 0n ? 0 : v.toString(2).length;
 }
 
-async function feistel(key, n, hashes) {
+/**
+ * π and π⁻¹ for one key and lobby size, synchronous and fast enough to recompute every
+ * place of a lobby of millions: the HMAC's padded key blocks are compressed once, and each
+ * round is two SHA-256 compressions of sha256.js. Numbers throughout: n < 2^48, and the
+ * halves of a value are at most 24 bits.
+ * @param {Uint8Array|string} key the lottery key
+ * @param {bigint|number} n lobby size, 1 ≤ n < 2^48
+ * @returns {{place: (index: number) => number, holder: (place: number) => number}}
+ */
+export function permutation(key, n) {
   const size = bigOf(n);
   if (size < 1n || size >= LOBBY_SIZE_LIMIT) throw new RangeError('lobby size outside [1, 2^48)');
+  const count = Number(size);
   let bits = Math.max(2, bitLength(size - 1n));
   bits += bits % 2;
-  const half = BigInt(bits / 2);
-  const mask = (1n << half) - 1n;
-  const mac = await hashes.hmacKey(bytesOf(key, 32));
-  const msg = new Uint8Array(ROUND_DOMAIN.length + 1 + 8 + 8);
-  msg.set(ROUND_DOMAIN);
-  const view = new DataView(msg.buffer);
+  const half = 2 ** (bits / 2);
+  const mask = half - 1;
+  // HMAC-SHA256 = H(key ^ opad ‖ H(key ^ ipad ‖ msg)): both padded keys are one block.
+  const keyBytes = bytesOf(key, 32);
+  const w = new Int32Array(64);
+  const padded = (pad) => {
+    const state = IV.slice();
+    for (let i = 0; i < 16; i++) {
+      const b = (j) => (keyBytes[4 * i + j] ?? 0) ^ pad;
+      w[i] = (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
+    }
+    compress(state, w);
+    return state;
+  };
+  const inner = padded(0x36);
+  const outer = padded(0x5c);
+  // The round's message (33 bytes) and its padding, as one block after the inner key block.
+  const block = new Uint8Array(64);
+  const view = new DataView(block.buffer);
+  block.set(ROUND_DOMAIN);
   view.setBigUint64(ROUND_DOMAIN.length + 1, size);
-  const round = async (r, v) => {
-    msg[ROUND_DOMAIN.length] = r;
-    view.setBigUint64(ROUND_DOMAIN.length + 9, v);
-    const out = await mac(msg);
-    return new DataView(out.buffer, out.byteOffset, out.byteLength).getBigUint64(0) & mask;
+  block[33] = 0x80;
+  view.setUint32(60, (64 + 33) * 8);
+  const state = new Int32Array(8);
+  const round = (r, v) => {
+    block[16] = r;
+    view.setUint32(25, Math.floor(v / 2 ** 32));
+    view.setUint32(29, v >>> 0);
+    for (let i = 0; i < 16; i++) w[i] = view.getInt32(4 * i);
+    state.set(inner);
+    compress(state, w);
+    w.set(state);
+    w[8] = 0x80000000 | 0;
+    w.fill(0, 9, 15);
+    w[15] = (64 + 32) * 8;
+    state.set(outer);
+    compress(state, w);
+    // The first 8 bytes AND a mask of at most 24 bits: the low bits of word 1.
+    return state[1] & mask;
   };
-  const encrypt = async (x) => {
-    let left = x >> half;
-    let right = x & mask;
-    for (let r = 0; r < ROUNDS; r++) [left, right] = [right, left ^ (await round(r, right))];
-    return (left << half) | right;
+  const encrypt = (x) => {
+    let left = Math.floor(x / half);
+    let right = x % half;
+    for (let r = 0; r < ROUNDS; r++) [left, right] = [right, left ^ round(r, right)];
+    return left * half + right;
   };
-  const decrypt = async (y) => {
-    let left = y >> half;
-    let right = y & mask;
-    for (let r = ROUNDS - 1; r >= 0; r--) [left, right] = [right ^ (await round(r, left)), left];
-    return (left << half) | right;
+  const decrypt = (y) => {
+    let left = Math.floor(y / half);
+    let right = y % half;
+    for (let r = ROUNDS - 1; r >= 0; r--) [left, right] = [right ^ round(r, left), left];
+    return left * half + right;
   };
   // Cycle walking: apply the Feistel network until the value lands inside [0, n).
-  const walk = async (step, start) => {
-    const x = bigOf(start);
-    if (x < 0n || x >= size) throw new RangeError('index or place outside the lobby');
-    if (size === 1n) return 0n;
-    let y = await step(x);
-    while (y >= size) y = await step(y);
+  const walk = (step, start) => {
+    const x = Number(bigOf(start));
+    if (x < 0 || x >= count) throw new RangeError('index or place outside the lobby');
+    if (count === 1) return 0;
+    let y = step(x);
+    while (y >= count) y = step(y);
     return y;
   };
-  return { place: (index) => walk(encrypt, index), holder: (place) => walk(decrypt, place) };
+  return { place: (index) => walk(encrypt, index), holder: (p) => walk(decrypt, p) };
 }
 
 /**
@@ -208,11 +247,10 @@ async function feistel(key, n, hashes) {
  * @param {Uint8Array|string} key the lottery key
  * @param {bigint|number} n lobby size, 1 ≤ n < 2^48
  * @param {bigint|number} index 0 ≤ index < n
- * @param {{hashes?: Hashes}} [options]
  * @returns {Promise<bigint>}
  */
-export async function place(key, n, index, { hashes = defaultHashes() } = {}) {
-  return (await feistel(key, n, hashes)).place(index);
+export async function place(key, n, index) {
+  return BigInt(permutation(key, n).place(index));
 }
 
 /**
@@ -220,11 +258,10 @@ export async function place(key, n, index, { hashes = defaultHashes() } = {}) {
  * @param {Uint8Array|string} key
  * @param {bigint|number} n
  * @param {bigint|number} p 0 ≤ p < n
- * @param {{hashes?: Hashes}} [options]
  * @returns {Promise<bigint>}
  */
-export async function holder(key, n, p, { hashes = defaultHashes() } = {}) {
-  return (await feistel(key, n, hashes)).holder(p);
+export async function holder(key, n, p) {
+  return BigInt(permutation(key, n).holder(p));
 }
 
 // ---- Merkle trees (RFC 6962) ----
@@ -439,7 +476,7 @@ export async function verifyEntry({ lottery, receipt, proof, publicKey }, { hash
     record('key derivation', 'fail', 'the lobby index is outside the lobby');
   } else {
     key = await deriveKey(lottery.seed, lottery.lobby_root, lottery.beacon, options);
-    placeValue = await place(key, lottery.lobby_size, receipt.lobby_index, options);
+    placeValue = await place(key, lottery.lobby_size, receipt.lobby_index);
     record('key derivation', 'pass', `key ${toHex(key)}`);
   }
   return { ok: checks.every((c) => c.status !== 'fail'), checks, key, place: placeValue };

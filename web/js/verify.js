@@ -1,6 +1,8 @@
 // The public verify page: shows a room's published draw, checks SHA-256(seed) against
 // the commitment, and checks a lobby receipt (the visitor's own, prefilled, or any
-// pasted one): its signature, its inclusion under the lobby root, and its place.
+// pasted one): its signature, its inclusion under the lobby root, and its place. "Check
+// the whole draw" runs the full audit (web/js/audit) with a progress bar and draws the
+// draw's timeline.
 
 import { strings as s } from './strings.js';
 import { formatNumber, formatTime, queueNumber } from './format.js';
@@ -8,6 +10,8 @@ import { checkCommitment, defaultHashes, verifyEntry } from './lottery.js';
 import { request, retrying } from './api.js';
 import { storedReceipts } from './storage.js';
 import { $, applyBranding, applyStrings, setText, show } from './page.js';
+import { auditDraw } from './audit/audit.js';
+import { timelineEvents, timelineSvg } from './audit/timeline.js';
 
 const hashes = defaultHashes();
 const roomPath = (room) => `/api/v1/rooms/${encodeURIComponent(room)}`;
@@ -119,6 +123,80 @@ async function checkReceipt() {
   }
 }
 
+function showCheckList(list, checks, names) {
+  list.replaceChildren();
+  for (const c of checks) {
+    const item = document.createElement('li');
+    item.dataset.check = c.name;
+    const name = document.createElement('span');
+    name.textContent = `${names[c.name] ?? c.name}: `;
+    const status = document.createElement('span');
+    status.className = c.ok ? 'pass' : 'fail';
+    status.textContent = c.ok ? s.checkPass : s.checkFail;
+    const detail = document.createElement('span');
+    detail.className = 'detail';
+    detail.textContent = c.detail;
+    item.append(name, status, detail);
+    list.append(item);
+  }
+}
+
+const timeOfDay = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
+
+function formatGap(ms) {
+  const seconds = Math.round(ms / 1000);
+  if (Math.abs(seconds) < 120) return `+${seconds} s`;
+  if (Math.abs(seconds) < 7200) return `+${Math.round(seconds / 60)} min`;
+  if (Math.abs(seconds) < 172800) return `+${Math.round(seconds / 3600)} h`;
+  return `+${Math.round(seconds / 86400)} d`;
+}
+
+function showFairness({ lobbySize, uniformity, timeline }) {
+  const figure = $('timeline');
+  figure.querySelector('svg')?.remove();
+  const events = timelineEvents(timeline, s.timelineLabels);
+  figure.prepend(timelineSvg(events, { formatTime: (ms) => timeOfDay.format(ms), formatGap, title: s.timelineTitle }));
+  show('timeline', events.length > 0);
+  setText('fr-size', lobbySize == null ? s.notYet : formatNumber(lobbySize));
+  setText('fr-uniformity', uniformity?.pValue == null ? s.uniformityTooSmall : s.uniformity(uniformity.pValue.toFixed(3), uniformity.bands));
+  show('fairness', lobbySize != null);
+}
+
+async function auditRoom() {
+  const button = $('audit');
+  const bar = $('audit-progress');
+  button.disabled = true;
+  bar.value = 0;
+  show('audit-progress');
+  show('timeline', false);
+  show('fairness', false);
+  $('audit-checks').replaceChildren();
+  setText('audit-verdict', s.checking);
+  $('audit-verdict').className = 'result';
+  const started = performance.now();
+  try {
+    // ?vkey= pins the ledger key (from a source the reader trusts) instead of the published one.
+    const report = await auditDraw(location.origin, $('room').value, {
+      vkey: new URL(location.href).searchParams.get('vkey') ?? undefined,
+      onProgress: ({ phase, done, total }) => {
+        bar.value = total === 0 ? 1 : done / total;
+        setText('audit-phase', s.auditPhase[phase](formatNumber(done), formatNumber(total)));
+      },
+    });
+    showCheckList($('audit-checks'), report.checks, s.auditCheckNames);
+    showFairness(report.fairness);
+    setText('audit-phase', s.auditDone(((performance.now() - started) / 1000).toFixed(1)));
+    setText('audit-verdict', report.ok ? s.auditPassed : s.auditFailed);
+    $('audit-verdict').className = `result ${report.ok ? 'pass' : 'fail'}`;
+  } catch {
+    setText('audit-verdict', s.auditError);
+    $('audit-verdict').className = 'result fail';
+  } finally {
+    show('audit-progress', false);
+    button.disabled = false;
+  }
+}
+
 async function main() {
   applyStrings();
   const mine = storedReceipts();
@@ -131,6 +209,7 @@ async function main() {
   if (receipt) $('receipt').value = JSON.stringify(receipt, null, 2);
   select.addEventListener('change', () => loadRoom(select.value));
   $('check').addEventListener('click', checkReceipt);
+  $('audit').addEventListener('click', auditRoom);
   if (wanted) {
     select.value = wanted;
     await loadRoom(wanted);

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// foyer-audit: checks a whole draw from a Foyer server's public record, with the same
+// module the verify page runs (web/js/audit/audit.js).
+//
+//   node packaging/foyer-audit.mjs URL ROOM [--vkey VKEY] [--json FILE]
+//
+// Prints one line per check and the fairness report; exits 1 if any check failed,
+// 2 on bad usage. --json writes the whole report (checks and fairness data) to FILE.
+// Node 18 needs --experimental-global-webcrypto for crypto.subtle; this script
+// re-runs itself with it when it is missing.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+
+if (!globalThis.crypto?.subtle) {
+  const child = spawnSync(process.execPath, ['--experimental-global-webcrypto', ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(child.status ?? 1);
+}
+
+const { auditDraw } = await import(new URL('../web/js/audit/audit.js', import.meta.url));
+
+function usage(message) {
+  console.error(`foyer-audit: ${message}\nusage: foyer-audit URL ROOM [--vkey VKEY] [--json FILE]`);
+  process.exit(2);
+}
+
+const args = process.argv.slice(2);
+const positional = [];
+const options = {};
+for (let i = 0; i < args.length; i++) {
+  const m = /^--(vkey|json)(?:=(.*))?$/.exec(args[i]);
+  if (m) options[m[1]] = m[2] ?? args[++i] ?? usage(`--${m[1]} needs a value`);
+  else if (args[i].startsWith('--')) usage(`unknown option ${args[i]}`);
+  else positional.push(args[i]);
+}
+if (positional.length !== 2) usage('expected URL and ROOM');
+const [url, room] = positional;
+
+const tty = process.stderr.isTTY;
+let lastPhase = null;
+const onProgress = ({ phase, done, total }) => {
+  if (!tty) return;
+  if (phase !== lastPhase && lastPhase !== null) process.stderr.write('\n');
+  lastPhase = phase;
+  process.stderr.write(`\r${phase}: ${done.toLocaleString('en')} of ${total.toLocaleString('en')}`);
+};
+
+const started = performance.now();
+const report = await auditDraw(url, room, { vkey: options.vkey, onProgress });
+const seconds = (performance.now() - started) / 1000;
+if (tty && lastPhase) process.stderr.write('\n');
+
+const iso = (ms) => (ms == null ? '—' : new Date(ms).toISOString());
+console.log(`Audit of room ${room} at ${url}`);
+for (const c of report.checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`);
+const { lobbySize, uniformity, timeline } = report.fairness;
+console.log('\nFairness report');
+console.log(`  lobby size          ${lobbySize ?? '—'}`);
+if (uniformity?.chiSquare != null) {
+  console.log(`  join order vs place chi-square ${uniformity.chiSquare.toFixed(1)} on ${uniformity.df} df ` +
+    `(${uniformity.bands}×${uniformity.bands} bands), p = ${uniformity.pValue.toFixed(3)}`);
+}
+console.log(`  commit              ${iso(timeline.commit)}`);
+for (const w of timeline.witnessedCommit ?? []) console.log(`    cosigned by ${w.name} ${iso(w.time)}`);
+console.log(`  close               ${iso(timeline.close)}`);
+for (const w of timeline.witnessedClose ?? []) console.log(`    cosigned by ${w.name} ${iso(w.time)}`);
+if (timeline.beaconRound != null) console.log(`  beacon round ${timeline.beaconRound} ${iso(timeline.beacon)}`);
+console.log(`  reveal              ${iso(timeline.reveal)}`);
+console.log(`\n${report.ok ? 'PASS' : 'FAIL'}: ${report.checks.filter((c) => !c.ok).length} of ${report.checks.length} checks failed in ${seconds.toFixed(1)} s`);
+if (options.json) writeFileSync(options.json, `${JSON.stringify({ ...report, seconds }, null, 2)}\n`);
+process.exit(report.ok ? 0 : 1);

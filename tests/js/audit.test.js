@@ -1,0 +1,264 @@
+// The whole-draw audit (web/js/audit) against the independent writer in
+// tests/lib/ledger-writer.js, served on loopback: a sound record passes, and each
+// tampering is caught by the check that names it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+import { auditDraw, CHECKS } from '../../web/js/audit/audit.js';
+import { parseEntry } from '../../web/js/audit/entries.js';
+import { openNote, parseCheckpoint, parseVkey } from '../../web/js/audit/note.js';
+import { indexPath, logFiles } from '../../web/js/audit/tiles.js';
+import { timelineEvents } from '../../web/js/audit/timeline.js';
+import { checkpointNote, noteKey, placesOf, serveFiles, signatureLine, TestLedger, tileLog } from '../lib/ledger-writer.js';
+
+const ROOM = 'sale';
+const cli = fileURLToPath(new URL('../../packaging/foyer-audit.mjs', import.meta.url));
+const entrants = (n) => Array.from({ length: n }, () => randomBytes(16));
+
+/** A ledger with another room's draw and then ROOM's; `change` tampers before serving. */
+function ledgerWith(options = {}, ledgerOptions = {}) {
+  const ledger = new TestLedger(ledgerOptions);
+  ledger.draw({ room: 'earlier', entrants: entrants(3) });
+  ledger.draw({ room: ROOM, entrants: entrants(600), ...options });
+  return ledger;
+}
+
+async function audit(files, options = {}) {
+  const server = await serveFiles(files);
+  try {
+    return await auditDraw(server.url, ROOM, options);
+  } finally {
+    await server.close();
+  }
+}
+
+function failed(report) {
+  return report.checks.filter((c) => !c.ok && !c.detail.startsWith('not run')).map((c) => c.name);
+}
+
+const replaceEntry = (ledger, kind, edit) => {
+  const i = ledger.entries.findLastIndex((e) => e.toString().includes(`kind ${kind}\nroom ${ROOM}\n`));
+  ledger.entries[i] = Buffer.from(edit(ledger.entries[i].toString()));
+};
+
+test('a sound draw passes every check, with the fairness report', async () => {
+  const ledger = ledgerWith({ beacon: { kind: 'operator', value: 'c0ffee' } });
+  const report = await audit(ledger.files(), { vkey: ledger.key.vkey });
+  assert.deepEqual(report.checks.map((c) => c.name), CHECKS);
+  assert.deepEqual(report.checks.filter((c) => !c.ok), []);
+  assert.equal(report.ok, true);
+  const { lobbySize, uniformity, timeline } = report.fairness;
+  assert.equal(lobbySize, 600);
+  assert.equal(uniformity.bands, 10);
+  assert.ok(uniformity.pValue > 1e-6, JSON.stringify(uniformity));
+  assert.equal(timeline.close - timeline.commit, 60_000);
+  assert.deepEqual(timeline.witnessedClose.map((w) => w.name), ['witness.one', 'witness.two']);
+  assert.equal(timeline.witnessedClose[0].time, timeline.close + 2_000);
+  assert.equal(timeline.reveal, timeline.close + 10_000);
+});
+
+test('without witnesses or a beacon the draw passes and says what is missing', async () => {
+  const ledger = ledgerWith({}, { witnesses: [] });
+  const report = await audit(ledger.files());
+  assert.equal(report.ok, true, JSON.stringify(report.checks));
+  const detail = Object.fromEntries(report.checks.map((c) => [c.name, c.detail]));
+  assert.match(detail.beacon, /no beacon/);
+  assert.match(detail['witnessed close'], /no witnesses/);
+  assert.match(detail['ledger key'], /as published/);
+});
+
+test('an entrant dropped from the tiles is caught', async () => {
+  const ledger = ledgerWith();
+  const lobby = ledger.lobbies.get(ROOM);
+  // Only the bundle: the tiles no longer match it.
+  const bundle = lobby.get('tile/entries/000');
+  lobby.set('tile/entries/000', Buffer.concat([bundle.subarray(0, 18 * 5), bundle.subarray(18 * 6), bundle.subarray(0, 18)]));
+  assert.deepEqual(failed(await audit(ledger.files())), ['lobby tiles']);
+});
+
+test('an entrant dropped and the lobby log rebuilt and re-signed is caught', async () => {
+  const ledger = ledgerWith();
+  const original = ledger.lobbies.get(ROOM);
+  const bundles = [...original].filter(([p]) => p.startsWith('tile/entries/')).map(([, b]) => b);
+  const all = [];
+  for (const b of bundles) for (let o = 0; o < b.length; o += 18) all.push(b.subarray(o + 2, o + 18));
+  all.splice(7, 1);
+  const rebuilt = tileLog(all); // the lobby one entrant short, tiled and signed anew
+  const files = new Map(rebuilt.files);
+  files.set('checkpoint', checkpointNote(`${ledger.origin}/lobby/${ROOM}`, all.length, rebuilt.root, ledger.key));
+  ledger.lobbies.set(ROOM, files);
+  assert.deepEqual(failed(await audit(ledger.files())), ['lobby checkpoint']);
+});
+
+test('two entrants swapped are caught', async () => {
+  const ledger = ledgerWith();
+  const lobby = ledger.lobbies.get(ROOM);
+  const bundle = Buffer.from(lobby.get('tile/entries/001'));
+  const a = Buffer.from(bundle.subarray(2, 18));
+  bundle.copy(bundle, 2, 20, 36);
+  a.copy(bundle, 20);
+  lobby.set('tile/entries/001', bundle);
+  assert.deepEqual(failed(await audit(ledger.files())), ['lobby tiles']);
+});
+
+test('a changed place is caught', async () => {
+  const swapTwo = (key, n) => {
+    const places = placesOf(key, n);
+    [places[3], places[4]] = [places[4], places[3]];
+    return places;
+  };
+  const ledger = ledgerWith({ places: swapTwo });
+  assert.deepEqual(failed(await audit(ledger.files())), ['places']);
+});
+
+test('a checkpoint re-signed with another key is caught, and a pinned key catches a swapped one', async () => {
+  const ledger = ledgerWith();
+  const impostor = noteKey(ledger.origin);
+  const files = ledger.files();
+  const text = files.get('ledger/checkpoint').split('\n\n')[0] + '\n';
+  files.set('ledger/checkpoint', `${text}\n${signatureLine(impostor, text)}`);
+  assert.deepEqual(failed(await audit(files)), ['ledger checkpoint']);
+
+  // The impostor also publishes its key: only a pinned key tells.
+  files.set('api/v1/ledger', JSON.stringify({ ...JSON.parse(files.get('api/v1/ledger')), vkey: impostor.vkey }));
+  assert.deepEqual(failed(await audit(files, { vkey: ledger.key.vkey })), ['ledger key']);
+});
+
+test('a reveal before the quorum is caught', async () => {
+  // In time: the witnesses cosigned the close after the seed was out.
+  const late = ledgerWith({ witnessDelay: 20_000 });
+  assert.deepEqual(failed(await audit(late.files())), ['reveal after quorum']);
+
+  // In the ledger: the reveal is written before the witnessed close.
+  const early = ledgerWith();
+  const n = early.entries.length;
+  [early.entries[n - 2], early.entries[n - 1]] = [early.entries[n - 1], early.entries[n - 2]];
+  assert.deepEqual(failed(await audit(early.files())), ['entries order']);
+});
+
+test('a quorum short of a witness is caught', async () => {
+  const ledger = ledgerWith({}, { quorum: 2 });
+  replaceEntry(ledger, 'witnessed', (entry) => entry.replace(/— witness\.two .*\n/, ''));
+  assert.deepEqual(failed(await audit(ledger.files())), ['witnessed close']);
+});
+
+test('history rewritten after it was witnessed is caught (consistency)', async () => {
+  const ledger = ledgerWith();
+  replaceEntry(ledger, 'commit', (entry) => entry.replace(/closes_at (\d+)/, (_, t) => `closes_at ${Number(t) + 1}`));
+  assert.deepEqual(failed(await audit(ledger.files())), ['witnessed commit', 'witnessed close']);
+});
+
+test('a seed that is not the commitment, and a wrong key, are caught', async () => {
+  const ledger = ledgerWith();
+  replaceEntry(ledger, 'reveal', (entry) => entry.replace(/seed [0-9a-f]{64}/, `seed ${'ab'.repeat(32)}`));
+  assert.deepEqual(failed(await audit(ledger.files())), ['commitment', 'key']);
+});
+
+test('a beacon other than the committed one is caught', async () => {
+  const ledger = ledgerWith({ beacon: { kind: 'operator', value: 'c0ffee' } });
+  replaceEntry(ledger, 'reveal', (entry) => entry.replace('beacon operator c0ffee', 'beacon none'));
+  assert.deepEqual(failed(await audit(ledger.files())), ['beacon']);
+});
+
+// A real drand quicknet round (drand's public API, round 123); the draw happened in 2023.
+const ROUND_123 = 'b75c69d0b72a5d906e854e808ba7e2accb1542ac355ae486d591aa9d43765482e26cd02df835d3546d23c4b13e0dfc92';
+test('a drand quicknet draw: the round verifies and the close was witnessed before it', async () => {
+  const beacon = { kind: 'drand-quicknet', round: 123, signature: ROUND_123, randomness: createHash('sha256').update(Buffer.from(ROUND_123, 'hex')).digest() };
+  const roundTime = (1692803367 + 122 * 3) * 1000;
+  const sound = ledgerWith({ beacon, at: roundTime - 90_000 });
+  assert.equal((await audit(sound.files())).ok, true);
+  const late = ledgerWith({ beacon, at: roundTime - 60_000 });
+  assert.deepEqual(failed(await audit(late.files())), ['close before beacon']);
+  const forged = ledgerWith({ beacon: { ...beacon, signature: ROUND_123.replace(/^b7/, 'b8') }, at: roundTime - 90_000 });
+  assert.deepEqual(failed(await audit(forged.files())), ['beacon']);
+});
+
+test('ledger entries parse only in the spec\'s exact shape', () => {
+  const commit = 'foyer/ledger/v1\nkind commit\nroom r\ncommitment ' + '0'.repeat(64) + '\nbeacon drand-quicknet 7\ncloses_at 10\nat 5\n';
+  assert.deepEqual(parseEntry(Buffer.from(commit)), {
+    kind: 'commit', room: 'r', commitment: '0'.repeat(64), beacon: { kind: 'drand-quicknet', round: 7 }, closes_at: 10, at: 5,
+  });
+  const bad = [
+    commit.replace('closes_at 10\nat 5', 'at 5\ncloses_at 10'), // order
+    commit.replace('at 5\n', 'at 5\nextra 1\n'), // an extra line
+    commit.replace('at 5\n', 'at 05\n'), // leading zero
+    commit.replace('0'.repeat(64), 'A'.repeat(64)), // upper-case hex
+    commit.slice(0, -1), // no final newline
+    commit.replace('foyer/ledger/v1', 'foyer/ledger/v2'),
+    commit.replace('at 5\n', 'at 5\n\nsomething\n'), // a blank line outside a witnessed entry
+  ];
+  for (const text of bad) assert.throws(() => parseEntry(Buffer.from(text)), Error, JSON.stringify(text));
+});
+
+test('vkeys, notes and checkpoints follow signed-note and tlog-checkpoint', async () => {
+  // The example vkey of c2sp.org/signed-note.
+  assert.equal(parseVkey('PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW').id, 0xc74f20a3);
+  assert.throws(() => parseVkey('PeterNeumann+c74f20a4+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW'), /id does not match/);
+  const key = noteKey('log.example');
+  const other = noteKey('other.example');
+  const text = 'log.example\n2\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n';
+  const note = `${text}\n${signatureLine(other, text)}${signatureLine(key, text)}`;
+  const opened = await openNote(note, [parseVkey(key.vkey)]);
+  assert.equal(opened.unknown, 1);
+  assert.deepEqual(parseCheckpoint(opened.text), { origin: 'log.example', size: 2, root: new Uint8Array(32) });
+  await assert.rejects(openNote(note.replace('\n2\n', '\n3\n'), [parseVkey(key.vkey)]), /does not verify/);
+  await assert.rejects(openNote(note, [parseVkey(noteKey('log.example').vkey)]), /no known key/);
+  assert.throws(() => parseCheckpoint('o\n02\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n'), /malformed/);
+});
+
+test('tile paths follow tlog-tiles, as fairness.md\'s example of 70,000 entries', () => {
+  assert.equal(indexPath(5), '005');
+  assert.equal(indexPath(1000), 'x001/000');
+  assert.equal(indexPath(1234067), 'x001/x234/067');
+  const files = logFiles(70_000);
+  for (const path of ['tile/0/273.p/112', 'tile/1/000', 'tile/1/001.p/17', 'tile/2/000.p/1', 'tile/entries/273.p/112', 'tile/0/272']) {
+    assert.ok(files.includes(path), path);
+  }
+  assert.equal(files.filter((p) => p.startsWith('tile/entries/')).length, 274);
+  // The writer publishes exactly the files the checker reads, at the edges of tiles too.
+  for (const size of [1, 255, 256, 257, 880, 65_536]) {
+    const log = tileLog(entrants(size));
+    assert.deepEqual([...log.files.keys()].sort(), logFiles(size).sort(), `size ${size}`);
+  }
+});
+
+test('foyer-audit prints the report and exits 1 on a failure', async () => {
+  const ledger = ledgerWith();
+  const files = ledger.files();
+  const server = await serveFiles((path) => files.get(path));
+  const run = (...args) => new Promise((resolve) => {
+    execFile(process.execPath, [cli, server.url, ROOM, ...args], (error, stdout) => resolve({ code: error?.code ?? 0, stdout }));
+  });
+  try {
+    const good = await run('--vkey', ledger.key.vkey);
+    assert.equal(good.code, 0, good.stdout);
+    assert.match(good.stdout, /^ok +places: all 600 places recomputed/m);
+    assert.match(good.stdout, /lobby size +600/);
+    assert.match(good.stdout, /^PASS/m);
+    files.set('ledger/checkpoint', files.get('ledger/checkpoint').replace(/\n\d+\n/, '\n1\n'));
+    const bad = await run();
+    assert.equal(bad.code, 1, bad.stdout);
+    assert.match(bad.stdout, /^FAIL {2}ledger checkpoint: /m);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the timeline puts the events in time order, a witness step at its last cosignature', () => {
+  const labels = { commit: 'c', witnessedCommit: 'wc', close: 'x', witnessedClose: 'wx', beacon: (r) => `b${r}`, reveal: 'r' };
+  const events = timelineEvents({
+    commit: 1000, close: 5000, reveal: 9000, beacon: 8000, beaconRound: 7,
+    witnessedCommit: [{ name: 'w1', time: 2000 }, { name: 'w2', time: 3000 }],
+    witnessedClose: [{ name: 'w1', time: 6000 }],
+  }, labels);
+  assert.deepEqual(events.map((e) => [e.id, e.label, e.time]), [
+    ['commit', 'c', 1000], ['witnessedCommit', 'wc', 3000], ['close', 'x', 5000], ['witnessedClose', 'wx', 6000],
+    ['beacon', 'b7', 8000], ['reveal', 'r', 9000],
+  ]);
+  assert.match(events[1].detail, /^w1 1970-01-01T00:00:02\.000Z\nw2 1970-01-01T00:00:03\.000Z$/);
+  // No witnesses, no beacon: three events.
+  assert.deepEqual(timelineEvents({ commit: 1, close: 2, reveal: 3 }, labels).map((e) => e.id), ['commit', 'close', 'reveal']);
+});
