@@ -74,6 +74,10 @@ test('lobby visitors are drawn by lottery and the verify page recomputes their p
     await eventually(async () => (await page.locator('#receipt').inputValue()).includes('"entrant_id"'),
       { what: 'the prefilled receipt' });
     await page.locator('#seed-check.pass').waitFor();
+    // No beacon: the page says the organiser-grinding guarantee is absent.
+    assert.ok(await page.locator('#no-beacon').isVisible());
+    assert.match(await page.locator('#no-beacon').textContent(), /could have added entrants of their own/);
+    assert.equal(await page.locator('#operator-beacon').isVisible(), false);
     await page.getByRole('button', { name: 'Check this receipt' }).click();
     await page.locator('#place-result[data-place]').waitFor();
     assert.equal(Number(await page.locator('#place-result').getAttribute('data-place')), visitor.place);

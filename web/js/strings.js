@@ -121,6 +121,9 @@ export const strings = {
   noBeacon:
     'This room has no beacon. The seed was fixed before anyone joined, but in principle the organiser could have ' +
     'added entrants of their own before the close; a beacon rules that out.',
+  operatorBeacon:
+    'This room\'s beacon is a value the operator supplies, not a public one nobody could know at the close: in ' +
+    'principle the organiser could still have chosen entrants of their own to move places. A drand beacon rules that out.',
   fifoRoom: 'This room has no lobby: places are given first come, first served, so there is no draw to check.',
   seedCheckPass: 'SHA-256(seed) equals the commitment published before the lobby opened.',
   seedCheckFail: 'SHA-256(seed) does NOT equal the published commitment.',

@@ -45,6 +45,8 @@ async function loadRoom(room) {
   fact('f-seed', lottery.seed);
   show('beacon-rows', Boolean(lottery.beacon_rule));
   show('no-beacon', !fifo && !lottery.beacon_rule);
+  // A value the operator types in is no public beacon: the grinding guarantee is absent too.
+  show('operator-beacon', !fifo && lottery.draw?.beacon === 'operator');
   const check = $('seed-check');
   check.className = 'result';
   if (fifo) {

@@ -23,6 +23,7 @@
 
 #include "core/fairness/cosignature.hpp"
 #include "delivery/witness_client.hpp"
+#include "support/go_tools.hpp"
 
 extern char** environ;
 
@@ -40,21 +41,6 @@ note::seed seed_of(std::uint8_t b) {
   note::seed s;
   s.fill(b);
   return s;
-}
-
-std::string shell_quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-int run(const std::string& command, const fs::path& log, std::string& output) {
-  int status = std::system((command + " >" + shell_quoted(log) + " 2>&1").c_str());
-  output = read_file(log);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // A log the test appends to, with every stored node kept for proofs.
@@ -99,13 +85,7 @@ struct go_witness_fixture {
 
   // Builds the witness offline: GOPATH mode on Debian's Go sources, no module proxy.
   void build() {
-    std::string output;
-    int status = run("cd " + shell_quoted(fs::path(FOYER_GO_DIR) / "witness") +
-                         " && GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOPROXY=off GOCACHE=" +
-                         shell_quoted(fs::temp_directory_path() / "foyer-go-cache") + " go build -o " + shell_quoted(binary()) + " .",
-                     root / "build.log", output);
-    INFO("go build: " << output << "(Go and golang-golang-x-mod-dev come from packaging/deps.sh)");
-    REQUIRE(status == 0);
+    test::go_build(fs::path(FOYER_GO_DIR) / "witness", binary());
   }
   fs::path binary() const { return root / "witness"; }
 
@@ -250,9 +230,9 @@ TEST_CASE_METHOD(go_witness_fixture, "witness client: Go's note.Open verifies Fo
   std::string cosigned = note + cosignature::sign(witness_key, text, 1700000000);
   auto check = [&](const std::string& candidate, std::string& output) {
     std::ofstream(root / "cosigned", std::ios::binary) << candidate;
-    return run(shell_quoted(binary()) + " verify -log-vkey " + shell_quoted(note::encode_vkey(log.key.public_part())) +
-                   " -witness-vkey " + shell_quoted(cosignature::encode_vkey(witness_key.public_part())) + " " +
-                   shell_quoted(root / "cosigned"),
+    return test::run(test::shell_quoted(binary()) + " verify -log-vkey " + test::shell_quoted(note::encode_vkey(log.key.public_part())) +
+                   " -witness-vkey " + test::shell_quoted(cosignature::encode_vkey(witness_key.public_part())) + " " +
+                   test::shell_quoted(root / "cosigned"),
                root / "verify.log", output);
   };
   std::string output;

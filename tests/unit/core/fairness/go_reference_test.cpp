@@ -18,6 +18,7 @@
 #include "core/fairness/checkpoint.hpp"
 #include "core/fairness/merkle.hpp"
 #include "core/fairness/tlog_tiles.hpp"
+#include "support/go_tools.hpp"
 
 using namespace foyer;
 namespace fs = std::filesystem;
@@ -31,29 +32,6 @@ constexpr std::uint64_t old_size = 300;
 
 // FOYER_VECTORS is tests/data/fairness-vectors.json in the source tree.
 fs::path notecheck_source() { return fs::path(FOYER_VECTORS).parent_path().parent_path() / "go" / "notecheck"; }
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-void write_file(const fs::path& path, std::string_view bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE(out.good());
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-// Runs a shell command; returns its exit status, with its output in `output`.
-int run(const std::string& command, const fs::path& log, std::string& output) {
-  int status = std::system((command + " >" + quoted(log) + " 2>&1").c_str());
-  output = read_file(log);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 note::signer log_key(std::uint8_t seed_byte) {
   note::seed seed{};
@@ -78,20 +56,20 @@ void publish(const fs::path& dir, const note::signer& key) {
     writer.append(id);
     leaves.push_back(merkle::leaf_hash(id));
     if (writer.size() == old_size) {
-      write_file(dir / "checkpoint.old", checkpoint::sign({origin, old_size, writer.root()}, key));
+      test::write_file(dir / "checkpoint.old", checkpoint::sign({origin, old_size, writer.root()}, key));
     }
-    for (const auto& file : writer.take_full()) write_file(dir / file.path, file.bytes);
+    for (const auto& file : writer.take_full()) test::write_file(dir / file.path, file.bytes);
   }
-  for (const auto& file : writer.partials()) write_file(dir / file.path, file.bytes);
-  write_file(dir / "checkpoint", checkpoint::sign({origin, log_size, writer.root()}, key));
-  write_file(dir / "vkey", note::encode_vkey(key.public_part()) + "\n");
+  for (const auto& file : writer.partials()) test::write_file(dir / file.path, file.bytes);
+  test::write_file(dir / "checkpoint", checkpoint::sign({origin, log_size, writer.root()}, key));
+  test::write_file(dir / "vkey", note::encode_vkey(key.public_part()) + "\n");
 
   std::string proofs;
   for (std::uint64_t index : {std::uint64_t{0}, old_size, std::uint64_t{65535}, std::uint64_t{65536}, log_size - 1}) {
     proofs += proof_line("inclusion " + std::to_string(index), merkle::path_in(leaves, index));
   }
   proofs += proof_line(fmt::format("consistency {} {}", old_size, log_size), merkle::consistency_in(leaves, old_size));
-  write_file(dir / "proofs", proofs);
+  test::write_file(dir / "proofs", proofs);
 }
 
 // A copy of the published log with one file changed.
@@ -118,18 +96,12 @@ struct go_fixture {
   // Builds notecheck offline: GOPATH mode on Debian's Go sources, no module proxy.
   fs::path build() {
     fs::path binary = root / "notecheck";
-    std::string output;
-    int status = run("cd " + quoted(notecheck_source()) +
-                         " && GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOPROXY=off GOCACHE=" +
-                         quoted(fs::temp_directory_path() / "foyer-go-cache") + " go build -o " + quoted(binary) + " .",
-                     root / "build.log", output);
-    INFO("go build: " << output << "(Go and golang-golang-x-mod-dev come from packaging/deps.sh)");
-    REQUIRE(status == 0);
+    test::go_build(notecheck_source(), binary);
     return binary;
   }
 
   int check(const fs::path& binary, const fs::path& dir, std::string& output) {
-    return run(quoted(binary) + " " + quoted(dir), root / "check.log", output);
+    return test::run(test::shell_quoted(binary) + " " + test::shell_quoted(dir), root / "check.log", output);
   }
 
   fs::path root;
@@ -157,32 +129,32 @@ TEST_CASE_METHOD(go_fixture, "Go's sumdb/note and sumdb/tlog accept Foyer's log,
   const std::vector<tampering> cases = {
       {"two entries swapped", "the entries give another root",
        [](const fs::path& dir) {
-         std::string bundle = read_file(dir / "tile/entries/001");
-         write_file(dir / "tile/entries/001", bundle.substr(18, 18) + bundle.substr(0, 18) + bundle.substr(36));
+         std::string bundle = test::read_file(dir / "tile/entries/001");
+         test::write_file(dir / "tile/entries/001", bundle.substr(18, 18) + bundle.substr(0, 18) + bundle.substr(36));
        }},
       {"the last entry dropped", "tile/entries/273.p/112: entry 111 cut short",
        [](const fs::path& dir) {
          fs::path last = dir / tiles::entries_path(log_size / 256, log_size % 256);
-         std::string bundle = read_file(last);
-         write_file(last, bundle.substr(0, bundle.size() - 18));
+         std::string bundle = test::read_file(last);
+         test::write_file(last, bundle.substr(0, bundle.size() - 18));
        }},
       {"a tile changed", "tile/1/000: not the tile of these entries",
        [](const fs::path& dir) {
-         std::string tile = read_file(dir / "tile/1/000");
+         std::string tile = test::read_file(dir / "tile/1/000");
          tile[100] ^= 1;
-         write_file(dir / "tile/1/000", tile);
+         test::write_file(dir / "tile/1/000", tile);
        }},
       {"the checkpoint signed by another key of the same name", "no verifiable signatures",
        [](const fs::path& dir) {
-         std::string signed_checkpoint = read_file(dir / "checkpoint");
+         std::string signed_checkpoint = test::read_file(dir / "checkpoint");
          auto head = checkpoint::parse(signed_checkpoint.substr(0, signed_checkpoint.find("\n\n") + 1));
          REQUIRE(head);
-         write_file(dir / "checkpoint", checkpoint::sign(*head, log_key(2)));
+         test::write_file(dir / "checkpoint", checkpoint::sign(*head, log_key(2)));
        }},
       {"an old checkpoint the log is not consistent with", "consistency proof 300 -> 70000",
        [](const fs::path& dir) {
          digest other{};
-         write_file(dir / "checkpoint.old", checkpoint::sign({origin, old_size, other}, log_key(1)));
+         test::write_file(dir / "checkpoint.old", checkpoint::sign({origin, old_size, other}, log_key(1)));
        }},
   };
   for (const auto& c : cases) {
