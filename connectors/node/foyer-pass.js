@@ -180,22 +180,38 @@ export function sameSitePath(target) {
   return target;
 }
 
+// The page the visitor asking for `target` wants: its `next` if that is a same-site path,
+// else the target without the pass, if that is one.
+function wantedPage(target) {
+  const next = queryParam(target, 'next');
+  const decoded = next === null ? null : percentDecode(next);
+  return (decoded !== null && sameSitePath(decoded)) || sameSitePath(withoutQueryParam(target, PASS_PARAM));
+}
+
 // Where a visitor who arrived with a good pass in the URL goes: `next`, else the same URL
 // without the pass, else the front page.
 export function entryLocation(target) {
-  const next = queryParam(target, 'next');
-  const decoded = next === null ? null : percentDecode(next);
-  return (decoded !== null && sameSitePath(decoded)) || sameSitePath(withoutQueryParam(target, PASS_PARAM)) || '/';
+  return wantedPage(target) || '/';
 }
 
-// The waiting room, with the refusal's code when a pass was refused (web/js/bounce.js).
-export function refusalLocation(loginUrl, error) {
-  if (!error) return loginUrl;
-  const hash = loginUrl.indexOf('#');
-  const base = hash < 0 ? loginUrl : loginUrl.slice(0, hash);
-  const fragment = hash < 0 ? '' : loginUrl.slice(hash);
+// `url` with name=value added to its query, before any fragment.
+function withQueryParam(url, name, value) {
+  const hash = url.indexOf('#');
+  const base = hash < 0 ? url : url.slice(0, hash);
+  const fragment = hash < 0 ? '' : url.slice(hash);
   const sep = !base.includes('?') ? '?' : base.endsWith('?') || base.endsWith('&') ? '' : '&';
-  return `${base}${sep}foyer_refused=${error}${fragment}`;
+  return `${base}${sep}${name}=${value}${fragment}`;
+}
+
+// Every byte but the unreserved ones escaped, as the guard does it.
+const queryEscape = (text) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+// The waiting room, with the refusal's code when a pass was refused (web/js/bounce.js), and
+// in `next` the page asked for at `target`, to come back to once admitted.
+export function refusalLocation(loginUrl, error, target) {
+  const refused = error ? withQueryParam(loginUrl, 'foyer_refused', error) : loginUrl;
+  const wanted = wantedPage(target);
+  return wanted ? withQueryParam(refused, 'next', queryEscape(wanted)) : refused;
 }
 
 function cookieValues(header, name) {
@@ -259,7 +275,7 @@ export class PassChecker {
     if (raw !== null) {
       const token = percentDecode(raw);
       const result = token === null ? { ok: false, error: 'malformed' } : await this.verify(token);
-      if (!result.ok) return this.toWaitingRoom(result.error);
+      if (!result.ok) return this.toWaitingRoom(result.error, target);
       const maxAge = Math.max(1, result.exp - this.now());
       return {
         status: 302,
@@ -278,11 +294,11 @@ export class PassChecker {
       if (result.ok) return { visitor: result.sub, jti: result.jti, exp: result.exp };
       refusal ??= result.error;
     }
-    return this.toWaitingRoom(refusal);
+    return this.toWaitingRoom(refusal, target);
   }
 
-  toWaitingRoom(error) {
-    return { status: 302, headers: { location: refusalLocation(this.loginUrl, error), 'cache-control': 'no-store' } };
+  toWaitingRoom(error, target) {
+    return { status: 302, headers: { location: refusalLocation(this.loginUrl, error, target), 'cache-control': 'no-store' } };
   }
 
   // Reports finished passes (their jti) so that their slots free at once: needs foyerUrl

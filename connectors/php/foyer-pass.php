@@ -210,22 +210,38 @@ function foyer_same_site_path(string $target): ?string
     return $target;
 }
 
-/** Where a visitor with a good pass in the URL goes: `next`, the URL without the pass, or /. */
-function foyer_entry_location(string $target): string
+/** The page asked for at $target: its same-site `next`, else the target without the pass. */
+function foyer_wanted_page(string $target): ?string
 {
     $next = foyer_query_param($target, 'next');
     $decoded = $next === null ? null : foyer_percent_decode($next);
     return ($decoded !== null ? foyer_same_site_path($decoded) : null)
-        ?? foyer_same_site_path(foyer_without_query_param($target, FOYER_PASS_COOKIE)) ?? '/';
+        ?? foyer_same_site_path(foyer_without_query_param($target, FOYER_PASS_COOKIE));
 }
 
-/** The waiting room, with the refusal's code when a pass was refused. */
-function foyer_refusal_location(string $login, ?string $error): string
+/** Where a visitor with a good pass in the URL goes: `next`, the URL without the pass, or /. */
+function foyer_entry_location(string $target): string
 {
-    if ($error === null || $error === '') return $login;
-    [$base, $fragment] = array_pad(explode('#', $login, 2), 2, null);
+    return foyer_wanted_page($target) ?? '/';
+}
+
+/** $url with $name=$value added to its query, before any fragment. */
+function foyer_with_query_param(string $url, string $name, string $value): string
+{
+    [$base, $fragment] = array_pad(explode('#', $url, 2), 2, null);
     $sep = !str_contains($base, '?') ? '?' : (str_ends_with($base, '?') || str_ends_with($base, '&') ? '' : '&');
-    return $base . $sep . 'foyer_refused=' . $error . ($fragment === null ? '' : '#' . $fragment);
+    return $base . $sep . $name . '=' . $value . ($fragment === null ? '' : '#' . $fragment);
+}
+
+/**
+ * The waiting room, with the refusal's code when a pass was refused, and in `next` the page
+ * asked for at $target (every byte but the unreserved ones escaped, as the guard does).
+ */
+function foyer_refusal_location(string $login, ?string $error, string $target): string
+{
+    $refused = $error === null || $error === '' ? $login : foyer_with_query_param($login, 'foyer_refused', $error);
+    $wanted = foyer_wanted_page($target);
+    return $wanted === null ? $refused : foyer_with_query_param($refused, 'next', rawurlencode($wanted));
 }
 
 /** The keys from the file cache, fetched again when the last attempt is $max_age seconds old. */
@@ -275,7 +291,7 @@ function foyer_check(array $config, string $token): array
 function foyer_decide(array $config, string $target, ?string $cookie, ?string $authorization): array
 {
     $away = fn (?string $error) => ['status' => 302, 'headers' => [
-        'Location' => foyer_refusal_location($config['login_url'], $error), 'Cache-Control' => 'no-store']];
+        'Location' => foyer_refusal_location($config['login_url'], $error, $target), 'Cache-Control' => 'no-store']];
     $raw = foyer_query_param($target, FOYER_PASS_COOKIE);
     if ($raw !== null) {
         $token = foyer_percent_decode($raw);

@@ -22,6 +22,7 @@ import re
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 import jwt
@@ -220,21 +221,31 @@ def same_site_path(target):
     return target
 
 
-def entry_location(target):
-    """Where a visitor with a good pass in the URL goes: `next`, the URL without the pass, or /."""
+def _wanted_page(target):
+    """The page asked for at `target`: its same-site `next`, else the target without the pass."""
     nxt = query_param(target, "next")
     decoded = None if nxt is None else percent_decode(nxt)
     return ((decoded is not None and same_site_path(decoded))
-            or same_site_path(_without_query_param(target, PASS_COOKIE)) or "/")
+            or same_site_path(_without_query_param(target, PASS_COOKIE)))
 
 
-def refusal_location(login_url, error):
-    """The waiting room, with the refusal's code when a pass was refused."""
-    if not error:
-        return login_url
-    base, hash_, fragment = login_url.partition("#")
+def entry_location(target):
+    """Where a visitor with a good pass in the URL goes: `next`, the URL without the pass, or /."""
+    return _wanted_page(target) or "/"
+
+
+def _with_query_param(url, name, value):
+    base, hash_, fragment = url.partition("#")
     sep = "?" if "?" not in base else "" if base.endswith(("?", "&")) else "&"
-    return f"{base}{sep}foyer_refused={error}{hash_}{fragment}"
+    return f"{base}{sep}{name}={value}{hash_}{fragment}"
+
+
+def refusal_location(login_url, error, target):
+    """The waiting room, with the refusal's code when a pass was refused, and in `next` the
+    page asked for at `target` (every byte but the unreserved ones escaped, as the guard does)."""
+    refused = _with_query_param(login_url, "foyer_refused", error) if error else login_url
+    wanted = _wanted_page(target)
+    return _with_query_param(refused, "next", urllib.parse.quote(wanted, safe="")) if wanted else refused
 
 
 def _cookie_values(header, name):
@@ -290,7 +301,7 @@ class PassChecker:
             token = percent_decode(raw)
             result = self.verify(token) if token is not None else {"ok": False, "error": "malformed"}
             if not result["ok"]:
-                return None, self._to_waiting_room(result["error"])
+                return None, self._to_waiting_room(result["error"], target)
             max_age = max(1, result["exp"] - self.now())
             secure = "; Secure" if self.secure_cookie else ""
             return None, [("Location", entry_location(target)), ("Cache-Control", "no-store"),
@@ -304,10 +315,10 @@ class PassChecker:
             if result["ok"]:
                 return {"visitor": result["sub"], "jti": result["jti"], "exp": result["exp"]}, None
             refusal = refusal or result["error"]
-        return None, self._to_waiting_room(refusal)
+        return None, self._to_waiting_room(refusal, target)
 
-    def _to_waiting_room(self, error):
-        return [("Location", refusal_location(self.login_url, error)), ("Cache-Control", "no-store")]
+    def _to_waiting_room(self, error, target):
+        return [("Location", refusal_location(self.login_url, error, target)), ("Cache-Control", "no-store")]
 
     def done(self, jtis):
         """Reports finished passes (their jti) so that their slots free at once: {"done", "active"}."""

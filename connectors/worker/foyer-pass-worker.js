@@ -149,19 +149,34 @@ export function sameSitePath(target) {
   return target;
 }
 
-export function entryLocation(target) {
+// The page the visitor asking for `target` wants: its same-site `next`, else the target
+// without the pass, if that is a same-site path.
+function wantedPage(target) {
   const next = queryParam(target, 'next');
   const decoded = next === null ? null : percentDecode(next);
-  return (decoded !== null && sameSitePath(decoded)) || sameSitePath(withoutQueryParam(target, PASS)) || '/';
+  return (decoded !== null && sameSitePath(decoded)) || sameSitePath(withoutQueryParam(target, PASS));
 }
 
-export function refusalLocation(loginUrl, error) {
-  if (!error) return loginUrl;
-  const hash = loginUrl.indexOf('#');
-  const base = hash < 0 ? loginUrl : loginUrl.slice(0, hash);
-  const fragment = hash < 0 ? '' : loginUrl.slice(hash);
+export function entryLocation(target) {
+  return wantedPage(target) || '/';
+}
+
+function withQueryParam(url, name, value) {
+  const hash = url.indexOf('#');
+  const base = hash < 0 ? url : url.slice(0, hash);
+  const fragment = hash < 0 ? '' : url.slice(hash);
   const sep = !base.includes('?') ? '?' : base.endsWith('?') || base.endsWith('&') ? '' : '&';
-  return `${base}${sep}foyer_refused=${error}${fragment}`;
+  return `${base}${sep}${name}=${value}${fragment}`;
+}
+
+// Every byte but the unreserved ones escaped, as the guard does it.
+const queryEscape = (text) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+// The waiting room, with the refusal's code, and in `next` the page asked for.
+export function refusalLocation(loginUrl, error, target) {
+  const refused = error ? withQueryParam(loginUrl, 'foyer_refused', error) : loginUrl;
+  const wanted = wantedPage(target);
+  return wanted ? withQueryParam(refused, 'next', queryEscape(wanted)) : refused;
 }
 
 // --- The keys, cached in the isolate: refreshed every FOYER_REFRESH seconds, and early (at
@@ -203,7 +218,7 @@ export async function decide(request, env) {
   if (raw !== null) {
     const token = percentDecode(raw);
     const result = token === null ? { ok: false, error: 'malformed' } : await check(token, env);
-    if (!result.ok) return redirect(refusalLocation(env.FOYER_LOGIN_URL, result.error));
+    if (!result.ok) return redirect(refusalLocation(env.FOYER_LOGIN_URL, result.error, target));
     const maxAge = Math.max(1, result.exp - Math.floor(Date.now() / 1000));
     const secure = env.FOYER_SECURE_COOKIE === 'true' ? '; Secure' : '';
     return redirect(entryLocation(target), { 'set-cookie': `${PASS}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}` });
@@ -222,7 +237,7 @@ export async function decide(request, env) {
     if (result.ok) return { visitor: result.sub, jti: result.jti, exp: result.exp };
     refusal ??= result.error;
   }
-  return redirect(refusalLocation(env.FOYER_LOGIN_URL, refusal));
+  return redirect(refusalLocation(env.FOYER_LOGIN_URL, refusal, target));
 }
 
 export default {

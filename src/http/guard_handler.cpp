@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -96,6 +97,30 @@ std::string with_query_param(std::string_view url, std::string_view param, std::
     separator = "";
   }
   return fmt::format("{}{}{}={}{}", base, separator, param, value, url.substr(fragment));
+}
+
+// `text` as a query value: every byte but the unreserved ones (RFC 3986) escaped, as the
+// connectors do it, so that their redirects match the guard's byte for byte.
+std::string query_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(c);
+    } else {
+      out += fmt::format("%{:02X}", byte);
+    }
+  }
+  return out;
+}
+
+// Where the visitor asking for `target` wants to go: its `next` if that is a same-site
+// path, else the target itself without any pass in it.
+std::optional<std::string> wanted_destination(std::string_view target) {
+  auto next = query_param(target, next_param);
+  auto decoded_next = next ? percent_decode(*next) : std::nullopt;
+  auto destination = decoded_next ? same_site_path(*decoded_next) : std::nullopt;
+  return destination ? destination : same_site_path(without_query_param(target, pass_param));
 }
 
 // What an operator can do about the common refusals that come from a guard set up wrong.
@@ -194,8 +219,12 @@ response guard_handler::redirect(const request& req, const std::string& location
   return res;
 }
 
+// The waiting room names the page the visitor asked for in `next`, so that the visitor comes
+// back to it once admitted (web/js/room.js).
 response guard_handler::to_waiting_room(const request& req, std::string_view code) const {
-  return redirect(req, code.empty() ? settings_.login_url : with_query_param(settings_.login_url, refusal_param, code));
+  auto location = code.empty() ? settings_.login_url : with_query_param(settings_.login_url, refusal_param, code);
+  if (auto wanted = wanted_destination(site_target(req))) location = with_query_param(location, next_param, query_escape(*wanted));
+  return redirect(req, location);
 }
 
 void guard_handler::log_refusal(std::string_view code) {
@@ -236,11 +265,7 @@ response guard_handler::enter(const request& req) {
   // Failing `next` and the site URL, the front page rather than an error: the visitor holds
   // a valid pass for this site and most likely followed a link someone else made. Every
   // destination is on this site, so the cookie is set whichever it is.
-  auto next = query_param(target, next_param);
-  auto decoded_next = next ? percent_decode(*next) : std::nullopt;
-  auto destination = decoded_next ? same_site_path(*decoded_next) : std::nullopt;
-  if (!destination) destination = same_site_path(without_query_param(target, pass_param));
-  auto res = redirect(req, destination.value_or(std::string(default_destination)));
+  auto res = redirect(req, wanted_destination(target).value_or(std::string(default_destination)));
   // A verified pass is three base64url segments (the verifier decodes them strictly): a
   // cookie value as it is.
   std::int64_t max_age = std::max<std::int64_t>(1, result.exp - clock_.now_ms() / 1000);

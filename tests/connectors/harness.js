@@ -14,7 +14,7 @@ export const vectors = JSON.parse(readFileSync(vectorsPath, 'utf8'));
 
 // `results` is what a connector's vector driver prints:
 //   { passes: { name: { ok, error, sub } }, destinations: { target: location },
-//     refusals: { name: location } }
+//     refusals: { name: location } } (each refusal's location for its target and error)
 export function assertVectors(results) {
   for (const p of vectors.passes) {
     const got = results.passes[p.name];
@@ -42,7 +42,7 @@ export async function walkFromQueue(foyer, siteUrl, loginUrl, page) {
   const get = (url, headers = {}) => fetch(url, { headers, redirect: 'manual' });
   const away = await get(`${siteUrl}/shop/item?id=7`);
   assert.equal(away.status, 302);
-  assert.equal(away.headers.get('location'), loginUrl);
+  assert.equal(away.headers.get('location'), `${loginUrl}?next=${encodeURIComponent('/shop/item?id=7')}`);
 
   const { pass, visitor } = await admit(foyer, vectors.room);
   const back = await get(`${siteUrl}/shop/?foyer_pass=${pass}&next=${encodeURIComponent('/shop/item?id=7')}`);
@@ -64,7 +64,7 @@ export async function walkFromQueue(foyer, siteUrl, loginUrl, page) {
 
   const forged = await get(`${siteUrl}/shop/`, { cookie: `foyer_pass=${pass.slice(0, -4)}AAAA` });
   assert.equal(forged.status, 302);
-  assert.equal(forged.headers.get('location'), `${loginUrl}?foyer_refused=bad_signature`);
+  assert.equal(forged.headers.get('location'), `${loginUrl}?foyer_refused=bad_signature&next=%2Fshop%2F`);
   return pass;
 }
 
@@ -122,9 +122,16 @@ export async function assertVectorsThroughProxy(siteUrl, vectorsUrl, loginUrl, p
   const now = Math.floor(Date.now() / 1000);
   const expired = vectors.passes.filter((p) => p.ok && ['jwks', 'rotated'].includes(p.keys) && p.exp + vectors.leeway_seconds <= now);
   assert.ok(expired.length >= 4, 'vectors made under a minute ago: their good passes have not expired yet');
+  const next = encodeURIComponent(new URL(vectorsUrl).pathname);
   for (const p of [...checked, ...expired.map((e) => ({ ...e, error: 'expired' }))]) {
     const res = await fetch(vectorsUrl, { headers: { cookie: `foyer_pass=${p.token}` }, redirect: 'manual' });
-    assert.equal(res.headers.get('location'), `${loginUrl}?foyer_refused=${p.error}`, p.name);
+    assert.equal(res.headers.get('location'), `${loginUrl}?foyer_refused=${p.error}&next=${next}`, p.name);
+  }
+  // The waiting room names the page asked for, under the protected /shop/, without a pass.
+  for (const r of vectors.refusals.filter((x) => x.target.startsWith('/shop/') && x.error === null)) {
+    const res = await fetch(siteUrl + r.target, { redirect: 'manual' });
+    assert.equal(res.status, 302, r.name);
+    assert.equal(res.headers.get('location'), loginUrl + r.location.slice(vectors.login_url.length), r.name);
   }
   // Those under the protected /shop/ (the others are the guard's own, checked by make-vectors.js).
   for (const d of vectors.destinations.filter((x) => x.target.startsWith('/shop/'))) {

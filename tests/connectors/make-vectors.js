@@ -1,7 +1,7 @@
 // Writes tests/data/connector-vectors.json: the shared vectors every connector (connectors/)
 // is tested with. Everything comes from the real binary: the passes from `foyer serve`
 // through key rotations (`foyer keygen`), the expected verdicts from `foyer guard` /auth,
-// and the expected redirects from the guard's enter step.
+// and the expected redirects from the guard's enter step, into the site and to the waiting room.
 //
 //   FOYER_BIN=$PWD/build/foyer node tests/connectors/make-vectors.js
 //
@@ -164,13 +164,30 @@ try {
     assert.equal(res.status, 302, target);
     destinations.push({ target, location: res.headers.get('location') });
   }
-  // Where a visitor without a valid pass goes.
+  // Where a visitor without a valid pass goes: the waiting room, told why and, in `next`,
+  // the page asked for when it is a same-site path.
   const refusals = [];
-  for (const [name, token] of [['none', undefined], ['wrong_audience', passes.find((p) => p.name === 'wrong_audience').token]]) {
-    const headers = { 'x-original-uri': '/shop/' };
+  const foreign = passes.find((p) => p.name === 'wrong_audience').token;
+  for (const [name, target, token] of [
+    ['none', '/shop/'],
+    ['wrong_audience', '/shop/', foreign],
+    ['deep_page', '/shop/item?color=red&size=9'],
+    ['deep_page_refused', '/shop/item?color=red&size=9', foreign],
+    ['own_next', '/shop/?next=%2Fcart%3Fitem%3D7'],
+    ['hostile_own_next', '/shop/?next=//evil.test/'],
+    ['host_in_path', '//evil.test/'],
+    ['escaped_host_in_path', '/%2F%2Fevil.test/'],
+    ['backslash_in_path', '/\\evil.test/'],
+    ['dot_segment_host', '/.//evil.test/'],
+    ['too_long', `/shop/${'a'.repeat(2048)}`],
+    ['bad_pass_in_url', '/shop/?a=1&foyer_pass=garbage&b=2'],
+  ]) {
+    const headers = { 'x-original-uri': target };
     if (token) headers.cookie = `foyer_pass=${token}`;
     const res = await fetch(`${guardOf.jwks.url}/enter`, { headers, redirect: 'manual' });
-    refusals.push({ name, error: token ? 'wrong_audience' : null, location: res.headers.get('location') });
+    assert.equal(res.status, 302, name);
+    const error = token ? 'wrong_audience' : target.includes('foyer_pass=') ? 'malformed' : null;
+    refusals.push({ name, target, error, location: res.headers.get('location') });
   }
 
   const out = {

@@ -19,7 +19,7 @@ test('the Node connector agrees with the shared vectors', () => {
   assertVectors({
     passes: Object.fromEntries(vectors.passes.map((p) => [p.name, verifyPass(p.token, keys[p.keys], expect, p.now)])),
     destinations: Object.fromEntries(vectors.destinations.map((d) => [d.target, entryLocation(d.target)])),
-    refusals: Object.fromEntries(vectors.refusals.map((r) => [r.name, refusalLocation(vectors.login_url, r.error)])),
+    refusals: Object.fromEntries(vectors.refusals.map((r) => [r.name, refusalLocation(vectors.login_url, r.error, r.target)])),
   });
 });
 
@@ -84,6 +84,6 @@ test('a pass under a key published after the connector started is accepted after
   const before = checker.lastFetch;
   const made = `${Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: 'made-up' })).toString('base64url')}.e30.AAAA`;
   const refused = await fetch(`${shopUrl}/shop/`, { headers: { cookie: `foyer_pass=${made}` }, redirect: 'manual' });
-  assert.match(refused.headers.get('location'), /foyer_refused=unknown_kid$/);
+  assert.match(refused.headers.get('location'), /foyer_refused=unknown_kid&next=%2Fshop%2F$/);
   assert.equal(checker.lastFetch, before);
 });

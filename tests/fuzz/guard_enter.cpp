@@ -9,6 +9,7 @@
 
 #include "fixtures.hpp"
 #include "http/guard_handler.hpp"
+#include "http/request_fields.hpp"
 
 using namespace foyer;
 namespace bhttp = boost::beast::http;
@@ -29,8 +30,15 @@ void enter(http::guard_handler& handler, const std::string& original_uri) {
   if (at == std::string::npos) std::abort();
   at += 12;
   std::string location = wire.substr(at, wire.find("\r\n", at) - at);
-  if (location == login_url || http::same_site_path(location) == location) return;
-  // Else the waiting room with the refusal's code: snake_case, at most 64 characters.
+  if (http::same_site_path(location) == location) return;
+  // Else the waiting room, maybe naming in `next` (last) a same-site page to come back to.
+  if (auto next = location.find("next="); next != std::string::npos) {
+    auto decoded = http::percent_decode(std::string_view(location).substr(next + 5));
+    if (!decoded || http::same_site_path(*decoded) != decoded) std::abort();
+    location.resize(next - 1);
+  }
+  if (location == login_url) return;
+  // Else with the refusal's code: snake_case, at most 64 characters.
   std::string_view refused = location;
   if (!refused.starts_with(login_url) || !refused.substr(login_url.size()).starts_with("?foyer_refused=")) std::abort();
   refused.remove_prefix(login_url.size() + 15);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { BOUNCE_WINDOW_MS, nextSend, passTag, refusalReason } from '../../web/js/bounce.js';
+import { BOUNCE_WINDOW_MS, nextSend, passTag, refusalReason, sameSitePath, wantedPage } from '../../web/js/bounce.js';
 
 const PASS = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ2In0.c2lnbmF0dXJlLW9mLXRoZS1wYXNzLWVuZHMtaGVyZQ';
 
@@ -35,4 +35,17 @@ test('the refusal reason comes from the guard\'s parameter, or is unknown', () =
   assert.equal(refusalReason(''), 'unknown');
   assert.equal(refusalReason('?foyer_refused=<b>x</b>'), 'unknown');
   assert.equal(refusalReason(`?foyer_refused=${'a'.repeat(65)}`), 'unknown');
+});
+
+test("next: the page asked for, kept when it is a same-site path by the guard's rules", () => {
+  assert.equal(wantedPage('?next=%2Fshop%2Fitem%3Fid%3D7'), '/shop/item?id=7');
+  assert.equal(wantedPage('?foyer_refused=expired&next=/cart'), '/cart');
+  assert.equal(wantedPage(''), null);
+  for (const evil of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)', 'evil.example',
+    '/%2F%2Fevil.example', '/%252F%252Fevil.example', '/.//evil.example', '/%2e%2e/%2F%2Fevil.example', '/%09/evil.example',
+    '/a b', '/caf\u00e9', `/${'a'.repeat(2048)}`]) {
+    assert.equal(sameSitePath(evil), null, evil);
+    assert.equal(wantedPage(`?next=${encodeURIComponent(evil)}`), null, evil);
+  }
+  assert.equal(sameSitePath(`/${'a'.repeat(2047)}`), `/${'a'.repeat(2047)}`);
 });

@@ -98,6 +98,8 @@ test('the pass is appended to the target, keeping its query and fragment', () =>
   assert.equal(withPass('https://shop.example/checkout?step=1#top', 'a.b.c', base),
     'https://shop.example/checkout?step=1&foyer_pass=a.b.c#top');
   assert.equal(withPass('https://shop.example/?foyer_pass=old', 'new', base), 'https://shop.example/?foyer_pass=new');
+  assert.equal(withPass('https://shop.example/shop/', 'a.b.c', base, '/shop/item?id=7'),
+    'https://shop.example/shop/?foyer_pass=a.b.c&next=%2Fshop%2Fitem%3Fid%3D7');
 });
 
 test('text on the accent colour is black or white, whichever contrasts more', () => {

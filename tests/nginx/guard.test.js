@@ -87,10 +87,19 @@ after(async () => {
 });
 
 test('without a pass the visitor is sent to the waiting room; open paths need none', async () => {
-  for (const urlPath of ['/shop/', '/shop/item?x=1']) {
+  // The waiting room learns the page asked for, to send the visitor back to it.
+  // The page's own same-site `next` wins, as on the way back with a pass.
+  for (const [urlPath, next] of [['/shop/', '/shop/'], ['/shop/item?x=1', '/shop/item?x=1'],
+    ['/shop/item?x=1&next=/cart', '/cart'], ['/shop/item?next=//evil.example/', '/shop/item?next=//evil.example/']]) {
     const res = await nginx.get(urlPath);
     assert.equal(res.status, 302, urlPath);
-    assert.equal(res.headers.get('location'), loginUrl);
+    assert.equal(res.headers.get('location'), `${loginUrl}?next=${encodeURIComponent(next)}`, urlPath);
+  }
+  // A path a browser would read as another host, or too long, is left out.
+  for (const urlPath of ['//shop/', '//shop/%2F%2Fevil.example', `/shop/${'a'.repeat(2048)}`]) {
+    const res = await nginx.rawGet(urlPath);
+    assert.equal(res.status, 302, urlPath);
+    assert.equal(res.headers.location, loginUrl, urlPath);
   }
   const open = await nginx.get('/');
   assert.equal(open.status, 200);
@@ -150,7 +159,7 @@ test("the waiting room's redirect: the pass moves from the URL into a cookie of 
   // A bad pass in the URL: back to the waiting room, saying why, no cookie.
   const bad = await nginx.get('/shop/?foyer_pass=garbage');
   assert.equal(bad.status, 302);
-  assert.equal(bad.headers.get('location'), `${loginUrl}?foyer_refused=malformed`);
+  assert.equal(bad.headers.get('location'), `${loginUrl}?foyer_refused=malformed&next=%2Fshop%2F`);
   assert.equal(bad.headers.get('set-cookie'), null);
 });
 
@@ -188,7 +197,7 @@ test('forged, foreign, expired and malformed passes are refused', async () => {
     assert.equal((await guard.auth(token, { cookie: true })).error, code, `${what} (cookie)`);
     const res = await nginx.get('/shop/', bearer(token));
     assert.equal(res.status, 302, what);
-    assert.equal(res.headers.get('location'), `${loginUrl}?foyer_refused=${code}`, what);
+    assert.equal(res.headers.get('location'), `${loginUrl}?foyer_refused=${code}&next=%2Fshop%2F`, what);
     // Logged with the reason, once per reason every 10 s.
     assert.match(guard.output(), new RegExp(`foyer guard: refused a pass \\(${code}\\)`), what);
   }

@@ -109,9 +109,11 @@ export function queueNumber(place) {
  * into a cookie). Relative targets resolve against `base`; an existing query and
  * fragment are kept.
  */
-export function withPass(targetUrl, pass, base) {
+export function withPass(targetUrl, pass, base, next = null) {
   const url = new URL(targetUrl, base);
   url.searchParams.set('foyer_pass', pass);
+  // The page of the site the visitor asked for: the guard sends them on to it.
+  if (next) url.searchParams.set('next', next);
   return url.href;
 }
 

@@ -9,7 +9,7 @@ import { clockOffset, farPollDelay, pollDelay, startJitter } from './timing.js';
 import { request, retrying, sleep } from './api.js';
 import { solve } from './pow.js';
 import { loadEntry, loadSends, saveEntry, saveSends } from './storage.js';
-import { nextSend, refusalReason } from './bounce.js';
+import { nextSend, refusalReason, wantedPage } from './bounce.js';
 import { $, applyBranding, applyStrings, setText, show } from './page.js';
 
 // A refused proof is retried with a fresh challenge this many times before asking the visitor.
@@ -244,7 +244,7 @@ function renderQueue(st, entry) {
  * as coming back: a reload or the Back button is the visitor's own doing.
  */
 function sendOn(room, st) {
-  const url = withPass(st.target_url, st.pass, location.href);
+  const url = withPass(st.target_url, st.pass, location.href, wantedPage(location.search));
   $('continue').href = url;
   const arrival = performance.getEntriesByType('navigation')[0]?.type ?? 'navigate';
   const { loop, record } = nextSend(arrival === 'navigate' ? loadSends(room) : null, st.pass, Date.now());

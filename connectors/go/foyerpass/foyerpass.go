@@ -26,6 +26,7 @@ import (
 	"log"
 	"math/big"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -378,28 +379,32 @@ func SameSitePath(target string) bool {
 	return true
 }
 
+// wantedPage is the page asked for at target: its same-site `next`, else the target without
+// the pass, if that is a same-site path.
+func wantedPage(target string) (string, bool) {
+	if next, has := queryParam(target, "next"); has {
+		if decoded, ok := percentDecode(next); ok && SameSitePath(decoded) {
+			return decoded, true
+		}
+	}
+	rest := withoutQueryParam(target, passParam)
+	return rest, SameSitePath(rest)
+}
+
 // EntryLocation is where a visitor who came with a good pass in the URL goes: `next`, else
 // the same URL without the pass, else the front page.
 func EntryLocation(target string) string {
-	if next, has := queryParam(target, "next"); has {
-		if decoded, ok := percentDecode(next); ok && SameSitePath(decoded) {
-			return decoded
-		}
-	}
-	if rest := withoutQueryParam(target, passParam); SameSitePath(rest) {
-		return rest
+	if page, ok := wantedPage(target); ok {
+		return page
 	}
 	return "/"
 }
 
-// RefusalLocation is the waiting room, with the refusal's code when a pass was refused.
-func RefusalLocation(loginURL, code string) string {
-	if code == "" {
-		return loginURL
-	}
-	base, fragment := loginURL, ""
-	if i := strings.IndexByte(loginURL, '#'); i >= 0 {
-		base, fragment = loginURL[:i], loginURL[i:]
+// withQueryParam is link with name=value added to its query, before any fragment.
+func withQueryParam(link, name, value string) string {
+	base, fragment := link, ""
+	if i := strings.IndexByte(link, '#'); i >= 0 {
+		base, fragment = link[:i], link[i:]
 	}
 	sep := "&"
 	if !strings.Contains(base, "?") {
@@ -407,7 +412,21 @@ func RefusalLocation(loginURL, code string) string {
 	} else if strings.HasSuffix(base, "?") || strings.HasSuffix(base, "&") {
 		sep = ""
 	}
-	return base + sep + "foyer_refused=" + code + fragment
+	return base + sep + name + "=" + value + fragment
+}
+
+// RefusalLocation is the waiting room, with the refusal's code when a pass was refused, and
+// in `next` the page asked for at target (a same-site path holds no space, so QueryEscape
+// escapes every byte but the unreserved ones, as the guard does).
+func RefusalLocation(loginURL, code, target string) string {
+	location := loginURL
+	if code != "" {
+		location = withQueryParam(location, "foyer_refused", code)
+	}
+	if page, ok := wantedPage(target); ok {
+		location = withQueryParam(location, "next", url.QueryEscape(page))
+	}
+	return location
 }
 
 // Config says what passes are good and where visitors go.
@@ -540,7 +559,7 @@ func (c *Checker) Middleware(next http.Handler) http.Handler {
 				result = c.Verify(token)
 			}
 			if !result.OK {
-				c.redirect(w, RefusalLocation(c.cfg.LoginURL, result.Error))
+				c.redirect(w, RefusalLocation(c.cfg.LoginURL, result.Error, target))
 				return
 			}
 			maxAge := result.Exp - c.Now().Unix()
@@ -575,7 +594,7 @@ func (c *Checker) Middleware(next http.Handler) http.Handler {
 				refusal = result.Error
 			}
 		}
-		c.redirect(w, RefusalLocation(c.cfg.LoginURL, refusal))
+		c.redirect(w, RefusalLocation(c.cfg.LoginURL, refusal, target))
 	})
 }
 

@@ -298,23 +298,47 @@ public final class FoyerPass {
     return target;
   }
 
-  /** Where a visitor with a good pass in the URL goes: next, the URL without the pass, or /. */
-  public static String entryLocation(String target) {
+  /** The page asked for at target: its same-site next, else the target without the pass, or null. */
+  private static String wantedPage(String target) {
     String next = queryParam(target, "next");
     String decoded = next == null ? null : percentDecode(next);
     String to = decoded == null ? null : sameSitePath(decoded);
-    if (to == null) to = sameSitePath(withoutQueryParam(target, COOKIE));
+    return to != null ? to : sameSitePath(withoutQueryParam(target, COOKIE));
+  }
+
+  /** Where a visitor with a good pass in the URL goes: next, the URL without the pass, or /. */
+  public static String entryLocation(String target) {
+    String to = wantedPage(target);
     return to == null ? "/" : to;
   }
 
-  /** The waiting room, with the refusal's code when a pass was refused. */
-  public static String refusalLocation(String login, String error) {
-    if (error == null || error.isEmpty()) return login;
-    int hash = login.indexOf('#');
-    String base = hash < 0 ? login : login.substring(0, hash);
-    String fragment = hash < 0 ? "" : login.substring(hash);
+  /** url with name=value added to its query, before any fragment. */
+  private static String withQueryParam(String url, String name, String value) {
+    int hash = url.indexOf('#');
+    String base = hash < 0 ? url : url.substring(0, hash);
+    String fragment = hash < 0 ? "" : url.substring(hash);
     String sep = !base.contains("?") ? "?" : base.endsWith("?") || base.endsWith("&") ? "" : "&";
-    return base + sep + "foyer_refused=" + error + fragment;
+    return base + sep + name + "=" + value + fragment;
+  }
+
+  /** Every char but the unreserved ones escaped, as the guard does (a same-site path is ASCII). */
+  private static String queryEscape(String text) {
+    StringBuilder out = new StringBuilder();
+    for (char c : text.toCharArray()) {
+      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || "-._~".indexOf(c) >= 0) {
+        out.append(c);
+      } else {
+        out.append(String.format("%%%02X", (int) c));
+      }
+    }
+    return out.toString();
+  }
+
+  /** The waiting room, with the refusal's code when a pass was refused, and in next the page asked for at target. */
+  public static String refusalLocation(String login, String error, String target) {
+    String refused = error == null || error.isEmpty() ? login : withQueryParam(login, "foyer_refused", error);
+    String wanted = wantedPage(target);
+    return wanted == null ? refused : withQueryParam(refused, "next", queryEscape(wanted));
   }
 
   private static byte[] hex(String s) {

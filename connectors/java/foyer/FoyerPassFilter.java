@@ -66,7 +66,7 @@ public final class FoyerPassFilter implements Filter {
       String token = FoyerPass.percentDecode(raw);
       FoyerPass.Result r = token == null ? new FoyerPass.Result(false, "malformed", null, null, 0) : checker.verify(token);
       if (!r.ok()) {
-        redirect(res, FoyerPass.refusalLocation(loginUrl, r.error()));
+        redirect(res, FoyerPass.refusalLocation(loginUrl, r.error(), target));
         return;
       }
       long maxAge = Math.max(1, r.exp() - System.currentTimeMillis() / 1000);
@@ -97,7 +97,7 @@ public final class FoyerPassFilter implements Filter {
       }
       if (refusal == null) refusal = r.error();
     }
-    redirect(res, FoyerPass.refusalLocation(loginUrl, refusal));
+    redirect(res, FoyerPass.refusalLocation(loginUrl, refusal, target));
   }
 
   private static void redirect(HttpServletResponse res, String location) {

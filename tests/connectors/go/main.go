@@ -29,8 +29,9 @@ type vectorFile struct {
 	} `json:"passes"`
 	Destinations []struct{ Target string } `json:"destinations"`
 	Refusals     []struct {
-		Name  string
-		Error *string
+		Name   string
+		Target string
+		Error  *string
 	} `json:"refusals"`
 }
 
@@ -75,7 +76,7 @@ func vectors(path string) error {
 		if r.Error != nil {
 			code = *r.Error
 		}
-		out.Refusals[r.Name] = foyerpass.RefusalLocation(v.Login, code)
+		out.Refusals[r.Name] = foyerpass.RefusalLocation(v.Login, code, r.Target)
 	}
 	return json.NewEncoder(os.Stdout).Encode(out)
 }

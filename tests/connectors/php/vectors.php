@@ -11,5 +11,5 @@ foreach ($v['passes'] as $p) {
         $v['leeway_seconds'], $p['now']);
 }
 foreach ($v['destinations'] as $d) $out['destinations'][$d['target']] = foyer_entry_location($d['target']);
-foreach ($v['refusals'] as $r) $out['refusals'][$r['name']] = foyer_refusal_location($v['login_url'], $r['error']);
+foreach ($v['refusals'] as $r) $out['refusals'][$r['name']] = foyer_refusal_location($v['login_url'], $r['error'], $r['target']);
 echo json_encode($out, JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR), "\n";

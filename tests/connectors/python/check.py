@@ -23,7 +23,7 @@ def vectors(path):
     for d in v["destinations"]:
         out["destinations"][d["target"]] = foyer_pass.entry_location(d["target"])
     for r in v["refusals"]:
-        out["refusals"][r["name"]] = foyer_pass.refusal_location(v["login_url"], r["error"])
+        out["refusals"][r["name"]] = foyer_pass.refusal_location(v["login_url"], r["error"], r["target"])
     print(json.dumps(out))
 
 

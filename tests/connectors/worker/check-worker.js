@@ -11,7 +11,7 @@ async function vectors(v) {
   const out = { passes: {}, destinations: {}, refusals: {} };
   for (const p of v.passes) out.passes[p.name] = await verifyPass(p.token, keys[p.keys], expect, p.now);
   for (const d of v.destinations) out.destinations[d.target] = entryLocation(d.target);
-  for (const r of v.refusals) out.refusals[r.name] = refusalLocation(v.login_url, r.error);
+  for (const r of v.refusals) out.refusals[r.name] = refusalLocation(v.login_url, r.error, r.target);
   return Response.json(out);
 }
 

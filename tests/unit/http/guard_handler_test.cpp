@@ -258,23 +258,23 @@ TEST_CASE_METHOD(guard_fixture, "each foyer_pass cookie is tried in order, up to
 }
 
 TEST_CASE_METHOD(guard_fixture, "a refused pass sends the visitor to the waiting room with the reason; no pass, without") {
-  CHECK(field(enter("/shop/"), "Location") == login_url);
+  CHECK(field(enter("/shop/"), "Location") == login_url + "?next=%2Fshop%2F");
   CHECK(field(enter("/shop/?foyer_pass=" + pass_for("v1", "foyer")), "Location") ==
-        login_url + "?foyer_refused=wrong_issuer");
-  CHECK(field(enter("/shop/?foyer_pass=%zz"), "Location") == login_url + "?foyer_refused=malformed");
+        login_url + "?foyer_refused=wrong_issuer&next=%2Fshop%2F");
+  CHECK(field(enter("/shop/?foyer_pass=%zz"), "Location") == login_url + "?foyer_refused=malformed&next=%2Fshop%2F");
 
   // A refused cookie, as /auth left it to the enter step.
   http::request req{bhttp::verb::get, "/enter", 11};
   req.set("X-Original-URI", "/shop/");
   req.set(bhttp::field::cookie, "foyer_pass=" + pass_for("v1", issuer, t0 + 5));
-  CHECK(field(handler.handle(req), "Location") == login_url + "?foyer_refused=expired");
+  CHECK(field(handler.handle(req), "Location") == login_url + "?foyer_refused=expired&next=%2Fshop%2F");
 
   // The reason joins a query the waiting room's URL has, before any fragment.
   for (const auto& [waiting_room, expected] : {
-           std::pair{"https://q.example/r/s?lang=en"s, "https://q.example/r/s?lang=en&foyer_refused=wrong_issuer"s},
-           std::pair{"https://q.example/r/s?"s, "https://q.example/r/s?foyer_refused=wrong_issuer"s},
-           std::pair{"https://q.example/r/s?a=1&"s, "https://q.example/r/s?a=1&foyer_refused=wrong_issuer"s},
-           std::pair{"/r/s#top"s, "/r/s?foyer_refused=wrong_issuer#top"s},
+           std::pair{"https://q.example/r/s?lang=en"s, "https://q.example/r/s?lang=en&foyer_refused=wrong_issuer&next=%2Fshop%2F"s},
+           std::pair{"https://q.example/r/s?"s, "https://q.example/r/s?foyer_refused=wrong_issuer&next=%2Fshop%2F"s},
+           std::pair{"https://q.example/r/s?a=1&"s, "https://q.example/r/s?a=1&foyer_refused=wrong_issuer&next=%2Fshop%2F"s},
+           std::pair{"/r/s#top"s, "/r/s?foyer_refused=wrong_issuer&next=%2Fshop%2F#top"s},
        }) {
     auto other = handler_to(waiting_room);
     http::request to_other{bhttp::verb::get, "/enter", 11};
@@ -283,13 +283,24 @@ TEST_CASE_METHOD(guard_fixture, "a refused pass sends the visitor to the waiting
   }
 }
 
+TEST_CASE_METHOD(guard_fixture, "the waiting room learns the page asked for in next: a same-site path only") {
+  CHECK(field(enter("/shop/item?color=red&size=9"), "Location") == login_url + "?next=%2Fshop%2Fitem%3Fcolor%3Dred%26size%3D9");
+  // A pass in the URL never goes into next; a same-site next of the URL does, as it is.
+  CHECK(field(enter("/shop/?a=1&foyer_pass=%zz&next=%2Fcart"), "Location") == login_url + "?foyer_refused=malformed&next=%2Fcart");
+  for (const std::string& bad : off_site) {
+    CAPTURE(bad);
+    CHECK(field(enter(bad), "Location") == login_url);
+  }
+  CHECK(field(enter("/shop/" + std::string(2048, 'a')), "Location") == login_url);
+}
+
 TEST_CASE_METHOD(guard_fixture, "every refusal code fits the waiting page's reason: snake_case, at most 64 characters") {
   const std::regex reason("[a-z0-9_]{1,64}");
   for (const auto& pass : {"garbage"s, pass_for("v1", "foyer"), pass_for("v1", issuer, t0 + 5), pass_for("v1") + "x"}) {
     auto location = field(enter("/shop/?foyer_pass=" + pass), "Location").value_or("");
     auto at = location.find("foyer_refused=");
     REQUIRE(at != std::string::npos);
-    CHECK(std::regex_match(location.substr(at + 14), reason));
+    CHECK(std::regex_match(location.substr(at + 14, location.find('&', at) - at - 14), reason));
   }
 }
 

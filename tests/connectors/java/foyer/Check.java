@@ -63,7 +63,8 @@ public final class Check {
       Map<String, Object> r = (Map<String, Object>) o;
       Object error = r.get("error");
       out.append(sep).append(quote((String) r.get("name"))).append(':')
-          .append(quote(FoyerPass.refusalLocation((String) v.get("login_url"), error instanceof String s ? s : null)));
+          .append(quote(FoyerPass.refusalLocation((String) v.get("login_url"), error instanceof String s ? s : null,
+              (String) r.get("target"))));
       sep = ",";
     }
     System.out.println(out.append("}}"));
