@@ -67,8 +67,9 @@ export async function runDraw({ entrants, room = 'tatkal', leadMs = 8000 + 2 * e
     const relay = await startDrandRelay();
     owned.push(() => relay.close());
     const closesAtMs = roundTimeMs - 30_000;
-    const offsetMs = closesAtMs - leadMs - Date.now();
-    const offsetSeconds = Math.round(offsetMs / 1000);
+    // Whole seconds, the witnesses' unit: the server's and the witnesses' clocks agree.
+    const offsetSeconds = Math.round((closesAtMs - leadMs - Date.now()) / 1000);
+    const offsetMs = offsetSeconds * 1000;
     // Both runs on the shifted clock: a restart's clock continues from the log's last event.
     const start = async (f) => {
       process.env.FOYER_TEST_CLOCK_OFFSET_MS = String(offsetMs);

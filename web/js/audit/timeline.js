@@ -18,8 +18,8 @@ export function timelineEvents(timeline, labels) {
     if (!list?.length) return [];
     const times = list.map((w) => w.time).sort((a, b) => a - b);
     // A cosignature's time is in whole seconds: the stamp's second may hold its stage's
-    // entry (in ms) too, so it sorts at the end of its second.
-    return [{ id, label: labels[id], time: times.at(-1), sortTime: times.at(-1) + 999, detail: list.map((w) => `${w.name} ${new Date(w.time).toISOString()}`).join('\n') }];
+    // entry (in ms) too, so it sorts after that second.
+    return [{ id, label: labels[id], time: times.at(-1), sortTime: times.at(-1) + 1000, detail: list.map((w) => `${w.name} ${new Date(w.time).toISOString()}`).join('\n') }];
   };
   const events = [
     { id: 'commit', label: labels.commit, time: timeline.commit },
