@@ -1,72 +1,38 @@
-// The verify page's "check the whole draw" on a lobby of 10,000: the record is written by
-// the independent test writer (tests/lib/ledger-writer.js) and served with web/ from a
-// loopback server under the server's CSP, as the real server publishes it (the server's
-// ledger is not on this branch yet). The progress bar moves, every check passes, the
-// timeline is drawn; a swapped pair of entrants fails the lobby check.
+// The verify page's "check the whole draw" on a lobby of 10,000, drawn by the real binary
+// (tests/lib/real-draw.js: two Go witnesses, the recorded drand round) and read from it:
+// the progress bar moves, every check passes, the timeline is drawn. Through a loopback
+// proxy that swaps two entrants of a lobby bundle, the lobby check fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-import { TestLedger } from '../lib/ledger-writer.js';
+import { runDraw } from '../lib/real-draw.js';
 import { launchBrowser, screenshot, watchedPage } from './helpers.js';
 
-const web = fileURLToPath(new URL('../../web/', import.meta.url));
-const ROOM = 'drop';
 const LOBBY = 10_000;
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
-  "connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
 
-// web/ and the API answers the verify page reads, beside the published record.
-async function serve(files) {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    let name = decodeURIComponent(url.pathname.slice(1));
-    let body = files.get(name);
-    let type = body === undefined ? null : name.startsWith('api/') ? 'application/json' : 'application/octet-stream';
-    if (body === undefined) {
-      if (name === 'verify') name = 'verify.html';
-      const file = path.join(web, name);
-      if (file.startsWith(web) && existsSync(file) && path.extname(file)) {
-        body = readFileSync(file);
-        type = TYPES[path.extname(file)];
-      }
-    }
-    if (body === undefined) {
-      res.writeHead(404, { 'content-type': 'application/problem+json' }).end('{}');
-      return;
-    }
-    res.writeHead(200, { 'content-type': type, 'content-security-policy': CSP }).end(body);
+// A loopback proxy in front of the server that answers `rewrite(path, bytes)` for a GET.
+async function proxy(target, rewrite) {
+  const server = createServer(async (req, res) => {
+    const upstream = await fetch(target + req.url, { headers: { accept: req.headers.accept ?? '*/*' } });
+    const headers = Object.fromEntries([...upstream.headers].filter(([k]) => !['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k)));
+    const body = Buffer.from(await upstream.arrayBuffer());
+    res.writeHead(upstream.status, headers).end(rewrite(new URL(req.url, 'http://x').pathname, body));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(resolve);
+    }),
+  };
 }
 
-function record({ swap = false } = {}) {
-  const ledger = new TestLedger({ origin: 'queue.example/ledger' });
-  const ids = Array.from({ length: LOBBY }, () => randomBytes(16));
-  const { seed, root, key } = ledger.draw({ room: ROOM, entrants: ids, beacon: { kind: 'operator', value: '5eed' } });
-  const files = ledger.files();
-  files.set('api/v1/rooms', JSON.stringify({ rooms: [{ id: ROOM, name: 'The drop' }] }));
-  files.set(`api/v1/rooms/${ROOM}`, JSON.stringify({ id: ROOM, name: 'The drop' }));
-  files.set(`api/v1/rooms/${ROOM}/lottery`, JSON.stringify({
-    state: 'drawn', commitment: createHash('sha256').update(seed).digest('hex'), lobby_size: LOBBY, lobby_root: root.toString('hex'), seed: seed.toString('hex'),
-    key: key.toString('hex'), beacon_rule: 'operator', beacon: '5eed',
-  }));
-  if (swap) {
-    const bundlePath = `ledger/lobbies/${ROOM}/tile/entries/020`;
-    const bundle = Buffer.from(files.get(bundlePath));
-    const first = Buffer.from(bundle.subarray(2, 18));
-    bundle.copy(bundle, 2, 20, 36);
-    first.copy(bundle, 20);
-    files.set(bundlePath, bundle);
-  }
-  return files;
-}
+// The draw, shared by both tests.
+let drawn;
+const draw = () => (drawn ??= runDraw({ entrants: LOBBY }));
+test.after(async () => (await drawn)?.close());
 
 // Runs the audit; returns every value the progress bar took, as the page set them.
 async function runAudit(page) {
@@ -81,8 +47,7 @@ async function runAudit(page) {
 }
 
 test('the verify page checks a whole lobby of 10,000 and draws its timeline', async (t) => {
-  const server = await serve(record());
-  t.after(() => server.close());
+  const { foyer: server, room: ROOM } = await draw();
   const browser = await launchBrowser();
   t.after(() => browser.close());
   const context = await browser.newContext({ viewport: { width: 900, height: 1000 } });
@@ -102,10 +67,10 @@ test('the verify page checks a whole lobby of 10,000 and draws its timeline', as
   assert.match(await page.locator('[data-check="places"]').textContent(), /all 10000 places recomputed/);
   assert.equal(await page.locator('#audit-progress').isHidden(), true);
 
-  // The timeline: commit, witnessed, close, witnessed, reveal, in that order, as SVG.
+  // The timeline: commit, witnessed, close, witnessed, the round, reveal, in that order, as SVG.
   const events = await page.locator('#timeline svg g.event').evaluateAll((gs) => gs.map((g) => g.dataset.event));
-  assert.deepEqual(events, ['commit', 'witnessedCommit', 'close', 'witnessedClose', 'reveal']);
-  assert.match(await page.locator('#timeline svg g.witnessedClose title').textContent(), /witness\.one .*\n.*witness\.two/);
+  assert.deepEqual(events, ['commit', 'witnessedCommit', 'close', 'witnessedClose', 'beacon', 'reveal']);
+  assert.match(await page.locator('#timeline svg g.witnessedClose title').textContent(), /witness-a\.example .*\n.*witness-b\.example/);
   assert.match(await page.locator('#fr-size').textContent(), /10,000/);
   assert.match(await page.locator('#fr-uniformity').textContent(), /p = 0\.\d{3}/);
   // Nothing pushes the page sideways, at desktop or phone width.
@@ -127,7 +92,15 @@ test('the verify page checks a whole lobby of 10,000 and draws its timeline', as
 });
 
 test('the verify page fails a lobby with two entrants swapped', async (t) => {
-  const server = await serve(record({ swap: true }));
+  const { foyer, room: ROOM } = await draw();
+  // Entrants 0 and 1 of the lobby's second bundle swapped.
+  const server = await proxy(foyer.url, (p, body) => {
+    if (!p.startsWith(`/ledger/lobbies/${ROOM}/tile/entries/001`)) return body;
+    const out = Buffer.from(body);
+    body.copy(out, 2, 20, 36);
+    body.copy(out, 20, 2, 18);
+    return out;
+  });
   t.after(() => server.close());
   const browser = await launchBrowser();
   t.after(() => browser.close());
@@ -136,5 +109,5 @@ test('the verify page fails a lobby with two entrants swapped', async (t) => {
   await page.locator('#f-seed', { hasText: /^[0-9a-f]{64}$/ }).waitFor();
   await runAudit(page);
   assert.equal(await page.locator('#audit-verdict').getAttribute('class'), 'result fail');
-  assert.match(await page.locator('[data-check="lobby tiles"]').textContent(), /FAILED.*tile\/0\/020 differs/s);
+  assert.match(await page.locator('[data-check="lobby tiles"]').textContent(), /FAILED.*tile\/0\/001 differs/s);
 });

@@ -259,6 +259,9 @@ test('the timeline puts the events in time order, a witness step at its last cos
     ['beacon', 'b7', 8000], ['reveal', 'r', 9000],
   ]);
   assert.match(events[1].detail, /^w1 1970-01-01T00:00:02\.000Z\nw2 1970-01-01T00:00:03\.000Z$/);
+  // A cosignature stamped in the second of its stage's entry (ms) still follows it.
+  assert.deepEqual(timelineEvents({ commit: 53_400, close: 60_000, reveal: 90_000, witnessedCommit: [{ name: 'w1', time: 53_000 }] }, labels)
+    .map((e) => e.id), ['commit', 'witnessedCommit', 'close', 'reveal']);
   // No witnesses, no beacon: three events.
   assert.deepEqual(timelineEvents({ commit: 1, close: 2, reveal: 3 }, labels).map((e) => e.id), ['commit', 'close', 'reveal']);
 });

@@ -15,10 +15,18 @@ const u64be = (v) => {
 /** An Ed25519 key as a signed-note signer (type 1) or a witness's cosigner (type 4). */
 export function noteKey(name, type = 0x01) {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const pub = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
+  return namedKey(name, type, Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url'), privateKey);
+}
+
+/** The same key under another name: the ledger's key signs a closed lobby under the lobby's origin. */
+export function renamedKey(key, name) {
+  return namedKey(name, key.type, key.pub, key.privateKey);
+}
+
+function namedKey(name, type, pub, privateKey) {
   const id = sha256(Buffer.from(name), Buffer.of(0x0a, type), pub).subarray(0, 4);
   return {
-    name, id, type,
+    name, id, type, pub, privateKey,
     vkey: `${name}+${id.toString('hex')}+${Buffer.concat([Buffer.of(type), pub]).toString('base64')}`,
     sign: (message) => sign(null, Buffer.from(message), privateKey),
   };
@@ -155,7 +163,8 @@ export class TestLedger {
     this.append(`foyer/ledger/v1\nkind reveal\nroom ${room}\nseed ${hex(seed)}\nbeacon ${value}\nkey ${hex(key)}\n` +
       `places ${hex(placesHash)}\nat ${closeAt + revealAfter}\n`);
     const files = new Map(lobby.files);
-    files.set('checkpoint', checkpointNote(`${this.origin}/lobby/${room}`, entrants.length, lobby.root, this.key));
+    const lobbyOrigin = `${this.origin}/lobby/${room}`;
+    files.set('checkpoint', checkpointNote(lobbyOrigin, entrants.length, lobby.root, renamedKey(this.key, lobbyOrigin)));
     this.lobbies.set(room, files);
     return { key, root: lobby.root, seed };
   }

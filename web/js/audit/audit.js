@@ -7,7 +7,7 @@
 import { checkCommitment, deriveKey, fromHex, permutation, toHex } from '../lottery.js';
 import { sha256 } from '../sha256.js';
 import { parseEntry } from './entries.js';
-import { openCheckpoint, parseVkey } from './note.js';
+import { openCheckpoint, parseVkey, renamedKey } from './note.js';
 import { checkLog, equalBytes, leafHash, rootOf } from './tiles.js';
 
 /** The checks, in the order they run and are reported. */
@@ -160,7 +160,7 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
 
   await run('lobby checkpoint', ['entries order'], async () => {
     const note = await readText(`ledger/lobbies/${encodeURIComponent(room)}/checkpoint`);
-    s.lobby = await openCheckpoint(note, s.key, { origin: `${s.key.name}/lobby/${room}` });
+    s.lobby = await openCheckpoint(note, renamedKey(s.key, `${s.key.name}/lobby/${room}`));
     if (s.lobby.size !== s.close.size || toHex(s.lobby.root) !== s.close.root) {
       throw new Error(`the lobby checkpoint (${s.lobby.size}, ${toHex(s.lobby.root)}) is not the close entry's (${s.close.size}, ${s.close.root})`);
     }

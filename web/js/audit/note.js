@@ -32,6 +32,12 @@ function keyId(name, type, key) {
 
 const hex8 = (n) => n.toString(16).padStart(8, '0');
 
+/** The same key under another name (a closed lobby's checkpoint: the ledger's key named by the lobby's origin). */
+export function renamedKey({ type, key }, name) {
+  const id = keyId(name, type, key);
+  return { name, id, type, key, vkey: `${name}+${hex8(id)}+${toBase64(new Uint8Array([type, ...key]))}` };
+}
+
 /**
  * A verifier key `name+hex id+base64(type ‖ key)`: type 0x01 signs notes, 0x04 cosigns
  * checkpoints. Throws when the id does not match the name and key.

@@ -17,7 +17,9 @@ export function timelineEvents(timeline, labels) {
   const witnessed = (id, list) => {
     if (!list?.length) return [];
     const times = list.map((w) => w.time).sort((a, b) => a - b);
-    return [{ id, label: labels[id], time: times.at(-1), detail: list.map((w) => `${w.name} ${new Date(w.time).toISOString()}`).join('\n') }];
+    // A cosignature's time is in whole seconds: the stamp's second may hold its stage's
+    // entry (in ms) too, so it sorts after that second.
+    return [{ id, label: labels[id], time: times.at(-1), sortTime: times.at(-1) + 1000, detail: list.map((w) => `${w.name} ${new Date(w.time).toISOString()}`).join('\n') }];
   };
   const events = [
     { id: 'commit', label: labels.commit, time: timeline.commit },
@@ -27,7 +29,7 @@ export function timelineEvents(timeline, labels) {
     ...(timeline.beacon == null ? [] : [{ id: 'beacon', label: labels.beacon(timeline.beaconRound), time: timeline.beacon }]),
     { id: 'reveal', label: labels.reveal, time: timeline.reveal },
   ].filter((e) => e.time != null);
-  return events.sort((a, b) => a.time - b.time);
+  return events.sort((a, b) => (a.sortTime ?? a.time) - (b.sortTime ?? b.time));
 }
 
 function node(name, attributes = {}, text) {
