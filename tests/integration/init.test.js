@@ -44,7 +44,10 @@ test('init, then serve, nginx and the guard as it says: a visitor goes from the 
 
     await sale.serve();
     const discovery = await until('nginx', () => call(`${queueUrl}/.well-known/foyer.json`).catch(() => null));
-    assert.deepEqual(discovery.json, { issuer: queueUrl, jwks_uri: `${queueUrl}/.well-known/jwks.json`, rooms: ['spring-sale'] });
+    const { ledger, ...passes } = discovery.json;
+    assert.deepEqual(passes, { issuer: queueUrl, jwks_uri: `${queueUrl}/.well-known/jwks.json`, rooms: ['spring-sale'] });
+    assert.equal(ledger.uri, `${queueUrl}/api/v1/ledger`);
+    assert.equal((await call(ledger.uri)).json.vkey, ledger.vkey);
     assert.equal((await call(`${queueUrl}/api/v1/admin/rooms`, 'GET', { bearer: admin })).status, 200);
 
     // Without a pass the shop's sale sends the visitor to the waiting room.

@@ -364,7 +364,8 @@ export const strings = {
     lobby_window_seconds: { label: 'Lobby window in seconds', hint: 'How long the lobby stays open after opens at. Empty: 0.' },
     beacon_rule: {
       label: 'Beacon rule',
-      hint: 'A public random value the draw waits for, in words; needs opens at. Empty: no beacon.',
+      hint: 'drand-quicknet: the draw mixes in the drand round 30 s after the close, fetched and checked for you. ' +
+        'Other words: a value you supply after the close. Needs opens at. Empty: no beacon.',
     },
     logo_url: { label: 'Logo URL', hint: 'An https:// URL or a path on this server.' },
     accent_colour: { label: 'Accent colour', hint: 'A hex colour such as #1a5fb4.' },

@@ -155,6 +155,8 @@ void room::commit() {
   if (terms.beacon == ledger::beacon_kind::drand_quicknet) {
     terms.round = drand::first_round_at_or_after(*closes + beacon_margin_ms);
   }
+  // New terms are a new commit entry, which the witnesses have not seen yet.
+  if (committed_ != terms) witnessed_commit_ = false;
   committed_ = terms;
 }
 

@@ -18,8 +18,9 @@ response jwks(const context& ctx, const request& req) {
 
 response discovery(const context& ctx, const request& req) {
   constexpr std::string_view jwks_path = "/.well-known/jwks.json";
-  // An issuer that is a URL is where Foyer is reached: the keys are named absolutely
-  // there. Another issuer (the default "foyer") leaves them relative to this document.
+  constexpr std::string_view ledger_path = "/api/v1/ledger";
+  // An issuer that is a URL is where Foyer is reached: the keys and the ledger are named
+  // absolutely there. Another issuer (the default "foyer") leaves them relative to this document.
   std::string_view issuer = ctx.settings.issuer;
   bool is_url = issuer.starts_with("https://") || issuer.starts_with("http://");
   while (is_url && issuer.ends_with('/')) issuer.remove_suffix(1);
@@ -34,7 +35,7 @@ response discovery(const context& ctx, const request& req) {
                   .str("jwks_uri", is_url ? fmt::format("{}{}", issuer, jwks_path) : std::string(jwks_path))
                   .raw("rooms", rooms)
                   .raw("ledger", json_object()
-                                     .str("uri", "/api/v1/ledger")
+                                     .str("uri", is_url ? fmt::format("{}{}", issuer, ledger_path) : std::string(ledger_path))
                                      .str("origin", ctx.ledger.origin())
                                      .str("vkey", ctx.ledger.vkey())
                                      .done())

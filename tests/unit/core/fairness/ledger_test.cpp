@@ -5,6 +5,7 @@
 #include "core/fairness/drand.hpp"
 #include "core/fairness/ledger.hpp"
 #include "core/fairness/ledger_publisher.hpp"
+#include "core/rooms/draw_steps.hpp"
 #include "support/journal_fixture.hpp"
 
 using namespace foyer;
@@ -145,6 +146,22 @@ TEST_CASE_METHOD(journal_fixture, "a draw's commit, close, witnesses and reveal 
   CHECK(rooms->public_ledger().entries() == before);
   restart();
   CHECK(rooms->public_ledger().entries() == before);
+}
+
+TEST_CASE_METHOD(journal_fixture, "a schedule moved after the commit was witnessed is witnessed again") {
+  auto config = lottery_room(start_ms + 60'000);
+  start({config});
+  rooms->require_witnesses(true);
+  REQUIRE_FALSE(commit(draw_witnessed{"draw", ledger::stage::commit, "cosigned\n", clock.now_ms()}).first);
+  CHECK(rooms->find("draw")->witnessed(ledger::stage::commit));
+  config.opens_at_ms = start_ms + 120'000;
+  REQUIRE_FALSE(reconcile({config}));
+  CHECK_FALSE(rooms->find("draw")->witnessed(ledger::stage::commit));
+  auto due = witnessed_due(*rooms, rooms->public_ledger().size(), "cosigned again\n", clock.now_ms());
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].stage == ledger::stage::commit);
+  // A quorum over the first commit only does not cover the new one.
+  CHECK(witnessed_due(*rooms, 1, "old\n", clock.now_ms()).empty());
 }
 
 TEST_CASE_METHOD(journal_fixture, "without witnesses the draw follows the close, and the schedule moving recommits") {
