@@ -53,7 +53,8 @@ test('init, then serve, nginx and the guard as it says: a visitor goes from the 
     // Without a pass the shop's sale sends the visitor to the waiting room.
     const turnedAway = await call(shopUrl, 'GET');
     assert.equal(turnedAway.status, 302);
-    assert.equal(turnedAway.headers.get('location'), `${queueUrl}/r/spring-sale`);
+    // With the page asked for, to come back to once admitted.
+    assert.equal(turnedAway.headers.get('location'), `${queueUrl}/r/spring-sale?next=%2Fsale%2F`);
     assert.equal((await call(`http://127.0.0.2:${shopPort}/`, 'GET')).json.from, 'upstream');
 
     const challenge = await call(`${queueUrl}/api/v1/rooms/spring-sale/challenge`, 'POST');
