@@ -262,12 +262,16 @@ void read_ledger(const toml::table& table, config& c) {
   table_reader t(table, "ledger");
   auto& l = c.ledger;
   t.string("origin", l.origin);
+  // A witnessed entry holds the cosigned checkpoint: origin, names and lines must fit one
+  // ledger entry (tiles::max_entry_size) with room to spare.
+  if (l.origin.size() > 255) t.fail("origin", "must be at most 255 bytes");
   if (!l.origin.empty() && !note::valid_key_name(l.origin)) {
     t.fail("origin", "must be a log name without spaces or '+', e.g. \"tickets.example.com/foyer/ledger\"");
   }
   if (const auto* list_node = t.take("witnesses")) {
     const auto* list = list_node->as_array();
     if (!list) t.fail("witnesses", "must be an array of { name, vkey, url } tables");
+    if (list->size() > 16) t.fail("witnesses", "lists at most 16 witnesses");
     for (std::size_t i = 0; i < list->size(); ++i) {
       const auto* entry = (*list)[i].as_table();
       auto where = fmt::format("witnesses[{}]", i);
@@ -278,6 +282,7 @@ void read_ledger(const toml::table& table, config& c) {
       w.string("name", listing.name);
       w.string("vkey", listing.vkey);
       w.string("url", url);
+      if (listing.name.size() > 128) w.fail("name", "must be at most 128 bytes");
       if (!cosignature::parse_vkey(listing.vkey) || cosignature::parse_vkey(listing.vkey)->name != listing.name) {
         w.fail("vkey", "must be the witness's cosignature vkey (name+id+key, type 0x04) for this name");
       }

@@ -63,3 +63,16 @@ TEST_CASE("the limits on a chunked body and on the kept answer buffer are read f
   CHECK_THROWS_WITH(app::parse_config("[server]\nmax_trailer_bytes = 1\n", "t.toml"),
                     Catch::Contains("config: server.max_trailer_bytes: must be a whole number from 64"));
 }
+
+TEST_CASE("the ledger's witnesses are bounded so that their cosigned checkpoint fits one ledger entry") {
+  std::string many = "[ledger]\nwitnesses = [";
+  for (int i = 0; i < 17; ++i) many += "{ name = \"w\", vkey = \"v\", url = \"http://127.0.0.1\" },";
+  many += "]\n";
+  CHECK_THROWS_WITH(app::parse_config(many, "t.toml"), Catch::Contains("ledger.witnesses: lists at most 16 witnesses"));
+  CHECK_THROWS_WITH(app::parse_config("[ledger]\norigin = \"" + std::string(256, 'o') + "\"\n", "t.toml"),
+                    Catch::Contains("ledger.origin: must be at most 255 bytes"));
+  CHECK_THROWS_WITH(app::parse_config("[ledger]\nwitnesses = [{ name = \"" + std::string(129, 'n') +
+                                          "\", vkey = \"v\", url = \"http://127.0.0.1\" }]\n",
+                                      "t.toml"),
+                    Catch::Contains("name: must be at most 128 bytes"));
+}
