@@ -110,6 +110,19 @@ room_value room_value_of(const toml::node& node) {
   return other_value{};
 }
 
+// One setting; a table of settings ([rooms.adaptive], [rooms.lanes.members]) as its keys
+// "adaptive.key", "lanes.members.key".
+template <class Fail>
+void set_from_node(room_config& r, const std::string& key, const toml::node& node, const Fail& fail) {
+  const auto* inner = node.as_table();
+  if (!inner || !is_room_table(key)) {
+    if (auto p = set_room_setting(r, key, room_value_of(node))) fail(*p);
+    return;
+  }
+  if (inner->empty()) fail({key, "must not be empty"});
+  for (const auto& [name, value] : *inner) set_from_node(r, fmt::format("{}.{}", key, name.str()), value, fail);
+}
+
 // A room's settings, and whether the file means an opening in the past (not a setting:
 // it is how this declaration asks, and nothing records it).
 room_config read_room(const toml::table& table, std::size_t index, std::set<std::string>& past_opening_accepted) {
@@ -127,16 +140,7 @@ room_config read_room(const toml::table& table, std::size_t index, std::set<std:
       accept_past_opening = true;
       continue;
     }
-    if (const auto* inner = node.as_table(); inner && is_room_table(key.str())) {
-      // [rooms.adaptive]: each key as "adaptive.key".
-      if (inner->empty()) fail({std::string(key.str()), "must not be empty"});
-      for (const auto& [name, value] : *inner) {
-        auto full = fmt::format("{}.{}", key.str(), name.str());
-        if (auto p = set_room_setting(r, full, room_value_of(value))) fail(*p);
-      }
-      continue;
-    }
-    if (auto p = set_room_setting(r, key.str(), room_value_of(node))) fail(*p);
+    set_from_node(r, std::string(key.str()), node, fail);
   }
   if (auto p = check_room(r)) fail(*p);
   if (accept_past_opening) past_opening_accepted.insert(r.id);

@@ -310,7 +310,11 @@ async function watchFrontier(room, entry, st) {
       await failed(res);
       continue;
     }
-    const { state, served, rate_per_minute: rate } = res.json;
+    // In a room with lanes, the visitor's lane has its own frontier and rate.
+    const lane = st.lane ? res.json.lanes?.[st.lane] : null;
+    const { state } = res.json;
+    const served = lane ? lane.served : res.json.served;
+    const rate = lane ? lane.rate_per_minute : res.json.rate_per_minute;
     if (state === 'sold_out' || state === 'closed') return state;
     const position = Math.max(0, view.place - served);
     const wasPaused = view.state === 'paused';

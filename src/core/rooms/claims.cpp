@@ -126,14 +126,13 @@ std::uint64_t claim_book::freed(std::int64_t now_ms) const {
   return no_shows_ + ended_ + (live_.size() - active(now_ms));
 }
 
-std::optional<double> claim_book::claim_ratio() const {
+std::pair<std::uint64_t, std::uint64_t> claim_book::recent_claims() const {
   std::uint64_t judged = 0, claimed = 0;
   for (const auto& j : recent_) {
     judged += j.judged;
     claimed += j.claimed;
   }
-  if (judged == 0) return std::nullopt;
-  return static_cast<double>(claimed) / static_cast<double>(judged);
+  return {judged, claimed};
 }
 
 void claim_book::encode(writer& w) const {

@@ -52,8 +52,9 @@ class claim_book {
   std::uint64_t freed(std::int64_t now_ms) const;
   std::uint64_t claimed_total() const { return claimed_total_; }
   std::uint64_t no_shows() const { return no_shows_; }
-  // The share of recently judged admissions that were claimed; none before any.
-  std::optional<double> claim_ratio() const;
+  // The admissions judged recently, and how many of them were claimed: their ratio is
+  // the claim ratio (lane_queues::claim_ratio).
+  std::pair<std::uint64_t, std::uint64_t> recent_claims() const;
 
   void encode(writer& w) const;
   bool decode(reader& r);

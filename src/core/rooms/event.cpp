@@ -35,6 +35,8 @@ enum class tag : std::uint8_t {
   // lobby_closed whose draw awaits the witnesses.
   lobby_closed_witnessed = 22,
   draw_witnessed = 23,
+  // visitor_joined in a lane other than the general one.
+  visitor_joined_in_lane = 24,
 };
 
 // The events that name one hold by a request's key share a layout.
@@ -66,13 +68,14 @@ struct encoder {
     w.i64(e.at_ms);
   }
   void operator()(const visitor_joined& e) {
-    w.u8(static_cast<std::uint8_t>(tag::visitor_joined));
+    w.u8(static_cast<std::uint8_t>(e.lane == 0 ? tag::visitor_joined : tag::visitor_joined_in_lane));
     w.str(e.room);
     w.raw(e.visitor);
     w.raw(e.entrant);
     w.i64(e.at_ms);
     w.u8(e.account.has_value());
     if (e.account) w.raw(*e.account);
+    if (e.lane != 0) w.u8(e.lane);
   }
   void operator()(const visitors_admitted& e) {
     w.u8(static_cast<std::uint8_t>(tag::visitors_admitted));
@@ -202,13 +205,15 @@ std::optional<event> read_event(reader& r) {
       e.at_ms = r.i64();
       return e;
     }
-    case tag::visitor_joined: {
+    case tag::visitor_joined:
+    case tag::visitor_joined_in_lane: {
       visitor_joined e;
       e.room = r.str();
       e.visitor = r.raw<16>();
       e.entrant = r.raw<16>();
       e.at_ms = r.i64();
       if (r.u8() != 0) e.account = r.raw<16>();
+      if (static_cast<tag>(kind) == tag::visitor_joined_in_lane) e.lane = r.u8();
       return e;
     }
     case tag::visitors_admitted: {

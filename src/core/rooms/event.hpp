@@ -34,6 +34,7 @@ struct visitor_joined {
   id16 entrant{};
   std::int64_t at_ms = 0;
   std::optional<id16> account;  // a keyed digest of the site's account id, if the site sent one
+  std::uint8_t lane = 0;         // the lane's index in the room (lane_queues), 0 the general lane
 };
 
 // The admission ticker's durable step: the new frontier and the ticker clock it

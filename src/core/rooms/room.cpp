@@ -31,6 +31,7 @@ room::room(room_config config, const room_created& created)
       tick_ms_(created.at_ms) {
   if (state_ == room_state::open) opened_at_ms_ = created.at_ms;
   reset_rate();
+  lanes_.follow(config_.lanes);
   stock_.retotal(std::nullopt, config_.stock);
   seats_.retotal(config_.inventory, created.at_ms);
 }
@@ -69,6 +70,17 @@ std::optional<field_problem> room::refuses_seats(const room_config& next) const 
 std::optional<field_problem> room::refuses(const room_config& next) const {
   if (next.id != config_.id) return field_problem{"id", "cannot change: it is part of every ticket and pass"};
   if (auto p = refuses_seats(next)) return p;
+  if (lanes_.too_many(next.lanes)) {
+    return field_problem{"lanes", fmt::format("a room may have had at most {} lanes in its history", max_lane_ids)};
+  }
+  for (std::size_t i = 1; i < lanes_.size(); ++i) {
+    const auto& lane = lanes_.at(static_cast<std::uint8_t>(i));
+    bool kept = std::any_of(next.lanes.begin(), next.lanes.end(), [&](const auto& l) { return l.id == lane.config.id; });
+    if (lane.declared && !kept && lane.waiting() > 0) {
+      return field_problem{"lanes", fmt::format("cannot remove lane '{}' while {} visitors wait in it: give it a share of 0 instead",
+                                                lane.config.id, lane.waiting())};
+    }
+  }
   if (untouched()) return std::nullopt;
   if (next.beacon_rule != config_.beacon_rule) {
     return field_problem{"beacon_rule",
@@ -125,6 +137,7 @@ void room::apply(const room_configured& e) {
   } else if (before.no_show_max_multiplier != config_.no_show_max_multiplier) {
     rate_ = base_rate_;
   }
+  if (first || before.lanes != config_.lanes) lanes_.follow(config_.lanes);
   stock_.retotal(before.stock, config_.stock);
   if (before.inventory != config_.inventory) {
     seats_.retotal(config_.inventory, e.at_ms);
@@ -176,16 +189,21 @@ std::optional<std::int64_t> room::lobby_closes_at_ms() const {
 }
 
 join_outcome room::apply(const visitor_joined& e, std::vector<merkle::stored_node>& completed) {
-  if (!accepts_joins() || (e.account && accounts_.contains(*e.account))) return {std::nullopt, std::nullopt, /*refused=*/true};
+  // A lane removed while the join was written takes no one more; the lobby is the general lane's.
+  bool lane_gone = e.lane >= lanes_.size() || !lanes_.at(e.lane).declared || (e.lane != 0 && state_ == room_state::lobby);
+  if (!accepts_joins() || lane_gone || (e.account && accounts_.contains(*e.account))) {
+    return {std::nullopt, std::nullopt, /*refused=*/true};
+  }
   join_outcome outcome;
+  auto place = lanes_.take_place(e.lane);
   if (state_ == room_state::lobby) {
     outcome.lobby_index = lobby_.size();
     auto nodes = lobby_.append(merkle::leaf_hash(e.entrant));
     completed.insert(completed.end(), nodes.begin(), nodes.end());
-    ++joined_;
   } else {
-    outcome.place = joined_++;
+    outcome.place = place;
   }
+  ++joined_;
   if (e.account) accounts_.emplace(*e.account, joined_entry{e.visitor, e.entrant, e.at_ms, outcome});
   return outcome;
 }
@@ -194,20 +212,30 @@ void room::apply(const visitors_admitted& e) {
   // A step the ticker decided while a stop was in flight: the stop wrote its own.
   if (state_ != room_state::open) return;
   auto bound = std::min(joined_, admission_cap(e.tick_ms).value_or(joined_));
-  served_ = std::clamp(e.served, served_, std::max(served_, bound));
+  auto served = std::clamp(e.served, served_, std::max(served_, bound));
+  lanes_.admit(served - served_, e.tick_ms);
+  served_ = served;
   tick_ms_ = e.tick_ms;
   carry_ = e.carry;
-  claims_.record_frontier(e.tick_ms, served_);
-  claims_.settle(e.tick_ms, claim_window_ms());
+  lanes_.settle(e.tick_ms, claim_window_ms());
 }
 
 void room::apply(const pass_claimed& e) {
-  if (e.place >= joined_) return;
-  claims_.claim(e.place, e.pass, e.at_ms + std::int64_t{config_.pass_ttl_seconds} * 1000);
+  lanes_.claim(e.place, e.pass, e.at_ms + std::int64_t{config_.pass_ttl_seconds} * 1000);
 }
 
 void room::apply(const passes_done& e) {
-  for (auto place : e.places) claims_.report_done(place);
+  for (auto place : e.places) lanes_.report_done(place);
+}
+
+std::uint64_t room::served_in_lane(std::uint8_t lane, std::int64_t now_ms) const {
+  if (lanes_.size() == 1) return served(now_ms);
+  return lane < lanes_.size() ? lanes_.at(lane).served : 0;
+}
+
+std::uint32_t room::lane_rate(std::uint8_t lane) const {
+  if (lanes_.size() == 1 || lane >= lanes_.size()) return rate_;
+  return static_cast<std::uint32_t>(std::uint64_t{rate_} * lanes_.share_now(lane) / share_scale);
 }
 
 void room::apply(const stock_reported& e) {
@@ -232,12 +260,12 @@ hold_outcome room::apply(const hold_placed& e) {
   // In line or holding, the visitor's seats count from here, not their pass slot. The
   // place is looked up here too: a hold asked for right after the poll that gave the pass
   // was decided before that pass's claim was applied, and the log has the claim first.
-  auto place = e.place ? e.place : claims_.place_of_pass(pass::pass_id(config_.id, e.visitor));
+  auto place = e.place ? e.place : lanes_.place_of_pass(pass::pass_id(config_.id, e.visitor));
   // A pass reported done places nothing, nor one whose claim is not known (unless its
   // claim was forgotten after its holds, which the ledger knows).
-  bool pass_usable = place ? !claims_.reported_done(*place) : seats_.knows(e.visitor);
+  bool pass_usable = place ? !lanes_.reported_done(*place) : seats_.knows(e.visitor);
   auto outcome = seats_.apply(e, pass_usable);
-  if ((outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) && place) claims_.finish(*place);
+  if ((outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) && place) lanes_.finish(*place);
   follow_supply(e.at_ms);
   return outcome;
 }
@@ -277,7 +305,7 @@ void room::resume_admission(room_state state, std::int64_t at_ms) {
 
 std::optional<std::uint64_t> room::max_active_cap(std::int64_t now_ms) const {
   if (!config_.max_active) return std::nullopt;
-  return claims_.freed(now_ms) + *config_.max_active;
+  return lanes_.freed(now_ms) + *config_.max_active;
 }
 
 std::optional<std::uint64_t> room::seats_cap(std::int64_t now_ms) const {
@@ -291,7 +319,7 @@ std::optional<std::uint64_t> room::seats_cap(std::int64_t now_ms) const {
   if (!seats_.enabled()) return std::nullopt;
   auto most = seats_.most_available();
   auto open_seats = most > seats_.owed() ? most - seats_.owed() : 0;
-  return claims_.freed(now_ms) + open_seats;
+  return lanes_.freed(now_ms) + open_seats;
 }
 
 std::optional<std::uint64_t> room::admission_cap(std::int64_t now_ms) const {
@@ -417,7 +445,8 @@ visitors_admitted room::checkpoint(std::int64_t now_ms) const {
 }
 
 std::uint64_t room::served(std::int64_t now_ms) const {
-  if (state_ != room_state::open) return served_;
+  // With lanes, admission moves where the split is decided: at the durable steps.
+  if (state_ != room_state::open || lanes_.size() > 1) return served_;
   if (holds_ > 0) now_ms = std::min(now_ms, hold_ms_);
   auto bound = std::min(joined_, admission_cap(now_ms).value_or(joined_));
   // A lower max_active takes effect as passes end: nothing admitted is taken back.

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/rooms/claims.hpp"
+#include "core/rooms/lane_queues.hpp"
 #include "core/rooms/event.hpp"
 #include "core/inventory/seat_ledger.hpp"
 #include "core/rooms/room_spec.hpp"
@@ -138,21 +138,29 @@ class room {
   // Passes: claimed by a status answer, live until they expire or the site reports
   // them done. An admitted visitor who does not claim within the window has lapsed.
   std::optional<std::int64_t> pass_live_until(std::uint64_t place, std::int64_t now_ms) const {
-    return claims_.live_until(place, now_ms);
+    return lanes_.live_until(place, now_ms);
   }
-  bool pass_claimed_once(std::uint64_t place) const { return claims_.claimed(place); }
+  bool pass_claimed_once(std::uint64_t place) const { return lanes_.claimed(place); }
   // The site reported the visitor's pass done: it is refused until it expires.
-  bool pass_done(std::uint64_t place) const { return claims_.reported_done(place); }
+  bool pass_done(std::uint64_t place) const { return lanes_.reported_done(place); }
   // Claimed, not reported done and not expired at `now`, whether or not a hold took its slot.
-  bool pass_usable(std::uint64_t place, std::int64_t now_ms) const { return claims_.usable(place, now_ms); }
+  bool pass_usable(std::uint64_t place, std::int64_t now_ms) const { return lanes_.usable(place, now_ms); }
   bool lapsed(std::uint64_t place, std::int64_t now_ms) const {
-    return claims_.lapsed(place, now_ms, claim_window_ms());
+    return lanes_.lapsed(place, now_ms, claim_window_ms());
   }
-  std::optional<std::uint64_t> place_of_pass(const id16& pass) const { return claims_.place_of_pass(pass); }
-  std::uint64_t active(std::int64_t now_ms) const { return claims_.active(now_ms); }
-  std::uint64_t claimed() const { return claims_.claimed_total(); }
-  std::uint64_t no_shows() const { return claims_.no_shows(); }
-  std::optional<double> claim_ratio() const { return claims_.claim_ratio(); }
+  std::optional<std::uint64_t> place_of_pass(const id16& pass) const { return lanes_.place_of_pass(pass); }
+  std::uint64_t active(std::int64_t now_ms) const { return lanes_.active(now_ms); }
+  std::uint64_t claimed() const { return lanes_.claimed_total(); }
+  std::uint64_t no_shows() const { return lanes_.no_shows(); }
+  std::optional<double> claim_ratio() const { return lanes_.claim_ratio(); }
+  // The lanes: the general one first (lane 0), then the others as they were first declared.
+  const lane_queues& lanes() const { return lanes_; }
+  // In a room with lanes, a lane's frontier moves at the ticker's durable steps, once
+  // a second, where the split between lanes is decided; in a room without, it is the
+  // room's, exact at any moment (served).
+  std::uint64_t served_in_lane(std::uint8_t lane, std::int64_t now_ms) const;
+  // The rate the lane is admitted at now: its share of the room's.
+  std::uint32_t lane_rate(std::uint8_t lane) const;
   std::optional<std::uint64_t> stock_remaining() const { return stock_.remaining(); }
   const stock_receipt* stock_receipt_of(std::string_view key) const { return stock_.receipt(key); }
   const seat_ledger& seats() const { return seats_; }
@@ -243,7 +251,7 @@ class room {
   std::optional<digest> key_;
   std::optional<lottery::permutation> permutation_;
   std::unordered_map<id16, joined_entry, id16_hash> accounts_;
-  claim_book claims_;
+  lane_queues lanes_;
   stock_ledger stock_;
   seat_ledger seats_;
   std::uint32_t base_rate_ = 0;

@@ -14,14 +14,16 @@ namespace {
 // 4: settings of room_config_format 3, and the seats and their holds;
 // 5: the seat ledger with its own format byte (seat_ledger::encode);
 // 6: the settings' room_config_format before them: later formats need no new state;
-// 7: the lottery's commit terms and what its draw waits for from the witnesses.
+// 7: the lottery's commit terms and what its draw waits for from the witnesses;
+// 8: the lanes, each with its counts and its passes' claims, where the claims were.
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
 constexpr std::uint8_t seats_state_format = 4;
 constexpr std::uint8_t ledger_state_format = 5;
 constexpr std::uint8_t config_format_state_format = 6;
-constexpr std::uint8_t state_format = 7;
+constexpr std::uint8_t commit_state_format = 7;
+constexpr std::uint8_t state_format = 8;
 
 void write_optional(writer& w, const std::optional<std::int64_t>& v) {
   w.u8(v.has_value());
@@ -76,7 +78,7 @@ std::string room::encode_state() const {
   w.u8(static_cast<std::uint8_t>(rate_reason_));
   w.u8(sold_out_by_supply_from_.has_value());
   w.u8(static_cast<std::uint8_t>(sold_out_by_supply_from_.value_or(room_state::open)));
-  claims_.encode(w);
+  lanes_.encode(w);
   stock_.encode(w);
   w.u8(committed_.has_value());
   if (committed_) {
@@ -111,6 +113,7 @@ bool room::decode_state(std::string_view bytes) {
   bool configured = configured_;
   std::unordered_map<id16, joined_entry, id16_hash> accounts;
   claim_book claims;
+  lane_queues lanes;
   stock_ledger stock;
   seat_ledger seats;
   std::uint32_t base_rate = 0, rate = 0;
@@ -141,11 +144,12 @@ bool room::decode_state(std::string_view bytes) {
     reason = r.u8();
     sold_out_by_stock = r.u8() != 0;
     stock_from = r.u8();
-    if (!claims.decode(r) || !stock.decode(r)) return false;
+    bool queues = format >= state_format ? lanes.decode(r) : claims.decode(r);
+    if (!queues || !stock.decode(r)) return false;
   }
   std::optional<commit_terms> committed;
   std::uint8_t witnessing = 0;
-  if (format >= state_format) {
+  if (format >= commit_state_format) {
     if (r.u8() != 0) {
       auto beacon = r.u8();
       if (beacon > static_cast<std::uint8_t>(ledger::beacon_kind::operator_value)) return false;
@@ -161,7 +165,8 @@ bool room::decode_state(std::string_view bytes) {
       stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby ||
       // A lobby the lottery cannot shuffle: refused here, before anything is applied.
       lobby->size() >= lottery::lobby_size_limit || state > static_cast<std::uint8_t>(room_state::closed) ||
-      served > joined || seed != seed_) {
+      served > joined || seed != seed_ ||
+      (format >= state_format && lanes.totals() != std::pair{joined, served})) {
     return false;
   }
   created_at_ms_ = created;
@@ -184,12 +189,16 @@ bool room::decode_state(std::string_view bytes) {
     rate_ = std::max<std::uint32_t>(rate, 1);
     rate_reason_ = static_cast<rate_reason>(reason);
     sold_out_by_supply_from_ = sold_out_by_stock ? std::optional(static_cast<room_state>(stock_from)) : std::nullopt;
-    claims_ = std::move(claims);
     stock_ = std::move(stock);
   } else {
     reset_rate();
     stock_ = stock_ledger{};
     stock_.retotal(std::nullopt, config_.stock);
+  }
+  if (format >= state_format) {
+    lanes_ = std::move(lanes);
+  } else {
+    lanes_.restore_general(joined_, served_, std::move(claims));
   }
   if (format >= seats_state_format) {
     seats_ = std::move(seats);

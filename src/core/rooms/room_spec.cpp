@@ -29,6 +29,7 @@ constexpr std::int64_t max_late_grace_seconds = 24 * 3600;
 constexpr std::size_t max_stations = 64;
 constexpr std::int64_t max_waitlist = 1'000'000;
 constexpr std::size_t max_station_size = 32;
+constexpr std::string_view lanes_prefix = "lanes.";
 
 // One setting's identity and how to compare and copy it, for diffs and merges.
 struct setting {
@@ -43,7 +44,7 @@ constexpr setting make_setting(std::string_view name) {
           [](room_config& to, const room_config& from) { to.*member = from.*member; }};
 }
 
-constexpr std::array<setting, 18> settings{
+constexpr std::array<setting, 19> settings{
     make_setting<&room_config::id>("id"),
     make_setting<&room_config::name>("name"),
     make_setting<&room_config::rate_per_minute>("rate_per_minute"),
@@ -62,6 +63,7 @@ constexpr std::array<setting, 18> settings{
     make_setting<&room_config::alternatives>("alternatives"),
     make_setting<&room_config::inventory>("inventory"),
     make_setting<&room_config::require_account>("require_account"),
+    make_setting<&room_config::lanes>("lanes"),
 };
 
 constexpr auto setting_names = [] {
@@ -241,13 +243,83 @@ std::optional<field_problem> set_text(std::string_view key, const room_value& va
   return std::nullopt;
 }
 
+// "lanes.<id>.<setting>"; "lanes.<id>" set to null removes the lane.
+std::optional<field_problem> set_lane(std::vector<lane_config>& lanes, std::string_view key, const room_value& value) {
+  auto rest = key.substr(lanes_prefix.size());
+  auto dot = rest.find('.');
+  auto id = rest.substr(0, dot);
+  if (!is_lane_id(id)) {
+    return problem(key, fmt::format("'{}' is not a lane id: 1 to 32 characters of a-z, 0-9, '-' and '_'", id));
+  }
+  auto it = std::lower_bound(lanes.begin(), lanes.end(), id, [](const auto& l, std::string_view v) { return l.id < v; });
+  bool found = it != lanes.end() && it->id == id;
+  if (dot == std::string_view::npos) {
+    if (!std::holds_alternative<unset_value>(value)) return problem(key, "must be a table of lane settings, or null to remove it");
+    if (found) lanes.erase(it);
+    return std::nullopt;
+  }
+  if (!found) {
+    if (lanes.size() >= max_lanes) return problem(key, fmt::format("a room has at most {} lanes", max_lanes));
+    lane_config lane;
+    lane.id = std::string(id);
+    if (id == general_lane) lane.entry = lane_entry::open;
+    it = lanes.insert(it, std::move(lane));
+  }
+  auto name = rest.substr(dot + 1);
+  if (name == "name") return set_text(key, value, it->name, 200);
+  if (name == "share") {
+    double share = 0;
+    if (auto p = set_fraction(key, value, share, 0.0, 1.0)) return p;
+    it->share = static_cast<std::uint32_t>(share * share_scale + 0.5);
+    return std::nullopt;
+  }
+  if (name == "priority") {
+    const auto* priority = std::get_if<bool>(&value);
+    if (!priority) return problem(key, "must be true or false");
+    it->priority = *priority;
+    return std::nullopt;
+  }
+  if (name == "entry") {
+    const auto* text = std::get_if<std::string>(&value);
+    auto entry = text ? lane_entry_from(*text) : std::nullopt;
+    if (!entry) return problem(key, "must be \"open\", \"code\" or \"invite\"");
+    it->entry = *entry;
+    return std::nullopt;
+  }
+  return problem(key, "unknown setting");
+}
+
+std::optional<field_problem> check_lanes(room_config& c) {
+  std::uint64_t shares = 0, priority = 0;
+  bool shared = false;
+  for (auto& lane : c.lanes) {
+    if (lane.name.empty()) lane.name = lane.id;
+    shares += lane.share;
+    if (lane.priority) priority += lane.share;
+    shared = shared || !lane.priority;
+  }
+  if (c.lanes.empty()) return std::nullopt;
+  if (shares > share_scale) return problem("lanes", fmt::format("shares must sum to at most 1; they sum to {}", static_cast<double>(shares) / share_scale));
+  // The general lane left undeclared shares what the others leave, so it is never starved either.
+  bool general_declared = std::any_of(c.lanes.begin(), c.lanes.end(), [](const auto& l) { return l.id == general_lane; });
+  if ((shared || !general_declared) && priority >= share_scale) {
+    return problem("lanes", "priority lanes must leave a share for the others: their shares must sum to less than 1");
+  }
+  if (c.opens_at_ms) return problem("lanes", "a room with an opening lottery (opens_at) has no lanes yet: give each lane its own room");
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string_view to_string(room_owner owner) { return owner == room_owner::file ? "file" : "api"; }
 
 std::span<const std::string_view> room_setting_names() { return setting_names; }
 
-bool is_room_table(std::string_view key) { return key == "adaptive" || key == "inventory"; }
+bool is_room_table(std::string_view key) {
+  // A lane's table: "lanes.<id>", one level below "lanes".
+  bool lane = key.starts_with(lanes_prefix) && key.find('.', lanes_prefix.size()) == std::string_view::npos;
+  return key == "adaptive" || key == "inventory" || key == "lanes" || lane;
+}
 
 std::optional<field_problem> set_room_setting(room_config& c, std::string_view key, const room_value& value) {
   bool removed = std::holds_alternative<unset_value>(value);
@@ -271,6 +343,12 @@ std::optional<field_problem> set_room_setting(room_config& c, std::string_view k
     c.require_account = required && *required;
     return std::nullopt;
   }
+  if (key == "lanes") {
+    if (!removed) return problem(key, "must be a table of lanes by id, or null to remove them all");
+    c.lanes.clear();
+    return std::nullopt;
+  }
+  if (key.starts_with(lanes_prefix)) return set_lane(c.lanes, key, value);
   if (key == "adaptive") {
     if (!removed) return problem(key, "must be a table of adaptive settings, or null to remove it");
     c.adaptive.reset();
@@ -358,7 +436,7 @@ std::optional<field_problem> check_room(room_config& c) {
       return problem("inventory.leg_totals", fmt::format("must give one total for each of the {} legs", s->leg_count()));
     }
   }
-  return std::nullopt;
+  return check_lanes(c);
 }
 
 std::vector<std::string_view> changed_settings(const room_config& a, const room_config& b) {
@@ -432,6 +510,16 @@ std::string to_json(const room_config& c) {
   } else {
     o.null("inventory");
   }
+  json_object lanes;
+  for (const auto& lane : c.lanes) {
+    lanes.raw(lane.id, json_object()
+                           .str("name", lane.name)
+                           .fraction("share", static_cast<double>(lane.share) / share_scale)
+                           .boolean("priority", lane.priority)
+                           .str("entry", to_string(lane.entry))
+                           .done());
+  }
+  o.raw("lanes", lanes.done());
   return o.done();
 }
 

@@ -13,6 +13,7 @@
 #include "core/base/codec.hpp"
 #include "core/base/field_problem.hpp"
 #include "core/inventory/inventory_settings.hpp"
+#include "core/lanes/lane_spec.hpp"
 
 namespace foyer {
 
@@ -50,6 +51,7 @@ struct room_config {
   std::vector<std::string> alternatives;      // Default: none; other rooms offered when sold out
   std::optional<inventory_settings> inventory;  // Default: none, no seats to hold
   bool require_account = false;  // Default: false; true refuses joins without the site's account hint
+  std::vector<lane_config> lanes;  // Default: none, one general lane; sorted by id
 
   bool operator==(const room_config&) const = default;
 };
@@ -94,8 +96,8 @@ std::string to_json(const room_config& config);
 // The encoding of the settings in events and snapshots. Format 1 has no admission
 // settings (max_active and after): they take their defaults; format 2 has no inventory;
 // format 3 no legs, format 4 no waitlist, format 5 neither max_seats_per_pass nor
-// require_account.
-inline constexpr std::uint8_t room_config_format = 6;
+// require_account, format 6 no lanes.
+inline constexpr std::uint8_t room_config_format = 7;
 void write_room_config(writer& w, const room_config& config);
 room_config read_room_config(reader& r, std::uint8_t format = room_config_format);
 

@@ -50,6 +50,14 @@ void write_room_config(writer& w, const room_config& c) {
   w.u8(s.max_seats_per_pass.has_value());
   if (s.max_seats_per_pass) w.u32(*s.max_seats_per_pass);
   w.u8(c.require_account);
+  w.u32(static_cast<std::uint32_t>(c.lanes.size()));
+  for (const auto& lane : c.lanes) {
+    w.str(lane.id);
+    w.str(lane.name);
+    w.u32(lane.share);
+    w.u8(lane.priority);
+    w.u8(static_cast<std::uint8_t>(lane.entry));
+  }
 }
 
 room_config read_room_config(reader& r, std::uint8_t format) {
@@ -105,6 +113,18 @@ room_config read_room_config(reader& r, std::uint8_t format) {
   if (format >= 6 && r.u8() != 0) s.max_seats_per_pass = r.u32();
   if (inventory) c.inventory = s;
   if (format >= 6) c.require_account = r.u8() != 0;
+  if (format < 7) return c;
+  auto lanes = r.u32();
+  for (std::uint32_t i = 0; i < lanes && !r.failed(); ++i) {
+    lane_config lane;
+    lane.id = r.str();
+    lane.name = r.str();
+    lane.share = r.u32();
+    lane.priority = r.u8() != 0;
+    auto entry = r.u8();
+    lane.entry = entry <= static_cast<std::uint8_t>(lane_entry::invite) ? static_cast<lane_entry>(entry) : lane_entry::code;
+    c.lanes.push_back(std::move(lane));
+  }
   return c;
 }
 

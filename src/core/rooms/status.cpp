@@ -20,7 +20,10 @@ std::uint32_t poll_interval(std::int64_t until_ms, double jitter) {
 visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms,
                          double jitter, status_window window) {
   visitor_status s;
-  s.served = r.served(now_ms);
+  auto lane = place ? lane_of(*place) : std::uint8_t{0};
+  if (r.lanes().size() > 1 && lane < r.lanes().size()) s.lane = r.lanes().at(lane).config.id;
+  s.served = r.served_in_lane(lane, now_ms);
+  if (place) place = place_in_lane(*place);
   s.place = place;
   if (!place) {
     auto closes = r.lobby_closes_at_ms();
@@ -45,7 +48,7 @@ visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std:
     return s;
   }
   s.position = *place - s.served;
-  std::uint64_t rate = std::max<std::uint32_t>(r.rate(), 1);
+  std::uint64_t rate = std::max<std::uint32_t>(r.lane_rate(lane), 1);
   std::uint64_t wait_ms = (*s.position + 1) * 60'000 / rate;
   s.eta_seconds = (wait_ms + 999) / 1000;
   s.poll_after_ms = poll_interval(static_cast<std::int64_t>(std::min<std::uint64_t>(wait_ms, INT32_MAX)), jitter);

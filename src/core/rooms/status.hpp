@@ -11,6 +11,8 @@ namespace foyer {
 
 struct visitor_status {
   std::string_view state;  // lobby, drawing, waiting, admitted, paused, sold_out, closed
+  // The visitor's lane, in a room with lanes; place and served are counted in it.
+  std::optional<std::string_view> lane;
   std::optional<std::uint64_t> place;
   std::uint64_t served = 0;
   std::optional<std::uint64_t> position;  // place − served: how many are ahead
@@ -34,7 +36,8 @@ struct status_window {
   std::uint32_t seconds = 90;   // Default: 90, three of the longest polls (30 s)
 };
 
-// `jitter` in [0, 1) spreads polls so that a crowd doesn't poll in step.
+// `place` is the room's (lane_queues). `jitter` in [0, 1) spreads polls so that a crowd
+// doesn't poll in step.
 visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms,
                          double jitter, status_window window = {});
 

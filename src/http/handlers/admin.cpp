@@ -118,6 +118,29 @@ std::optional<room_value> json_value_of(simdjson::ondemand::value v) {
   }
 }
 
+// The settings of `object`, each key under `prefix`; a table of settings, as in the file
+// ({"adaptive": {"min_rate_per_minute": 60}}, {"lanes": {"members": {"share": 0.2}}}), as
+// its keys "adaptive.min_rate_per_minute", "lanes.members.share".
+std::optional<field_problem> apply_object(simdjson::ondemand::object& object, std::string_view prefix, room_config& config) {
+  const field_problem bad_body{};
+  for (auto field : object) {
+    std::string_view name;
+    simdjson::ondemand::json_type kind;
+    if (field.unescaped_key().get(name) || field.value().type().get(kind)) return bad_body;
+    auto key = prefix.empty() ? std::string(name) : fmt::format("{}.{}", prefix, name);
+    if (kind == simdjson::ondemand::json_type::object && is_room_table(key)) {
+      simdjson::ondemand::object inner;
+      if (field.value().get_object().get(inner)) return bad_body;
+      if (auto p = apply_object(inner, key, config)) return p;
+      continue;
+    }
+    auto value = json_value_of(field.value());
+    if (!value) return bad_body;
+    if (auto p = set_room_setting(config, key, *value)) return p;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<field_problem> apply_settings(simdjson::ondemand::parser& parser, simdjson::padded_string_view text,
@@ -126,29 +149,7 @@ std::optional<field_problem> apply_settings(simdjson::ondemand::parser& parser, 
   simdjson::ondemand::document doc;
   simdjson::ondemand::object object;
   if (parser.iterate(text).get(doc) || doc.get_object().get(object)) return bad_body;
-  for (auto field : object) {
-    std::string_view key;
-    simdjson::ondemand::json_type kind;
-    if (field.unescaped_key().get(key) || field.value().type().get(kind)) return bad_body;
-    if (kind == simdjson::ondemand::json_type::object && is_room_table(key)) {
-      // A table of settings, as in the file: {"adaptive": {"min_rate_per_minute": 60}}.
-      std::string table(key);
-      simdjson::ondemand::object inner;
-      if (field.value().get_object().get(inner)) return bad_body;
-      for (auto member : inner) {
-        std::string_view name;
-        if (member.unescaped_key().get(name)) return bad_body;
-        auto value = json_value_of(member.value());
-        if (!value) return bad_body;
-        if (auto p = set_room_setting(config, fmt::format("{}.{}", table, name), *value)) return p;
-      }
-      continue;
-    }
-    auto value = json_value_of(field.value());
-    if (!value) return bad_body;
-    if (auto p = set_room_setting(config, key, *value)) return p;
-  }
-  return std::nullopt;
+  return apply_object(object, "", config);
 }
 
 namespace {

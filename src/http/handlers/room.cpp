@@ -113,6 +113,29 @@ response rooms_list(const context& ctx, const request& req) {
   return json_response(req, bhttp::status::ok, json_object().raw("rooms", list).done());
 }
 
+// The lanes, with how each shares admission now and how far it moved.
+std::string lanes_of(const room& r) {
+  std::string list = "[";
+  const auto& lanes = r.lanes();
+  for (std::uint8_t i = 0; i < lanes.size(); ++i) {
+    const auto& l = lanes.at(i);
+    if (list.size() > 1) list += ',';
+    list += json_object()
+                .str("id", l.config.id)
+                .str("name", l.config.name)
+                .fraction("share", static_cast<double>(l.config.share) / share_scale)
+                .fraction("share_now", static_cast<double>(lanes.share_now(i)) / share_scale)
+                .boolean("priority", l.config.priority)
+                .str("entry", to_string(l.config.entry))
+                .boolean("declared", l.declared)
+                .num("joined", l.joined)
+                .num("served", l.served)
+                .num("waiting", l.waiting())
+                .done();
+  }
+  return list + "]";
+}
+
 response room_info(const context& ctx, const request& req, const room& r) {
   const auto& c = r.config();
   auto now = ctx.clock.steady_ms();
@@ -131,6 +154,7 @@ response room_info(const context& ctx, const request& req, const room& r) {
   if (c.opens_at_ms) body.raw("draw", draw_of(ctx, r));
   if (c.stock) body.num("stock", *c.stock);
   if (!c.alternatives.empty()) body.raw("alternatives", alternatives_of(ctx, r));
+  if (r.lanes().size() > 1) body.raw("lanes", lanes_of(r));
   json_object brand;
   brand.str("name", c.name);
   if (!c.logo_url.empty()) brand.str("logo_url", c.logo_url);
@@ -141,12 +165,22 @@ response room_info(const context& ctx, const request& req, const room& r) {
 
 response frontier(const context& ctx, const request& req, const room& r) {
   auto now = ctx.clock.now_ms();
-  return cacheable(req, json_object()
-                            .num("served", r.served(ctx.clock.steady_ms()))
-                            .str("state", to_string(r.state()))
-                            .num("rate_per_minute", r.rate())
-                            .num("at", now)
-                            .done());
+  json_object body;
+  // A visitor's position is their place in their lane less its served: the general
+  // lane's is `served`, every lane's is under `lanes` in a room with lanes.
+  body.num("served", r.served_in_lane(0, ctx.clock.steady_ms()))
+      .str("state", to_string(r.state()))
+      .num("rate_per_minute", r.rate())
+      .num("at", now);
+  if (r.lanes().size() > 1) {
+    json_object lanes;
+    for (std::uint8_t i = 0; i < r.lanes().size(); ++i) {
+      lanes.raw(r.lanes().at(i).config.id,
+                json_object().num("served", r.lanes().at(i).served).num("rate_per_minute", r.lane_rate(i)).done());
+    }
+    body.raw("lanes", lanes.done());
+  }
+  return cacheable(req, body.done());
 }
 
 response lottery(const context& ctx, const request& req, const room& r) {

@@ -131,11 +131,12 @@ response visitor::existing_entry(const request& req, const ticket& t, const room
   auto st = status_of(r, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within);
   auto body = json_object()
                   .str("ticket", ctx_.tickets.encode(t))
-                  .opt_num("place", t.place)
+                  .opt_num("place", st.place)
                   .opt_num("position", st.position)
                   .num("poll_after_ms", st.poll_after_ms)
                   .str("visitor_id", to_hex(t.visitor))
                   .boolean("existing", true);
+  if (st.lane) body.str("lane", *st.lane);
   if (t.lobby_index) body.num("lobby_index", *t.lobby_index).str("entrant_id", to_hex(t.entrant));
   return json_response(req, bhttp::status::ok, body.done());
 }
@@ -201,10 +202,11 @@ task<response> visitor::entered(const request& req, std::string room_id, join_en
   auto st = status_of(*now, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within);
   json_object body;
   body.str("ticket", ticket_text)
-      .opt_num("place", t.place)
+      .opt_num("place", st.place)
       .opt_num("position", st.position)
       .num("poll_after_ms", st.poll_after_ms)
       .str("visitor_id", to_hex(t.visitor));
+  if (st.lane) body.str("lane", *st.lane);
   if (t.lobby_index) {
     receipt::receipt_fields fields{room_id, *t.lobby_index, t.entrant, static_cast<std::uint64_t>(t.issued_ms),
                                    now->commitment()};
@@ -274,8 +276,9 @@ response visitor::status(const request& req, const room& r) {
     if (!pass_until) holding = show_hold(r, t->visitor, now, st);
   }
   json_object body;
-  body.str("state", st.state)
-      .opt_num("place", st.place)
+  body.str("state", st.state);
+  if (st.lane) body.str("lane", *st.lane);
+  body.opt_num("place", st.place)
       .num("served", st.served)
       .opt_num("position", st.position)
       .opt_num("eta_seconds", st.eta_seconds)

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include "core/rooms/room_spec.hpp"
 
 using namespace foyer;
@@ -99,7 +101,7 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
   CHECK(merged.name == "New");
   CHECK(merged.stock == 10u);
   CHECK(merged.rate_per_minute == 500);
-  CHECK(room_setting_names().size() == 18);
+  CHECK(room_setting_names().size() == 19);
 
   after.opens_at_ms = 1'796'099'400'000;
   writer w;
@@ -111,7 +113,7 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
         R"({"id":"tatkal-1","name":"New","rate_per_minute":60,"pass_ttl_seconds":900,"target_url":"/checkout",)"
         R"("opens_at":"2026-12-01T04:30:00.000Z","lobby_window_seconds":0,"beacon_rule":"","stock":10,)"
         R"("logo_url":"","accent_colour":"","max_active":null,"claim_window_seconds":600,"no_show_max_multiplier":1,)"
-        R"("adaptive":null,"alternatives":[],"require_account":false,"inventory":null})");
+        R"("adaptive":null,"alternatives":[],"require_account":false,"inventory":null,"lanes":{}})");
 }
 
 TEST_CASE("require_account is true or false, round-trips, and reads as false from older formats") {
@@ -120,16 +122,16 @@ TEST_CASE("require_account is true or false, round-trips, and reads as false fro
   CHECK(set(c, "require_account", std::string("yes"))->field == "require_account");
   REQUIRE_FALSE(set(c, "require_account", true));
   CHECK(c.require_account);
-  CHECK(to_json(c).ends_with(R"("require_account":true,"inventory":null})"));
+  CHECK(to_json(c).ends_with(R"("require_account":true,"inventory":null,"lanes":{}})"));
   writer w;
   write_room_config(w, c);
   reader r(w.bytes());
   CHECK(read_room_config(r) == c);
   CHECK(r.done());
-  // Format 5 ends before max_seats_per_pass (absent: its one flag byte) and the setting: it
-  // reads as off.
+  // Format 5 ends before max_seats_per_pass (absent: its one flag byte), the setting and the
+  // lanes (a count of none): it reads as off.
   std::string_view bytes = w.bytes();
-  reader older(bytes.substr(0, bytes.size() - 2));
+  reader older(bytes.substr(0, bytes.size() - 2 - 4));
   CHECK_FALSE(read_room_config(older, 5).require_account);
   CHECK(older.done());
   CHECK_FALSE(set(c, "require_account", unset_value{}));
@@ -169,7 +171,7 @@ TEST_CASE("an inventory table needs a total, takes its defaults and round-trips"
   CHECK(r.done());
   CHECK(to_json(c).ends_with(R"("inventory":{"total":200,"hold_seconds":60,"extension_seconds":90,)"
                              R"("late_grace_seconds":300,"max_seats_per_hold":4,"max_seats_per_pass":null,"second_hold":"release_first",)"
-                             R"("legs":[],"leg_totals":[],"waitlist":0}})"));
+                             R"("legs":[],"leg_totals":[],"waitlist":0},"lanes":{}})"));
   CHECK_FALSE(set(c, "inventory", unset_value{}));
   CHECK_FALSE(c.inventory);
 }
@@ -204,7 +206,7 @@ TEST_CASE("inventory legs are stations in order, leg_totals one per leg, and bot
   reader r(w.bytes());
   CHECK(read_room_config(r) == c);
   CHECK(r.done());
-  CHECK_THAT(to_json(c), Catch::EndsWith(R"("legs":["A","B","C","D"],"leg_totals":[200,150,200],"waitlist":0}})"));
+  CHECK_THAT(to_json(c), Catch::EndsWith(R"("legs":["A","B","C","D"],"leg_totals":[200,150,200],"waitlist":0},"lanes":{}})"));
   // An empty list is the default: total on every leg.
   REQUIRE_FALSE(set(c, "inventory.leg_totals", names{}));
   CHECK(c.inventory->leg_total(1) == 200);
@@ -213,4 +215,55 @@ TEST_CASE("inventory legs are stations in order, leg_totals one per leg, and bot
   REQUIRE_FALSE(set(plain, "inventory.total", std::int64_t{10}));
   CHECK(plain.inventory->leg_count() == 1);
   CHECK(plain.inventory->leg_name(0).empty());
+}
+
+TEST_CASE("lanes are tables by id: shares sum to at most 1, priority lanes leave some, and they round-trip", "[lanes]") {
+  auto c = valid_room();
+  CHECK_FALSE(set(c, "lanes.members.share", 0.3));
+  CHECK_FALSE(set(c, "lanes.members.name", std::string("Members' presale")));
+  CHECK_FALSE(set(c, "lanes.access.share", 0.2));
+  CHECK_FALSE(set(c, "lanes.access.priority", true));
+  CHECK_FALSE(set(c, "lanes.access.entry", std::string("invite")));
+  REQUIRE_FALSE(check_room(c));
+  REQUIRE(c.lanes.size() == 2);
+  CHECK(c.lanes[0].id == "access");  // by id
+  CHECK(c.lanes[0].share == 200'000);
+  CHECK(c.lanes[0].entry == lane_entry::invite);
+  CHECK(c.lanes[1].entry == lane_entry::code);
+  auto in_force = lanes_in_force(c.lanes);
+  REQUIRE(in_force.size() == 3);
+  CHECK(in_force[0].id == "general");
+  CHECK(in_force[0].share == 500'000);
+  CHECK(in_force[0].entry == lane_entry::open);
+  CHECK_THAT(to_json(c), Catch::EndsWith(R"("lanes":{"access":{"name":"access","share":0.2,"priority":true,"entry":"invite"},)"
+                                         R"("members":{"name":"Members' presale","share":0.3,"priority":false,"entry":"code"}}})"));
+  writer w;
+  write_room_config(w, c);
+  reader r(w.bytes());
+  CHECK(read_room_config(r) == c);
+  CHECK(r.done());
+
+  CHECK(set(c, "lanes.Members.share", 0.1)->field == "lanes.Members.share");
+  CHECK(set(c, "lanes.members.share", 1.5)->message == "must be a number from 0 to 1");
+  CHECK(set(c, "lanes.members.entry", std::string("vip"))->message == "must be \"open\", \"code\" or \"invite\"");
+  CHECK(set(c, "lanes.members.colour", std::string("red"))->message == "unknown setting");
+  CHECK(set(c, "lanes.members", std::int64_t{1})->message == "must be a table of lane settings, or null to remove it");
+
+  auto over = c;
+  CHECK_FALSE(set(over, "lanes.members.share", 0.9));
+  CHECK(check_room(over)->message == "shares must sum to at most 1; they sum to 1.1");
+  auto starving = valid_room();
+  CHECK_FALSE(set(starving, "lanes.vip.share", 1.0));
+  CHECK_FALSE(set(starving, "lanes.vip.priority", true));
+  CHECK(check_room(starving)->message == "priority lanes must leave a share for the others: their shares must sum to less than 1");
+  auto lottery = c;
+  lottery.opens_at_ms = 1'800'000'000'000;
+  CHECK(check_room(lottery)->field == "lanes");
+
+  CHECK_FALSE(set(c, "lanes.members", unset_value{}));
+  CHECK(c.lanes.size() == 1);
+  CHECK_FALSE(set(c, "lanes", unset_value{}));
+  CHECK(c.lanes.empty());
+  for (int i = 0; i < 16; ++i) CHECK_FALSE(set(c, fmt::format("lanes.l{}.share", i), 0.0));
+  CHECK(set(c, "lanes.one-more.share", 0.0)->message == "a room has at most 16 lanes");
 }

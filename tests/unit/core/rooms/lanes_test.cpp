@@ -1,0 +1,150 @@
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "core/rooms/status.hpp"
+#include "support/room_fixture.hpp"
+
+using namespace foyer;
+using foyer::test::room_fixture;
+
+namespace {
+
+lane_config lane(std::string id, std::uint32_t share, lane_entry entry = lane_entry::code, bool priority = false) {
+  return {std::move(id), "", share, priority, entry};
+}
+
+// A presale: members 0.3 with codes, residents 0.2 with codes, the general lane the rest.
+room_config presale_config(std::uint32_t rate_per_minute = 600) {
+  auto c = room_fixture::fifo_config(rate_per_minute);
+  c.lanes = {lane("members", 300'000), lane("residents", 200'000)};
+  REQUIRE_FALSE(check_room(c));
+  return c;
+}
+
+struct lanes_fixture : room_fixture {
+  join_outcome join_lane(room& r, std::string_view id) {
+    ++visitors;
+    visitor_joined e{"r", id16{visitors, 0x1a}, entrant_of(visitors), now_ms, std::nullopt};
+    e.lane = *r.lanes().index_of(id);
+    std::vector<merkle::stored_node> completed;
+    return r.apply(e, completed);
+  }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(lanes_fixture, "each lane numbers its own places and keeps its own frontier", "[lanes]") {
+  room r = make(presale_config());
+  REQUIRE(r.lanes().size() == 3);
+  CHECK(r.lanes().at(0).config.id == "general");
+  CHECK(r.lanes().at(0).config.share == 500'000);
+  auto g = join_lane(r, "general");
+  auto m1 = join_lane(r, "members");
+  auto m2 = join_lane(r, "members");
+  REQUIRE(g.place == 0u);
+  REQUIRE(m1.place);
+  CHECK(lane_of(*m1.place) == *r.lanes().index_of("members"));
+  CHECK(place_in_lane(*m1.place) == 0);
+  CHECK(place_in_lane(*m2.place) == 1);
+  auto st = status_of(r, *m2.place, now_ms, 0.5);
+  CHECK(st.lane == "members");
+  CHECK(st.place == 1u);
+  CHECK(st.position == 1u);
+  // 600 a minute: 10 a second, far more than the three waiting.
+  now_ms += 1000;
+  step(r);
+  CHECK(r.served(now_ms) == 3);
+  CHECK(r.lanes().at(*r.lanes().index_of("members")).served == 2);
+  CHECK(status_of(r, *m2.place, now_ms, 0.5).state == "admitted");
+}
+
+TEST_CASE_METHOD(lanes_fixture, "the ticker's steps split admission by share, the unused share flowing on", "[lanes]") {
+  room r = make(presale_config(60));  // one a second
+  for (int i = 0; i < 50; ++i) {
+    join_lane(r, "general");
+    join_lane(r, "members");
+  }
+  for (int s = 0; s < 2; ++s) {
+    now_ms += 10'000;
+    step(r);
+  }
+  // Residents have nobody: general and members share 0.5 : 0.3 of the 20.
+  auto general = r.lanes().at(0).served, members = r.lanes().at(*r.lanes().index_of("members")).served;
+  CHECK(general + members == 20);
+  CHECK(general == Approx(12.5).margin(1));
+  CHECK(r.lane_rate(*r.lanes().index_of("members")) == 22);  // 60 × 0.3 / 0.8
+  // Nobody waits in residents: its next visitor's rate, 60 × 0.2 with every lane waiting.
+  CHECK(r.lane_rate(*r.lanes().index_of("residents")) == 12);
+}
+
+TEST_CASE_METHOD(lanes_fixture, "a visitor's position never goes backwards, whatever the other lanes and share changes do", "[lanes]") {
+  std::mt19937_64 rng(3);
+  room r = make(presale_config(120));
+  const std::array<std::string_view, 3> ids{"general", "members", "residents"};
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> seen;  // (place, last position)
+  for (int round = 0; round < 300; ++round) {
+    switch (rng() % 4) {
+      case 0:
+      case 1: {
+        auto joined = join_lane(r, ids[rng() % 3]);
+        seen.emplace_back(*joined.place, ~std::uint64_t{0});
+        break;
+      }
+      case 2: {
+        now_ms += static_cast<std::int64_t>(rng() % 3000);
+        step(r);
+        break;
+      }
+      default: {
+        auto c = r.config();
+        c.lanes[rng() % 2].share = static_cast<std::uint32_t>(rng() % 400'000);
+        REQUIRE_FALSE(check_room(c));
+        r.apply(room_configured{"r", c, room_owner::api, std::nullopt, now_ms});
+        break;
+      }
+    }
+    for (auto& [place, last] : seen) {
+      auto position = status_of(r, place, now_ms, 0.5).position.value();
+      REQUIRE(position <= last);
+      last = position;
+    }
+  }
+  CHECK(r.lanes().totals() == std::pair{r.joined(), r.served(now_ms)});
+}
+
+TEST_CASE_METHOD(lanes_fixture, "lanes, their places and their passes survive the state's encoding", "[lanes]") {
+  room r = make(presale_config());
+  join_lane(r, "general");
+  auto m = join_lane(r, "members");
+  now_ms += 1000;
+  step(r);
+  r.apply(pass_claimed{"r", *m.place, id16{9}, now_ms});
+  room back = make(presale_config());
+  REQUIRE(back.decode_state(r.encode_state()));
+  CHECK(back.encode_state() == r.encode_state());
+  CHECK(back.place_of_pass(id16{9}) == m.place);
+  CHECK(back.lanes().at(*back.lanes().index_of("members")).served == 1);
+}
+
+TEST_CASE_METHOD(lanes_fixture, "a lane with visitors waiting is not removed; given a share of 0 it still ends its queue", "[lanes]") {
+  room r = make(presale_config(60));
+  join_lane(r, "general");
+  join_lane(r, "residents");
+  auto without = r.config();
+  without.lanes.pop_back();  // residents
+  auto problem = r.refuses(without);
+  REQUIRE(problem);
+  CHECK(problem->field == "lanes");
+  auto zero = r.config();
+  zero.lanes.back().share = 0;
+  REQUIRE_FALSE(r.refuses(zero));
+  r.apply(room_configured{"r", zero, room_owner::api, std::nullopt, now_ms});
+  now_ms += 2000;
+  step(r);
+  CHECK(r.lanes().at(*r.lanes().index_of("residents")).served == 1);
+  // Once nobody waits there, it may go; a join decided before that is refused by the log.
+  REQUIRE_FALSE(r.refuses(without));
+  r.apply(room_configured{"r", without, room_owner::api, std::nullopt, now_ms});
+  CHECK(join_lane(r, "residents").refused);
+}
