@@ -246,7 +246,6 @@ bool code_book::decode(reader& r) {
   // code twice, each account once and no more than uses_per_code on a code.
   code_book book;
   auto batches = r.u32();
-  if (batches > max_batches) return false;
   for (std::uint32_t i = 0; i < batches && !r.failed(); ++i) {
     codes_added added;
     added.batch = r.str();
@@ -255,7 +254,6 @@ bool code_book::decode(reader& r) {
     added.at_ms = r.i64();
     auto batch_revoked = read_revoked(r);
     auto count = r.u32();
-    if (count > max_codes_per_batch) return false;
     std::vector<std::optional<std::int64_t>> code_revoked;
     std::vector<code_redeemed> redemptions;
     for (std::uint32_t j = 0; j < count && !r.failed(); ++j) {
@@ -263,7 +261,6 @@ bool code_book::decode(reader& r) {
       added.codes.push_back(code);
       code_revoked.push_back(read_revoked(r));
       auto uses = r.u32();
-      if (uses > added.uses_per_code) return false;
       for (std::uint32_t k = 0; k < uses && !r.failed(); ++k) {
         auto who = r.raw<16>();
         redemptions.push_back({"", code, who, r.i64()});

@@ -212,18 +212,19 @@ TEST_CASE_METHOD(book_fixture, "revoking a code or a batch stops new redemptions
 
 TEST_CASE_METHOD(book_fixture, "unknown, revoked, used up and bound elsewhere are one refusal", "[access_codes]") {
   REQUIRE(add("single", "fans", 1, {nth(1), nth(2)}));
-  REQUIRE(add("multi", "fans", 1, {nth(3)}));
+  REQUIRE(add("multi", "fans", 2, {nth(3)}));
   REQUIRE(add("gone", "fans", 5, {nth(4)}));
   REQUIRE(redeem(nth(1), account(1)));
   REQUIRE(revoke("single", nth(2)));
   REQUIRE(redeem(nth(3), account(1)));
+  REQUIRE(redeem(nth(3), account(3)));
   REQUIRE(revoke("gone"));
 
   std::vector<code_decision> answers{
       check(nth(99), account(2)),  // unknown
       check(nth(2), account(2)),   // revoked code
       check(nth(4), account(2)),   // revoked batch
-      check(nth(3), account(2)),   // used up
+      check(nth(3), account(2)),   // multi-use, used up
       check(nth(1), account(2)),   // single use, bound to another account
   };
   for (const auto& answer : answers) {
@@ -234,7 +235,8 @@ TEST_CASE_METHOD(book_fixture, "unknown, revoked, used up and bound elsewhere ar
   }
 }
 
-TEST_CASE_METHOD(book_fixture, "a batch is validated before it is written, and apply refuses what fails", "[access_codes]") {
+TEST_CASE_METHOD(book_fixture, "a batch is validated before it is written, and apply refuses what fails",
+                 "[access_codes]") {
   auto added = [&](std::string batch, std::string lane, std::uint32_t uses, std::vector<digest> codes) {
     return codes_added{"room", std::move(batch), std::move(lane), uses, std::move(codes), now};
   };
@@ -357,7 +359,9 @@ TEST_CASE_METHOD(filled_book, "the book survives encode and decode whole", "[acc
   CHECK(copy.book.code_count() == book.code_count());
 
   for (std::uint64_t code = 1; code <= 7; ++code) {
-    for (std::uint8_t who = 1; who <= 4; ++who) CHECK(copy.check(nth(code), account(who)) == check(nth(code), account(who)));
+    for (std::uint8_t who = 1; who <= 4; ++who) {
+      CHECK(copy.check(nth(code), account(who)) == check(nth(code), account(who)));
+    }
     const auto* original = book.find(nth(code));
     const auto* restored = copy.book.find(nth(code));
     REQUIRE((original == nullptr) == (restored == nullptr));
