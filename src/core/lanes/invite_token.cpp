@@ -427,7 +427,10 @@ bool jti_book::decode(reader& r) {
   for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
     std::int64_t exp_ms = r.i64();
     std::string jti = r.str();
-    if (r.failed() || jti.empty() || jti.size() > max_jti_bytes || !book.record(jti, exp_ms)) return false;
+    if (r.failed() || exp_ms < 0 || exp_ms > max_numeric_date * 1000 || jti.empty() || jti.size() > max_jti_bytes ||
+        !book.record(jti, exp_ms)) {
+      return false;
+    }
   }
   if (r.failed()) return false;
   *this = std::move(book);

@@ -42,7 +42,8 @@ struct vectors {
   // The token of the case named `name`.
   std::string token(std::string_view name) {
     for (auto c : root["cases"].get_array()) {
-      if (std::string_view(c["name"].get_string()) == name) return std::string(std::string_view(c["token"].get_string()));
+      std::string_view token_text = c["token"].get_string();
+      if (std::string_view(c["name"].get_string()) == name) return std::string(token_text);
     }
     FAIL("no case named " << name);
     return {};
@@ -146,7 +147,8 @@ TEST_CASE("key sets over 64 KiB or not JSON are refused before they are read", "
 
 TEST_CASE("a lone key without kid takes tokens without kid", "[invite_token]") {
   // RFC 8032 §7.1 test 1's public key.
-  auto keys = jwk_set::parse(R"({"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]})");
+  auto keys =
+      jwk_set::parse(R"({"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]})");
   CHECK(keys.find(std::nullopt) != nullptr);
   CHECK(keys.find(std::string_view("any")) == nullptr);
 }
@@ -241,6 +243,16 @@ TEST_CASE("jti_book: encode and decode round trip, and damaged input is refused"
     auto text = dup.take();
     reader twice(text);
     CHECK_FALSE(jti_book().decode(twice));
+  }
+  SECTION("an exp outside the NumericDate range is refused") {
+    writer bad;
+    bad.u8(1);
+    bad.u64(1);
+    bad.i64(-1);
+    bad.str("negative");
+    auto text = bad.take();
+    reader negative(text);
+    CHECK_FALSE(jti_book().decode(negative));
   }
   SECTION("a count larger than the input is refused without reading past it") {
     writer huge;
