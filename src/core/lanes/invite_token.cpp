@@ -14,6 +14,7 @@
 #include "core/base/bytes.hpp"
 
 namespace foyer::invite {
+namespace {
 
 template <typename T, void (*Free)(T*)>
 struct openssl_free {
@@ -28,6 +29,8 @@ using md_ctx_ptr = openssl_ptr<EVP_MD_CTX, EVP_MD_CTX_free>;
 using ecdsa_sig_ptr = openssl_ptr<ECDSA_SIG, ECDSA_SIG_free>;
 using param_bld_ptr = openssl_ptr<OSSL_PARAM_BLD, OSSL_PARAM_BLD_free>;
 using param_ptr = openssl_ptr<OSSL_PARAM, OSSL_PARAM_free>;
+
+}  // namespace
 
 struct jwk_set::key {
   std::optional<std::string> kid;
