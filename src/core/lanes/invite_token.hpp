@@ -69,9 +69,9 @@ class jwk_set {
 };
 
 struct expectations {
-  std::string_view room;                    // Required: the token's "room" must equal it.
-  std::int64_t now_ms = 0;                  // Required: wall clock, unix milliseconds.
-  std::int64_t leeway_ms = default_leeway_ms;  // Default: 30 s. Clock skew tolerated on exp, nbf and iat.
+  std::string_view room;                       // Required: the token's "room" must equal it.
+  std::int64_t now_ms = 0;                     // Required: wall clock, unix milliseconds.
+  std::int64_t leeway_ms = default_leeway_ms;  // Default: 30 s. Clock skew tolerated on exp, nbf, iat.
 };
 
 // What an accepted token says.
@@ -125,12 +125,13 @@ std::variant<claims, invite_error> check_invite(std::string_view token, const jw
 // The jti of each invite used in one room, kept until the token could no longer be accepted
 // (exp + leeway), so that a token is used once.
 //
-// Bound: at most `capacity` jtis (default 65,536, about 10 MiB with 128-byte jtis). At the
-// bound the room refuses new invites (full() is true after forget_expired(now)) rather than
-// forget a jti that is still live: forgetting one early would let its token in again. The
-// bound is checked where an invite is decided; record() itself never drops or refuses a fresh
-// jti, so a use already committed is always remembered, and the book exceeds its capacity by
-// at most the uses in flight between decision and commit.
+// Bound: at most `capacity` jtis (default 65,536: under 30 MiB even with 128-byte jtis, each
+// held twice, for lookup and in expiry order). At the bound the room refuses new invites
+// (full() is true after forget_expired(now)) rather than forget a jti that is still live:
+// forgetting one early would let its token in again. The bound is checked where an invite is
+// decided; record() itself never drops or refuses a fresh jti, so a use already committed is
+// always remembered, and the book exceeds its capacity by at most the uses in flight between
+// decision and commit.
 class jti_book {
  public:
   static constexpr std::size_t default_capacity = 65'536;
