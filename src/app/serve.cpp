@@ -200,7 +200,9 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   ledger::publisher publisher(c.ledger.origin.empty() ? net::ip::host_name() + "/foyer/ledger" : c.ledger.origin,
                               ledger_seed, c.ledger.witnesses, c.ledger.quorum);
   rooms.require_witnesses(!c.ledger.witnesses.empty());
-  api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, c.api, overload, publisher,
+  auto api_settings = c.api;
+  api_settings.code_key = subkey(secret, "foyer/access-codes/v1");
+  api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, api_settings, overload, publisher,
                                        metrics);
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
   ticker admissions(ioc, rooms, rates, clock);

@@ -27,6 +27,10 @@ std::string_view to_string(errc e) {
     case errc::join_in_progress: return "join_in_progress";
     case errc::price_rose: return "price_rose";
     case errc::account_required: return "account_required";
+    case errc::invalid_code: return "invalid_code";
+    case errc::code_required: return "code_required";
+    case errc::code_batch_exists: return "code_batch_exists";
+    case errc::unknown_code_batch: return "unknown_code_batch";
     case errc::sold_out: return "sold_out";
     case errc::closed: return "closed";
     case errc::unknown_room: return "unknown_room";

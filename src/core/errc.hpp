@@ -24,6 +24,10 @@ enum class errc {
   join_in_progress,
   price_rose,        // the challenge was minted cheaper than the network pays now
   account_required,  // the room takes joins with an account hint only
+  invalid_code,      // an access code that is unknown, revoked, used up or another's: one answer for all
+  code_required,     // the room's open lanes take nobody: join with an access code
+  code_batch_exists,  // the batch id is taken by a batch of other codes
+  unknown_code_batch,
   sold_out,  // the room's state: no more joins
   closed,    // the room's state: no more joins
   // Rooms and their lottery.

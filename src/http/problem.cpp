@@ -21,6 +21,10 @@ problem_type type_of(errc e) {
     case errc::join_in_progress: return {409, "Join in progress", 1};
     case errc::price_rose: return {409, "Price rose"};
     case errc::account_required: return {403, "Account required"};
+    case errc::invalid_code: return {403, "Access code not accepted"};
+    case errc::code_required: return {403, "Access code required"};
+    case errc::code_batch_exists: return {409, "Code batch exists"};
+    case errc::unknown_code_batch: return {404, "Unknown code batch"};
     case errc::sold_out: return {410, "Sold out"};
     case errc::closed: return {410, "Room closed"};
     case errc::unknown_room: return {404, "Unknown room"};

@@ -56,6 +56,20 @@ route_handler of_hold(context& ctx, F f) {
   };
 }
 
+// A handler of the code batch named by {batch} in the room named by {room}.
+template <typename F>
+route_handler of_batch(context& ctx, F f) {
+  return [&ctx, f = std::move(f)](request& req, const peer&, route_params p) -> task<response> {
+    const room* r = ctx.rooms.find(p["room"]);
+    if (!r) co_return unknown_room(req, p["room"]);
+    if constexpr (std::is_same_v<decltype(f(req, *r, p["batch"])), response>) {
+      co_return f(req, *r, p["batch"]);
+    } else {
+      co_return co_await f(req, *r, p["batch"]);
+    }
+  };
+}
+
 }  // namespace
 
 routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
@@ -160,6 +174,18 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::supply_beacon(c, req, rm); }));
   r.add({verb::post}, "/api/v1/admin/rooms/{room}/inventory/recount",
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::recount_seats(c, req, rm); }));
+  r.add({verb::post}, "/api/v1/admin/rooms/{room}/codes",
+        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::add_codes(c, req, rm); }));
+  r.add({verb::get}, "/api/v1/admin/rooms/{room}/codes",
+        in_room(c, [](request& req, const peer&, room& rm) { return handlers::code_batches(req, rm); }));
+  r.add({verb::get}, "/api/v1/admin/rooms/{room}/codes/{batch}",
+        of_batch(c, [&c](request& req, const room& rm, std::string_view batch) {
+          return handlers::export_codes(c, req, rm, batch);
+        }));
+  r.add({verb::delete_}, "/api/v1/admin/rooms/{room}/codes/{batch}",
+        of_batch(c, [&c](request& req, const room& rm, std::string_view batch) {
+          return handlers::revoke_codes(c, req, rm, batch);
+        }));
   r.add({verb::get}, "/api/v1/admin/ops", at_once([&c](const request& req, auto&) { return handlers::ops_status(c, req); }));
 
   // Operations.

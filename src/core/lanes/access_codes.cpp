@@ -83,6 +83,14 @@ std::optional<normalized_code> normalize_code(std::string_view typed) {
 
 digest code_digest(const normalized_code& code) { return sha256(as_bytes({code.data(), code.size()})); }
 
+std::string derived_code(const digest& key, std::string_view room, std::string_view batch, std::uint32_t index) {
+  const std::uint8_t zero = 0;
+  const std::array<std::uint8_t, 4> at{static_cast<std::uint8_t>(index >> 24), static_cast<std::uint8_t>(index >> 16),
+                                       static_cast<std::uint8_t>(index >> 8), static_cast<std::uint8_t>(index)};
+  auto mac = hmac_sha256(key, {as_bytes(room), byte_view(&zero, 1), as_bytes(batch), byte_view(&zero, 1), at});
+  return generate_code(std::span<const std::uint8_t, 10>(mac.data(), 10));
+}
+
 std::optional<digest> parse_code_digest(std::string_view hex) { return from_hex_fixed<32>(hex); }
 
 std::string_view to_string(code_verdict verdict) {

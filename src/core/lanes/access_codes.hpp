@@ -51,6 +51,10 @@ inline constexpr std::size_t max_code_input = 64;
 digest code_digest(const normalized_code& code);
 // A digest an operator uploads: exactly 64 hex digits, either case.
 std::optional<digest> parse_code_digest(std::string_view hex);
+// Code `index` of a batch Foyer generates: from HMAC-SHA256(key, room ‖ 0 ‖ batch ‖ 0 ‖
+// u32be index), so that the operator can export a batch's codes again at any time and a
+// retried request gives the same codes.
+std::string derived_code(const digest& key, std::string_view room, std::string_view batch, std::uint32_t index);
 
 // The events of the book; the room's log carries them. `room` routes an event to its
 // room's book: the book does not read it.

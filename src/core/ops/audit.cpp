@@ -21,11 +21,14 @@ struct describe {
     return header(seq, e.at_ms, "room_created").str("commitment", to_hex(lottery::commitment(e.seed))).done();
   }
   std::string operator()(const visitor_joined& e) const {
-    return header(seq, e.at_ms, "visitor_joined")
-        .str("visitor_id", to_hex(e.visitor))
-        .str("entrant_id", to_hex(e.entrant))
-        .boolean("account", e.account.has_value())
-        .done();
+    auto line = header(seq, e.at_ms, "visitor_joined")
+                    .str("visitor_id", to_hex(e.visitor))
+                    .str("entrant_id", to_hex(e.entrant))
+                    .boolean("account", e.account.has_value());
+    if (e.lane != 0) line.num("lane", std::uint64_t{e.lane});
+    // The redemption: the code by its SHA-256, as the operator may have uploaded it.
+    if (e.code) line.str("code_sha256", to_hex(*e.code));
+    return line.done();
   }
   std::string operator()(const visitors_admitted& e) const {
     return header(seq, e.tick_ms, "visitors_admitted").num("served", e.served).done();
@@ -51,6 +54,19 @@ struct describe {
   }
   std::string operator()(const room_removed& e) const { return header(seq, e.at_ms, "room_removed").done(); }
   std::string operator()(const seats_recounted& e) const { return header(seq, e.at_ms, "seats_recounted").done(); }
+  std::string operator()(const codes_added& e) const {
+    return header(seq, e.at_ms, "codes_added")
+        .str("batch", e.batch)
+        .str("lane", e.lane)
+        .num("uses_per_code", e.uses_per_code)
+        .num("codes", std::uint64_t{e.codes.size()})
+        .done();
+  }
+  std::string operator()(const codes_revoked& e) const {
+    auto line = header(seq, e.at_ms, "codes_revoked").str("batch", e.batch);
+    if (e.code) line.str("code_sha256", to_hex(*e.code));
+    return line.done();
+  }
   std::string operator()(const pass_claimed& e) const {
     return header(seq, e.at_ms, "pass_claimed").num("place", e.place).str("jti", to_hex(e.pass)).done();
   }

@@ -43,6 +43,16 @@ kind describe(const beacon_supplied& e) {
 }
 kind describe(const room_removed& e) { return {"dev.foyer.room.removed", e.at_ms, "{}"}; }
 kind describe(const seats_recounted& e) { return {"dev.foyer.room.seats_recounted", e.at_ms, "{}"}; }
+kind describe(const codes_added& e) {
+  return {"dev.foyer.room.codes_added", e.at_ms,
+          json_object().str("batch", e.batch).str("lane", e.lane).num("codes", std::uint64_t{e.codes.size()}).done()};
+}
+kind describe(const codes_revoked& e) {
+  json_object data;
+  data.str("batch", e.batch);
+  if (e.code) data.str("code_sha256", to_hex(*e.code));
+  return {"dev.foyer.room.codes_revoked", e.at_ms, data.done()};
+}
 kind describe(const passes_done& e) {
   return {"dev.foyer.room.passes_done", e.at_ms, json_object().num("count", std::uint64_t{e.places.size()}).done()};
 }

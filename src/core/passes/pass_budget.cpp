@@ -22,16 +22,28 @@ std::optional<std::int64_t> pass_budget::spend(const id16& pass, std::int64_t no
     recent_.splice(recent_.begin(), recent_, it->second.recent);
   }
   bucket& b = it->second;
-  // The clock may step back (a restart's clock never runs behind the log, but this is
-  // not in the log): no refill then.
-  auto elapsed = std::max<std::int64_t>(now_ms - b.at_ms, 0);
-  b.tokens = std::min(capacity_, b.tokens + static_cast<double>(elapsed) * per_ms_);
+  b.tokens = tokens_at(b, now_ms);
   b.at_ms = std::max(b.at_ms, now_ms);
   if (b.tokens >= 1) {
     b.tokens -= 1;
     return std::nullopt;
   }
   return static_cast<std::int64_t>(std::ceil((1 - b.tokens) / per_ms_));
+}
+
+double pass_budget::tokens_at(const bucket& b, std::int64_t now_ms) const {
+  // The clock may step back (a restart's clock never runs behind the log, but this is
+  // not in the log): no refill then.
+  auto elapsed = std::max<std::int64_t>(now_ms - b.at_ms, 0);
+  return std::min(capacity_, b.tokens + static_cast<double>(elapsed) * per_ms_);
+}
+
+std::optional<std::int64_t> pass_budget::wait(const id16& pass, std::int64_t now_ms) const {
+  auto it = buckets_.find(pass);
+  if (capacity_ == 0 || it == buckets_.end()) return std::nullopt;
+  auto tokens = tokens_at(it->second, now_ms);
+  if (tokens >= 1) return std::nullopt;
+  return static_cast<std::int64_t>(std::ceil((1 - tokens) / per_ms_));
 }
 
 }  // namespace foyer::pass

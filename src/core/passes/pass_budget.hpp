@@ -24,6 +24,8 @@ class pass_budget {
 
   // Spends one request of `pass` at `now`; if none is left, how long until one is, in ms.
   std::optional<std::int64_t> spend(const id16& pass, std::int64_t now_ms);
+  // How long until `pass` has a request to spend, if it has none at `now`; spends nothing.
+  std::optional<std::int64_t> wait(const id16& pass, std::int64_t now_ms) const;
   std::size_t remembered() const { return buckets_.size(); }
 
  private:
@@ -35,6 +37,9 @@ class pass_budget {
   double per_ms_;
   double capacity_;
   std::size_t max_passes_;
+  // The bucket's tokens at `now`, refilled since it last spent.
+  double tokens_at(const bucket& b, std::int64_t now_ms) const;
+
   std::unordered_map<id16, bucket, id16_hash> buckets_;
   std::list<id16> recent_;  // the pass that asked last first
 };

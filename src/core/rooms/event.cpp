@@ -35,8 +35,10 @@ enum class tag : std::uint8_t {
   // lobby_closed whose draw awaits the witnesses.
   lobby_closed_witnessed = 22,
   draw_witnessed = 23,
-  // visitor_joined in a lane other than the general one.
+  // visitor_joined in a lane other than the general one, or with an access code.
   visitor_joined_in_lane = 24,
+  codes_added = 25,
+  codes_revoked = 26,
 };
 
 // The events that name one hold by a request's key share a layout.
@@ -68,14 +70,36 @@ struct encoder {
     w.i64(e.at_ms);
   }
   void operator()(const visitor_joined& e) {
-    w.u8(static_cast<std::uint8_t>(e.lane == 0 ? tag::visitor_joined : tag::visitor_joined_in_lane));
+    bool in_lane = e.lane != 0 || e.code;
+    w.u8(static_cast<std::uint8_t>(in_lane ? tag::visitor_joined_in_lane : tag::visitor_joined));
     w.str(e.room);
     w.raw(e.visitor);
     w.raw(e.entrant);
     w.i64(e.at_ms);
     w.u8(e.account.has_value());
     if (e.account) w.raw(*e.account);
-    if (e.lane != 0) w.u8(e.lane);
+    if (!in_lane) return;
+    w.u8(e.lane);
+    w.u8(e.code.has_value());
+    if (e.code) w.raw(*e.code);
+  }
+  void operator()(const codes_added& e) {
+    w.u8(static_cast<std::uint8_t>(tag::codes_added));
+    w.str(e.room);
+    w.str(e.batch);
+    w.str(e.lane);
+    w.u32(e.uses_per_code);
+    w.u32(static_cast<std::uint32_t>(e.codes.size()));
+    for (const auto& code : e.codes) w.raw(code);
+    w.i64(e.at_ms);
+  }
+  void operator()(const codes_revoked& e) {
+    w.u8(static_cast<std::uint8_t>(tag::codes_revoked));
+    w.str(e.room);
+    w.str(e.batch);
+    w.u8(e.code.has_value());
+    if (e.code) w.raw(*e.code);
+    w.i64(e.at_ms);
   }
   void operator()(const visitors_admitted& e) {
     w.u8(static_cast<std::uint8_t>(tag::visitors_admitted));
@@ -213,7 +237,30 @@ std::optional<event> read_event(reader& r) {
       e.entrant = r.raw<16>();
       e.at_ms = r.i64();
       if (r.u8() != 0) e.account = r.raw<16>();
-      if (static_cast<tag>(kind) == tag::visitor_joined_in_lane) e.lane = r.u8();
+      if (static_cast<tag>(kind) == tag::visitor_joined_in_lane) {
+        e.lane = r.u8();
+        if (r.u8() != 0) e.code = r.raw<32>();
+      }
+      return e;
+    }
+    case tag::codes_added: {
+      codes_added e;
+      e.room = r.str();
+      e.batch = r.str();
+      e.lane = r.str();
+      e.uses_per_code = r.u32();
+      auto count = r.u32();
+      // Bounded by what the bytes hold: a corrupt count fails the read, not the memory.
+      for (std::uint32_t i = 0; i < count && !r.failed(); ++i) e.codes.push_back(r.raw<32>());
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::codes_revoked: {
+      codes_revoked e;
+      e.room = r.str();
+      e.batch = r.str();
+      if (r.u8() != 0) e.code = r.raw<32>();
+      e.at_ms = r.i64();
       return e;
     }
     case tag::visitors_admitted: {

@@ -14,6 +14,7 @@
 #include "core/base/ids.hpp"
 #include "core/fairness/ledger.hpp"
 #include "core/inventory/hold_events.hpp"
+#include "core/lanes/access_codes.hpp"
 #include "core/rooms/room_spec.hpp"
 
 namespace foyer {
@@ -35,6 +36,9 @@ struct visitor_joined {
   std::int64_t at_ms = 0;
   std::optional<id16> account;  // a keyed digest of the site's account id, if the site sent one
   std::uint8_t lane = 0;         // the lane's index in the room (lane_queues), 0 the general lane
+  // The access code the visitor joined the lane with: the join redeems it, or is refused
+  // if it may not (code_book::check), so that a code is redeemed exactly once.
+  std::optional<digest> code{};
 };
 
 // The admission ticker's durable step: the new frontier and the ticker clock it
@@ -149,7 +153,7 @@ struct rate_changed {
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,
                            state_changed, room_configured, room_removed, pass_claimed, passes_done, stock_reported,
                            rate_changed, hold_placed, hold_extended, hold_confirmed, hold_released, holds_expired,
-                           seats_recounted, draw_witnessed>;
+                           seats_recounted, draw_witnessed, codes_added, codes_revoked>;
 
 std::string encode(const event& e);
 // Whether `e` is a hold event, whose applying has a hold_outcome.

@@ -1,6 +1,9 @@
 #include "core/rooms/join_desk.hpp"
 
 #include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include "core/gate/account_hint.hpp"
 
@@ -54,20 +57,64 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
     }
   }
 
-  auto network = network_of(req.address);
-  auto proof = check_proof(req, network, now_ms);
-  if (auto* refused = std::get_if<desk_refusal>(&proof)) return *refused;
-
   join_commit c;
   c.event.room = req.room_id;
   c.event.account = account;
   std::copy_n(req.ids.begin(), c.event.visitor.size(), c.event.visitor.begin());
   std::copy_n(req.ids.begin() + c.event.visitor.size(), c.event.entrant.size(), c.event.entrant.begin());
+  auto network = network_of(req.address);
+  if (!req.code.empty()) {
+    auto code = check_code(*r, req, account.value_or(c.event.visitor), network, now_ms);
+    if (auto* refused = std::get_if<desk_refusal>(&code)) return *refused;
+    std::tie(c.event.lane, c.event.code) = std::get<std::pair<std::uint8_t, digest>>(code);
+  } else if (!r->lane_takes(general_lane, lane_entry::open)) {
+    return desk_refusal{errc::code_required, "This room takes visitors with an access code: enter yours to join."};
+  }
+  auto proof = check_proof(req, network, now_ms);
+  if (auto* refused = std::get_if<desk_refusal>(&proof)) return *refused;
+
   c.event.at_ms = now_ms;
   c.spent_challenge = std::get<std::optional<std::uint64_t>>(proof);
   c.network = network;
   if (account) accounts_joining_.insert(*account);
   return c;
+}
+
+namespace {
+
+desk_refusal code_refused() {
+  // One answer whether the code exists or not.
+  return desk_refusal{errc::invalid_code, "This access code is not accepted. Check it and try again."};
+}
+
+// A network as a budget's key.
+id16 budget_key(const network_key& network) {
+  id16 key{};
+  std::copy(network.bytes.begin(), network.bytes.end(), key.begin());
+  return key;
+}
+
+}  // namespace
+
+std::variant<std::pair<std::uint8_t, digest>, desk_refusal> join_desk::check_code(const room& r, const join_request& req,
+                                                                                 const id16& redeemer,
+                                                                                 const network_key& network,
+                                                                                 std::int64_t now_ms) {
+  auto key = budget_key(network);
+  if (auto wait = refused_codes_.wait(key, now_ms)) {
+    return desk_refusal{.code = errc::too_many_requests,
+                        .detail = fmt::format("Too many codes were refused from your network; try again in {} s.",
+                                              (*wait + 999) / 1000)};
+  }
+  auto normalized = normalize_code(req.code);
+  auto code = normalized ? std::optional(code_digest(*normalized)) : std::nullopt;
+  auto decision = code ? r.check_code(*code, redeemer) : code_decision{};
+  auto lane = r.lanes().index_of(decision.lane);
+  if (decision.verdict != code_verdict::ok || !lane) {
+    refused_codes_.spend(key, now_ms);
+    return code_refused();
+  }
+  return std::pair{*lane, *code};
 }
 
 std::variant<std::optional<std::uint64_t>, desk_refusal> join_desk::check_proof(const join_request& req,
@@ -114,7 +161,10 @@ join_step join_desk::finish(const journal& rooms, const join_commit& c, std::err
     if (const auto* entry = c.event.account ? r->account_entry(*c.event.account) : nullptr) {
       return join_entry{ticket_of(c.event.room, *entry), true};
     }
-    return refuse_room(*r).value_or(desk_refusal{errc::closed, "This room is closed to new visitors."});
+    if (auto closed = refuse_room(*r)) return *closed;
+    // Open still: the log refused the code (another join redeemed it first) or its lane went.
+    if (c.event.code) return code_refused();
+    return desk_refusal{errc::closed, "This lane takes no more visitors."};
   }
   const auto& e = c.event;
   return join_entry{ticket_of(e.room, joined_entry{e.visitor, e.entrant, e.at_ms, outcome}), false};

@@ -21,6 +21,7 @@
 #include "core/desk.hpp"
 #include "core/gate/join_price.hpp"
 #include "core/gate/ticket.hpp"
+#include "core/passes/pass_budget.hpp"
 #include "core/rooms/journal.hpp"
 
 namespace foyer {
@@ -30,6 +31,7 @@ struct join_request {
   std::optional<ticket> presented;  // a good ticket of this room that the visitor holds
   std::string_view challenge, nonce;
   std::string_view account, account_hint;
+  std::string_view code;  // an access code for a lane, as the visitor typed it
   ip_address address;                 // the client's, for its price
   std::array<std::uint8_t, 32> ids{};  // fresh randomness: the visitor and entrant ids
 };
@@ -69,6 +71,12 @@ class join_desk {
 
  private:
   std::optional<desk_refusal> refuse_room(const room& r) const;
+  // The lane and the code a join with `req.code` takes, or why not. Checked before the
+  // proof of work, so a refused code costs the visitor none; refusals are counted per
+  // network, and a network past its budget is refused before its code is looked up.
+  std::variant<std::pair<std::uint8_t, digest>, desk_refusal> check_code(const room& r, const join_request& req,
+                                                                        const id16& redeemer, const network_key& network,
+                                                                        std::int64_t now_ms);
   // The challenge spent, or why the proof is refused.
   std::variant<std::optional<std::uint64_t>, desk_refusal> check_proof(const join_request& req,
                                                                        const network_key& network,
@@ -79,6 +87,13 @@ class join_desk {
   // Accounts whose join is being written: another join of one of them is told to retry
   // at once, instead of waiting on the storage to be refused by the log.
   std::set<id16> accounts_joining_;
+  // Refused access codes by network: a few a minute, so guessing codes goes nowhere.
+  pass::pass_budget refused_codes_{refused_codes_per_minute};
+
+ public:
+  static constexpr std::uint32_t refused_codes_per_minute = 10;
+
+ private:
   std::map<std::string, std::uint64_t, std::less<>> proof_rejections_;
 };
 

@@ -189,11 +189,20 @@ std::optional<std::int64_t> room::lobby_closes_at_ms() const {
 }
 
 join_outcome room::apply(const visitor_joined& e, std::vector<merkle::stored_node>& completed) {
-  // A lane removed while the join was written takes no one more; the lobby is the general lane's.
+  // A lane removed while the join was written takes no one more; the lobby is the general
+  // lane's. A code is redeemed here, in log order: of two joins with a single-use code,
+  // the second is refused.
   bool lane_gone = e.lane >= lanes_.size() || !lanes_.at(e.lane).declared || (e.lane != 0 && state_ == room_state::lobby);
-  if (!accepts_joins() || lane_gone || (e.account && accounts_.contains(*e.account))) {
+  auto redeemer = e.account.value_or(e.visitor);
+  bool code_refused = false;
+  if (e.code) {
+    auto decision = check_code(*e.code, redeemer);
+    code_refused = lane_gone || decision.verdict != code_verdict::ok || decision.lane != lanes_.at(e.lane).config.id;
+  }
+  if (!accepts_joins() || lane_gone || code_refused || (e.account && accounts_.contains(*e.account))) {
     return {std::nullopt, std::nullopt, /*refused=*/true};
   }
+  if (e.code) codes_.apply(code_redeemed{e.room, *e.code, redeemer, e.at_ms});
   join_outcome outcome;
   auto place = lanes_.take_place(e.lane);
   if (state_ == room_state::lobby) {
@@ -282,6 +291,21 @@ hold_outcome room::apply_and_follow(const E& e) {
 hold_outcome room::apply(const hold_confirmed& e) { return apply_and_follow(e); }
 hold_outcome room::apply(const hold_released& e) { return apply_and_follow(e); }
 hold_outcome room::apply(const holds_expired& e) { return apply_and_follow(e); }
+
+bool room::lane_takes(std::string_view lane, lane_entry entry) const {
+  auto index = lanes_.index_of(lane);
+  return index && lanes_.at(*index).declared && lanes_.at(*index).config.entry == entry;
+}
+
+code_decision room::check_code(const digest& code, const id16& account) const {
+  auto decision = codes_.check(code, account);
+  if (decision.verdict == code_verdict::ok && !lane_takes(decision.lane, lane_entry::code)) return {};
+  return decision;
+}
+
+void room::apply(const codes_added& e) {
+  if (lane_takes(e.lane, lane_entry::code)) codes_.apply(e);
+}
 
 void room::apply(const seats_recounted& e) {
   seats_.recount(e.at_ms);

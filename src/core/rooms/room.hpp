@@ -101,6 +101,10 @@ class room {
   void retire(std::int64_t at_ms) { seats_.retire(at_ms); }
   // The operator's recount of the seats (seat_ledger::recount).
   void apply(const seats_recounted& e);
+  // Access codes, for the lanes that take them (code_book); a batch for a lane that
+  // takes no codes adds nothing.
+  void apply(const codes_added& e);
+  void apply(const codes_revoked& e) { codes_.apply(e); }
 
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
@@ -155,6 +159,11 @@ class room {
   std::optional<double> claim_ratio() const { return lanes_.claim_ratio(); }
   // The lanes: the general one first (lane 0), then the others as they were first declared.
   const lane_queues& lanes() const { return lanes_; }
+  const code_book& codes() const { return codes_; }
+  // Whether `lane` takes visitors by `entry` now.
+  bool lane_takes(std::string_view lane, lane_entry entry) const;
+  // What a join with `code` by `account` would do: its lane, if the code is good for it.
+  code_decision check_code(const digest& code, const id16& account) const;
   // In a room with lanes, a lane's frontier moves at the ticker's durable steps, once
   // a second, where the split between lanes is decided; in a room without, it is the
   // room's, exact at any moment (served).
@@ -252,6 +261,7 @@ class room {
   std::optional<lottery::permutation> permutation_;
   std::unordered_map<id16, joined_entry, id16_hash> accounts_;
   lane_queues lanes_;
+  code_book codes_;
   stock_ledger stock_;
   seat_ledger seats_;
   std::uint32_t base_rate_ = 0;

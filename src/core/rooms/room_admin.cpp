@@ -92,4 +92,37 @@ admin_decision recount_seats(const journal& rooms, std::string_view id, std::int
   return std::vector<event>{seats_recounted{std::string(id), now_ms}};
 }
 
+admin_decision add_codes(const journal& rooms, codes_added batch) {
+  const room* r = rooms.find(batch.room);
+  if (!r) return no_such_room(batch.room);
+  if (const auto* known = r->codes().batch(batch.batch)) {
+    if (known->lane == batch.lane && known->uses_per_code == batch.uses_per_code && known->codes == batch.codes) {
+      return std::vector<event>{};
+    }
+    return desk_refusal{errc::code_batch_exists,
+                        fmt::format("Batch '{}' holds other codes; give the new ones another batch id.", batch.batch), "batch"};
+  }
+  if (!r->lane_takes(batch.lane, lane_entry::code)) {
+    return desk_refusal{errc::invalid_room,
+                        fmt::format("Room '{}' has no lane '{}' that takes access codes (a lane with entry = \"code\").",
+                                    batch.room, batch.lane),
+                        "lane"};
+  }
+  if (auto p = r->codes().refuses(batch)) return desk_refusal{errc::invalid_room, p->message, p->field};
+  return std::vector<event>{std::move(batch)};
+}
+
+admin_decision revoke_codes(const journal& rooms, codes_revoked revocation) {
+  const room* r = rooms.find(revocation.room);
+  if (!r) return no_such_room(revocation.room);
+  const auto* batch = r->codes().batch(revocation.batch);
+  if (!batch) return desk_refusal{errc::unknown_code_batch, fmt::format("Room '{}' has no batch '{}'.", revocation.room, revocation.batch)};
+  if (auto p = r->codes().refuses(revocation)) return desk_refusal{errc::unknown_code_batch, p->message, p->field};
+  const auto* code = revocation.code ? r->codes().find(*revocation.code) : nullptr;
+  if (code ? code->revoked_at_ms.has_value() || batch->revoked_at_ms.has_value() : batch->revoked_at_ms.has_value()) {
+    return std::vector<event>{};
+  }
+  return std::vector<event>{std::move(revocation)};
+}
+
 }  // namespace foyer

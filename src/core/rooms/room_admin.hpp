@@ -40,6 +40,12 @@ admin_decision remove_room(const journal& rooms, std::string_view id, bool force
 // the recounted numbers while a leg's total is below them (raise the total first); no
 // events when the counts are right already.
 admin_decision recount_seats(const journal& rooms, std::string_view id, std::int64_t now_ms);
+// A batch of access codes for a lane that takes codes. The same batch again (a retry)
+// writes nothing and answers as the first did; other codes under its id are refused.
+admin_decision add_codes(const journal& rooms, codes_added batch);
+// Revokes a batch, or one of its codes; revoking what is revoked writes nothing.
+admin_decision revoke_codes(const journal& rooms, codes_revoked revocation);
+
 // Why a recount that does not fit is refused, with its numbers.
 desk_refusal recount_refusal(std::string_view id, const seat_recount& counted);
 

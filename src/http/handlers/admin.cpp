@@ -364,4 +364,139 @@ task<response> supply_beacon(context& ctx, const request& req, const room& r) {
   co_return co_await apply(ctx, req, std::move(id), std::move(e));
 }
 
+namespace {
+
+constexpr std::string_view codes_usage =
+    "Send {\"batch\": \"members-1\", \"lane\": \"members\", \"count\": 500} to generate codes, or "
+    "{\"batch\", \"lane\", \"sha256\": [\"<hex SHA-256 of a code>\", ...]} to upload their digests; "
+    "\"uses_per_code\" (default 1) lets that many accounts use each code.";
+
+// The body of a batch: its digests, generated or uploaded; whether they were generated.
+std::optional<std::pair<codes_added, bool>> read_batch(context& ctx, const request& req, std::string_view room_id) {
+  codes_added batch;
+  batch.room = room_id;
+  std::uint64_t count = 0;
+  bool uploaded = false;
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  if (ctx.json_parser.iterate(padded(ctx, req.body())).get(doc) || doc.get_object().get(object)) return std::nullopt;
+  for (auto field : object) {
+    std::string_view key, text;
+    if (field.unescaped_key().get(key)) return std::nullopt;
+    if (key == "batch" || key == "lane") {
+      if (field.value().get_string().get(text) || text.size() > code_book::max_id) return std::nullopt;
+      (key == "batch" ? batch.batch : batch.lane) = text;
+    } else if (key == "uses_per_code" || key == "count") {
+      std::uint64_t n = 0;
+      if (field.value().get_uint64().get(n) || n > code_book::max_codes_per_batch) return std::nullopt;
+      if (key == "count") count = n;
+      else batch.uses_per_code = static_cast<std::uint32_t>(n);
+    } else if (key == "sha256") {
+      simdjson::ondemand::array list;
+      if (field.value().get_array().get(list)) return std::nullopt;
+      uploaded = true;
+      for (auto item : list) {
+        auto code = item.get_string().get(text) ? std::nullopt : parse_code_digest(text);
+        if (!code || batch.codes.size() == code_book::max_codes_per_batch) return std::nullopt;
+        batch.codes.push_back(*code);
+      }
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (batch.batch.empty() || batch.lane.empty() || uploaded == (count > 0)) return std::nullopt;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    batch.codes.push_back(code_digest(*normalize_code(derived_code(ctx.settings.code_key, room_id, batch.batch, i))));
+  }
+  return std::pair{std::move(batch), !uploaded};
+}
+
+std::string batch_json(const code_batch& b) {
+  return json_object()
+      .str("batch", b.id)
+      .str("lane", b.lane)
+      .num("uses_per_code", b.uses_per_code)
+      .num("created_at", seconds(b.created_at_ms))
+      .boolean("revoked", b.revoked_at_ms.has_value())
+      .num("codes", std::uint64_t{b.codes.size()})
+      .num("codes_redeemed", b.codes_redeemed)
+      .num("redemptions", b.redemptions)
+      .num("codes_revoked", b.codes_revoked)
+      .done();
+}
+
+}  // namespace
+
+task<response> add_codes(context& ctx, const request& req, const room& r) {
+  std::string id = r.config().id;
+  auto read = read_batch(ctx, req, id);
+  if (!read) co_return problem(req, errc::bad_body, codes_usage);
+  auto [batch, generated] = std::move(*read);
+  std::string batch_id = batch.batch;
+  auto decision = foyer::add_codes(ctx.rooms, std::move(batch));
+  co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
+    const code_batch* b = now ? now->codes().batch(batch_id) : nullptr;
+    if (!b) return unknown_room(req, id);
+    std::string body = batch_json(*b);
+    if (generated) {
+      // Shown here, and again by the export: Foyer derives them, it does not store them.
+      std::string codes = "[";
+      for (std::uint32_t i = 0; i < b->codes.size(); ++i) {
+        if (i > 0) codes += ',';
+        codes += json_quote(derived_code(ctx.settings.code_key, id, batch_id, i));
+      }
+      body.pop_back();
+      body += ",\"generated\":" + codes + "]}";
+    }
+    return json_response(req, bhttp::status::created, std::move(body));
+  });
+}
+
+response code_batches(const request& req, const room& r) {
+  std::string list = "[";
+  for (const auto& b : r.codes().batches()) {
+    if (list.size() > 1) list += ',';
+    list += batch_json(b);
+  }
+  return json_response(req, bhttp::status::ok, json_object().raw("batches", list + "]").done());
+}
+
+response export_codes(const context& ctx, const request& req, const room& r, std::string_view batch_id) {
+  const auto* b = r.codes().batch(batch_id);
+  if (!b) return problem(req, errc::unknown_code_batch, fmt::format("Room '{}' has no batch '{}'.", r.config().id, batch_id));
+  std::string csv = "code,sha256,uses,first_redeemed_at,revoked\r\n";
+  for (std::uint32_t i = 0; i < b->codes.size(); ++i) {
+    const auto& digest = b->codes[i];
+    // A generated batch's codes are derived again; an uploaded one's are not known here.
+    auto code = derived_code(ctx.settings.code_key, r.config().id, b->id, i);
+    if (code_digest(*normalize_code(code)) != digest) code.clear();
+    const auto* c = r.codes().find(digest);
+    auto uses = c ? c->uses() : 0;
+    auto first = uses > 0 ? format_rfc3339_ms(c->redemptions.front().at_ms) : "";
+    bool revoked = b->revoked_at_ms || (c && c->revoked_at_ms);
+    csv += fmt::format("{},{},{},{},{}\r\n", code, to_hex(digest), uses, first, revoked ? "true" : "false");
+  }
+  return private_text(req, "text/csv; charset=utf-8", std::move(csv));
+}
+
+task<response> revoke_codes(context& ctx, const request& req, const room& r, std::string_view batch_id) {
+  std::string id = r.config().id;
+  codes_revoked revocation{id, std::string(batch_id), std::nullopt, ctx.clock.steady_ms()};
+  if (auto typed = query_param(req.target(), "code")) {
+    auto code = normalize_code(*typed);
+    if (!code) co_return problem(req, errc::bad_request, "code is an access code, e.g. 7KQ2-M9XD-4WTF-H3NB.", {{"parameter", R"("code")"}});
+    revocation.code = code_digest(*code);
+  } else if (auto hex = query_param(req.target(), "sha256")) {
+    revocation.code = parse_code_digest(*hex);
+    if (!revocation.code) co_return problem(req, errc::bad_request, "sha256 is 64 hex digits.", {{"parameter", R"("sha256")"}});
+  }
+  auto decision = foyer::revoke_codes(ctx.rooms, std::move(revocation));
+  std::string batch(batch_id);
+  co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
+    const code_batch* b = now ? now->codes().batch(batch) : nullptr;
+    if (!b) return unknown_room(req, id);
+    return json_response(req, bhttp::status::ok, batch_json(*b));
+  });
+}
+
 }  // namespace foyer::http::handlers

@@ -37,6 +37,12 @@ task<response> patch_room(context& ctx, const request& req, const room& r);
 task<response> delete_room(context& ctx, const request& req, const room& r);
 // Also for a room that was removed: its history stays.
 task<response> audit(context& ctx, const request& req, std::string_view room_id);
+// Access codes: generate or upload a batch, list the batches, export one as CSV with its
+// redemptions, revoke a batch or one code.
+task<response> add_codes(context& ctx, const request& req, const room& r);
+response code_batches(const request& req, const room& r);
+response export_codes(const context& ctx, const request& req, const room& r, std::string_view batch);
+task<response> revoke_codes(context& ctx, const request& req, const room& r, std::string_view batch);
 // pause, resume, sold-out and close.
 task<response> change_state(context& ctx, const request& req, const room& r, room_state target);
 // Answers the seats as GET .../inventory does; nothing written if the counts are right.

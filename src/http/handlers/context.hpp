@@ -55,6 +55,9 @@ struct api_settings {
   // Requests one pass may make a minute on the holds endpoints (as many at once); past
   // that, 429 with Retry-After. Default: 120; 0: no budget.
   std::uint32_t hold_requests_per_minute = 120;
+  // Derived from the data dir's secret at start: the access codes Foyer generates
+  // (derived_code). Not a setting.
+  digest code_key{};
 };
 
 

@@ -60,6 +60,7 @@ std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, sim
     else if (key == "nonce") body.nonce = value;
     else if (key == "account") body.account = value;
     else if (key == "account_hint") body.account_hint = value;
+    else if (key == "code") body.code = value;
   }
   return body;
 }
@@ -172,12 +173,13 @@ task<response> visitor::join(const request& req, const room& r, const peer& who)
     parsed = parse_join_body(ctx_.json_parser, padded(ctx_, req.body()));
     if (!parsed) {
       co_return problem(req, errc::bad_join_body,
-                        "The body must be a JSON object: {\"challenge\", \"nonce\"} and optionally {\"account\", \"account_hint\"}.");
+                        "The body must be a JSON object: {\"challenge\", \"nonce\"} and optionally {\"account\", \"account_hint\", \"code\"}.");
     }
     jr.challenge = parsed->challenge;
     jr.nonce = parsed->nonce;
     jr.account = parsed->account;
     jr.account_hint = parsed->account_hint;
+    jr.code = parsed->code;
   }
   jr.address = client_address(req, who);
   // One read of the system's randomness for both ids: each read is a system call.
