@@ -466,6 +466,18 @@ config read_config(const toml::table& root) {
       c.rooms.push_back(std::move(room));
     }
   }
+  if (const auto* invites = top.take("invites")) {
+    if (!invites->is_table()) top.fail("invites", "must be a table");
+    table_reader t(*invites->as_table(), "invites");
+    std::string jwks;
+    t.string("jwks", jwks);
+    t.refuse_unknown();
+    try {
+      c.api.invite_keys = invite::jwk_set::parse(jwks);
+    } catch (const std::invalid_argument& e) {
+      t.fail("jwks", e.what());
+    }
+  }
   if (const auto* ledger = top.take("ledger")) {
     if (!ledger->is_table()) top.fail("ledger", "must be a table");
     read_ledger(*ledger->as_table(), c);

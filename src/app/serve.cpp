@@ -202,6 +202,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   rooms.require_witnesses(!c.ledger.witnesses.empty());
   auto api_settings = c.api;
   api_settings.code_key = subkey(secret, "foyer/access-codes/v1");
+  api_settings.account_key = subkey(secret, "foyer/account-key/v1");
   api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, api_settings, overload, publisher,
                                        metrics);
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });

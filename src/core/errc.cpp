@@ -31,6 +31,8 @@ std::string_view to_string(errc e) {
     case errc::code_required: return "code_required";
     case errc::code_batch_exists: return "code_batch_exists";
     case errc::unknown_code_batch: return "unknown_code_batch";
+    case errc::invite_required: return "invite_required";
+    case errc::agent_window: return "agent_window";
     case errc::sold_out: return "sold_out";
     case errc::closed: return "closed";
     case errc::unknown_room: return "unknown_room";

@@ -28,6 +28,8 @@ enum class errc {
   code_required,     // the room's open lanes take nobody: join with an access code
   code_batch_exists,  // the batch id is taken by a batch of other codes
   unknown_code_batch,
+  invite_required,  // the room takes invited visitors only
+  agent_window,     // an agent's invite, in the room's first minutes
   sold_out,  // the room's state: no more joins
   closed,    // the room's state: no more joins
   // Rooms and their lottery.

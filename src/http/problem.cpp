@@ -25,6 +25,8 @@ problem_type type_of(errc e) {
     case errc::code_required: return {403, "Access code required"};
     case errc::code_batch_exists: return {409, "Code batch exists"};
     case errc::unknown_code_batch: return {404, "Unknown code batch"};
+    case errc::invite_required: return {403, "Invite required"};
+    case errc::agent_window: return {403, "Not yet open to agents"};
     case errc::sold_out: return {410, "Sold out"};
     case errc::closed: return {410, "Room closed"};
     case errc::unknown_room: return {404, "Unknown room"};

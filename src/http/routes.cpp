@@ -75,7 +75,7 @@ route_handler of_batch(context& ctx, F f) {
 routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
                const clock& clock, join_price& price, rate_controller& rates, api_settings settings,
                ops::overload_ladder& overload, const ledger::publisher& ledger, ops::metrics_registry& metrics)
-    : ctx_{rooms, store, tickets, keys, clock, price, rates, settings, join_desk(price, settings.account_hint_secret),
+    : ctx_{rooms, store, tickets, keys, clock, price, rates, settings, join_desk(price, settings.account_hint_secret, {settings.invite_keys, settings.account_key}),
            overload, ledger, pass::room_gates(keys.jwks_json(), settings.issuer),
            pass::pass_budget(settings.hold_requests_per_minute)},
       visitor_(ctx_),

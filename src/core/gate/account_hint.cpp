@@ -27,6 +27,10 @@ std::optional<id16> verify_account_hint(byte_view secret, std::string_view room_
       !equal_constant_time(*given, account_hint(secret, room_id, account))) {
     return std::nullopt;
   }
+  return account_digest(secret, room_id, account);
+}
+
+id16 account_digest(byte_view secret, std::string_view room_id, std::string_view account) {
   auto d = keyed(secret, "foyer/account-id/v1", room_id, account);
   id16 out;
   std::copy_n(d.begin(), out.size(), out.begin());

@@ -25,6 +25,9 @@ digest account_hint(byte_view secret, std::string_view room_id, std::string_view
 // The digest the account's entry is kept under, if `hint` (hex) is the site's hint for
 // `account`; nullopt if it is not, or the account is empty or longer than max_account_size.
 // The comparison takes the same time wherever the hint differs.
+// The digest an account's entry is kept under.
+id16 account_digest(byte_view secret, std::string_view room_id, std::string_view account);
+
 std::optional<id16> verify_account_hint(byte_view secret, std::string_view room_id, std::string_view account,
                                         std::string_view hint);
 

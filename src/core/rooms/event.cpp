@@ -70,7 +70,7 @@ struct encoder {
     w.i64(e.at_ms);
   }
   void operator()(const visitor_joined& e) {
-    bool in_lane = e.lane != 0 || e.code;
+    bool in_lane = e.lane != 0 || e.code || e.invite;
     w.u8(static_cast<std::uint8_t>(in_lane ? tag::visitor_joined_in_lane : tag::visitor_joined));
     w.str(e.room);
     w.raw(e.visitor);
@@ -82,6 +82,11 @@ struct encoder {
     w.u8(e.lane);
     w.u8(e.code.has_value());
     if (e.code) w.raw(*e.code);
+    w.u8(e.invite.has_value());
+    if (e.invite) {
+      w.str(e.invite->jti);
+      w.i64(e.invite->exp_ms);
+    }
   }
   void operator()(const codes_added& e) {
     w.u8(static_cast<std::uint8_t>(tag::codes_added));
@@ -240,6 +245,13 @@ std::optional<event> read_event(reader& r) {
       if (static_cast<tag>(kind) == tag::visitor_joined_in_lane) {
         e.lane = r.u8();
         if (r.u8() != 0) e.code = r.raw<32>();
+        if (r.u8() != 0) {
+          e.invite.emplace();
+          e.invite->room = e.room;
+          e.invite->jti = r.str();
+          e.invite->exp_ms = r.i64();
+          e.invite->at_ms = e.at_ms;
+        }
       }
       return e;
     }

@@ -15,6 +15,7 @@
 #include "core/fairness/ledger.hpp"
 #include "core/inventory/hold_events.hpp"
 #include "core/lanes/access_codes.hpp"
+#include "core/lanes/invite_token.hpp"
 #include "core/rooms/room_spec.hpp"
 
 namespace foyer {
@@ -39,6 +40,8 @@ struct visitor_joined {
   // The access code the visitor joined the lane with: the join redeems it, or is refused
   // if it may not (code_book::check), so that a code is redeemed exactly once.
   std::optional<digest> code{};
+  // The invite the visitor joined with: single use, by its jti, in log order.
+  std::optional<invite::invite_used> invite{};
 };
 
 // The admission ticker's durable step: the new frontier and the ticker clock it

@@ -24,8 +24,8 @@ ticket ticket_of(std::string_view room_id, const joined_entry& entry) {
 
 }  // namespace
 
-join_desk::join_desk(join_price& price, std::string account_secret)
-    : price_(price), account_secret_(std::move(account_secret)) {}
+join_desk::join_desk(join_price& price, std::string account_secret, invite_settings invites)
+    : price_(price), account_secret_(std::move(account_secret)), invites_(std::move(invites)) {}
 
 std::optional<desk_refusal> join_desk::refuse_room(const room& r) const {
   if (r.state() == room_state::sold_out) return desk_refusal{errc::sold_out, "Everything has been sold; the queue is closed."};
@@ -41,15 +41,27 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
   if (auto refused = refuse_room(*r)) return *refused;
 
   std::optional<id16> account;
-  if (req.account.empty() && req.account_hint.empty() && r->config().require_account) {
+  auto network = network_of(req.address);
+  std::optional<std::pair<std::uint8_t, invite::claims>> invited;
+  if (!req.invite.empty()) {
+    if (!req.code.empty() || !req.account.empty() || !req.account_hint.empty()) {
+      return desk_refusal{errc::bad_join_body, "An invite names its account and lane: send it without a code or account."};
+    }
+    auto checked = check_invite(*r, req, network, now_ms);
+    if (auto* refused = std::get_if<desk_refusal>(&checked)) return *refused;
+    invited = std::get<std::pair<std::uint8_t, invite::claims>>(std::move(checked));
+    account = invited_account(req.room_id, invited->second.account);
+  } else if (req.account.empty() && req.account_hint.empty() && r->config().require_account) {
     return desk_refusal{errc::account_required,
                         "This room takes visitors with their account only: join through the link the site gives "
                         "you once you are signed in."};
   }
-  if (!req.account.empty() || !req.account_hint.empty()) {
+  if (!invited && (!req.account.empty() || !req.account_hint.empty())) {
     if (account_secret_.empty()) return desk_refusal{errc::account_hints_off, "This server takes no account hints."};
     account = verify_account_hint(as_bytes(account_secret_), req.room_id, req.account, req.account_hint);
     if (!account) return desk_refusal{errc::bad_account_hint, "The account hint does not match the account."};
+  }
+  if (account) {
     // Decided from the log's own index: an account that joined gets its entry back.
     if (const auto* entry = r->account_entry(*account)) return join_entry{ticket_of(req.room_id, *entry), true};
     if (accounts_joining_.contains(*account)) {
@@ -62,11 +74,15 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
   c.event.account = account;
   std::copy_n(req.ids.begin(), c.event.visitor.size(), c.event.visitor.begin());
   std::copy_n(req.ids.begin() + c.event.visitor.size(), c.event.entrant.size(), c.event.entrant.begin());
-  auto network = network_of(req.address);
-  if (!req.code.empty()) {
+  if (invited) {
+    c.event.lane = invited->first;
+    c.event.invite = invite::invite_used{req.room_id, invited->second.jti, invited->second.exp_ms, now_ms};
+  } else if (!req.code.empty()) {
     auto code = check_code(*r, req, account.value_or(c.event.visitor), network, now_ms);
     if (auto* refused = std::get_if<desk_refusal>(&code)) return *refused;
     std::tie(c.event.lane, c.event.code) = std::get<std::pair<std::uint8_t, digest>>(code);
+  } else if (r->lane_takes(general_lane, lane_entry::invite)) {
+    return desk_refusal{errc::invite_required, "This room takes invited visitors only: join through the link the site gives you."};
   } else if (!r->lane_takes(general_lane, lane_entry::open)) {
     return desk_refusal{errc::code_required, "This room takes visitors with an access code: enter yours to join."};
   }
@@ -87,6 +103,12 @@ desk_refusal code_refused() {
   return desk_refusal{errc::invalid_code, "This access code is not accepted. Check it and try again."};
 }
 
+desk_refusal too_many_refused(std::int64_t wait_ms) {
+  return desk_refusal{.code = errc::too_many_requests,
+                      .detail = fmt::format("Too many codes were refused from your network; try again in {} s.",
+                                            (wait_ms + 999) / 1000)};
+}
+
 // A network as a budget's key.
 id16 budget_key(const network_key& network) {
   id16 key{};
@@ -101,11 +123,7 @@ std::variant<std::pair<std::uint8_t, digest>, desk_refusal> join_desk::check_cod
                                                                                  const network_key& network,
                                                                                  std::int64_t now_ms) {
   auto key = budget_key(network);
-  if (auto wait = refused_codes_.wait(key, now_ms)) {
-    return desk_refusal{.code = errc::too_many_requests,
-                        .detail = fmt::format("Too many codes were refused from your network; try again in {} s.",
-                                              (*wait + 999) / 1000)};
-  }
+  if (auto wait = refused_codes_.wait(key, now_ms)) return too_many_refused(*wait);
   auto normalized = normalize_code(req.code);
   auto code = normalized ? std::optional(code_digest(*normalized)) : std::nullopt;
   auto decision = code ? r.check_code(*code, redeemer) : code_decision{};
@@ -115,6 +133,41 @@ std::variant<std::pair<std::uint8_t, digest>, desk_refusal> join_desk::check_cod
     return code_refused();
   }
   return std::pair{*lane, *code};
+}
+
+id16 join_desk::invited_account(std::string_view room_id, std::string_view account) const {
+  // Keyed as account hints are, when the site signs them: one entry per account either way.
+  auto key = account_secret_.empty() ? byte_view(invites_.account_key) : as_bytes(account_secret_);
+  return account_digest(key, room_id, account);
+}
+
+std::variant<std::pair<std::uint8_t, invite::claims>, desk_refusal> join_desk::check_invite(const room& r,
+                                                                                           const join_request& req,
+                                                                                           const network_key& network,
+                                                                                           std::int64_t now_ms) {
+  auto key = budget_key(network);
+  if (auto wait = refused_codes_.wait(key, now_ms)) return too_many_refused(*wait);
+  auto refuse = [&] {
+    refused_codes_.spend(key, now_ms);
+    return code_refused();
+  };
+  if (!invites_.keys) return refuse();
+  auto checked = invite::check_invite(req.invite, *invites_.keys, {r.config().id, now_ms});
+  auto* claims = std::get_if<invite::claims>(&checked);
+  if (!claims || r.invites().seen(claims->jti) || r.invites().full()) return refuse();
+  // The lane the site named, or the general lane, if it takes invites.
+  auto lane = claims->lane.value_or(std::string(general_lane));
+  auto index = r.lanes().index_of(lane);
+  bool general_open = lane == general_lane && r.lane_takes(lane, lane_entry::open);
+  if (!index || !(r.lane_takes(lane, lane_entry::invite) || general_open)) return refuse();
+  if (claims->agent && r.config().agents_barred_seconds > 0) {
+    auto from = r.opened_at_ms().value_or(now_ms) + std::int64_t{r.config().agents_barred_seconds} * 1000;
+    if (!r.opened_at_ms() || now_ms < from) {
+      return desk_refusal{errc::agent_window,
+                          fmt::format("Agents may join this room from {} s after it opens.", r.config().agents_barred_seconds)};
+    }
+  }
+  return std::pair{*index, std::move(*claims)};
 }
 
 std::variant<std::optional<std::uint64_t>, desk_refusal> join_desk::check_proof(const join_request& req,
@@ -162,8 +215,8 @@ join_step join_desk::finish(const journal& rooms, const join_commit& c, std::err
       return join_entry{ticket_of(c.event.room, *entry), true};
     }
     if (auto closed = refuse_room(*r)) return *closed;
-    // Open still: the log refused the code (another join redeemed it first) or its lane went.
-    if (c.event.code) return code_refused();
+    // Open still: the log refused the code or invite (another join used it first) or its lane went.
+    if (c.event.code || c.event.invite) return code_refused();
     return desk_refusal{errc::closed, "This lane takes no more visitors."};
   }
   const auto& e = c.event;

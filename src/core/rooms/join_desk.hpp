@@ -21,6 +21,7 @@
 #include "core/desk.hpp"
 #include "core/gate/join_price.hpp"
 #include "core/gate/ticket.hpp"
+#include "core/lanes/invite_token.hpp"
 #include "core/passes/pass_budget.hpp"
 #include "core/rooms/journal.hpp"
 
@@ -31,7 +32,8 @@ struct join_request {
   std::optional<ticket> presented;  // a good ticket of this room that the visitor holds
   std::string_view challenge, nonce;
   std::string_view account, account_hint;
-  std::string_view code;  // an access code for a lane, as the visitor typed it
+  std::string_view code;    // an access code for a lane, as the visitor typed it
+  std::string_view invite;  // an invite token the site signed (core/lanes/invite_token)
   ip_address address;                 // the client's, for its price
   std::array<std::uint8_t, 32> ids{};  // fresh randomness: the visitor and entrant ids
 };
@@ -51,11 +53,18 @@ struct join_commit {
 
 using join_step = step<join_entry, join_commit>;
 
+// The site's invites: its keys (none refuses invites), and the key an invited account's
+// digest is made with when the site signs no account hints.
+struct invite_settings {
+  std::optional<invite::jwk_set> keys;
+  digest account_key{};
+};
+
 class join_desk {
  public:
   // `account_secret` is shared with the site, which signs account hints with it; empty
   // refuses hints.
-  join_desk(join_price& price, std::string account_secret);
+  join_desk(join_price& price, std::string account_secret, invite_settings invites = {});
 
   // `now_ms` is wall-clock time: challenges carry their expiry in it.
   join_step decide(const journal& rooms, const join_request& req, std::int64_t now_ms);
@@ -74,6 +83,12 @@ class join_desk {
   // The lane and the code a join with `req.code` takes, or why not. Checked before the
   // proof of work, so a refused code costs the visitor none; refusals are counted per
   // network, and a network past its budget is refused before its code is looked up.
+  // The invite's claims and the lane they take, or why not: refused like a code.
+  std::variant<std::pair<std::uint8_t, invite::claims>, desk_refusal> check_invite(const room& r, const join_request& req,
+                                                                                  const network_key& network,
+                                                                                  std::int64_t now_ms);
+  // The account an invite names, as an account hint's would be kept.
+  id16 invited_account(std::string_view room_id, std::string_view account) const;
   std::variant<std::pair<std::uint8_t, digest>, desk_refusal> check_code(const room& r, const join_request& req,
                                                                         const id16& redeemer, const network_key& network,
                                                                         std::int64_t now_ms);
@@ -84,6 +99,7 @@ class join_desk {
 
   join_price& price_;
   std::string account_secret_;
+  invite_settings invites_;
   // Accounts whose join is being written: another join of one of them is told to retry
   // at once, instead of waiting on the storage to be refused by the log.
   std::set<id16> accounts_joining_;

@@ -199,7 +199,9 @@ join_outcome room::apply(const visitor_joined& e, std::vector<merkle::stored_nod
     auto decision = check_code(*e.code, redeemer);
     code_refused = lane_gone || decision.verdict != code_verdict::ok || decision.lane != lanes_.at(e.lane).config.id;
   }
-  if (!accepts_joins() || lane_gone || code_refused || (e.account && accounts_.contains(*e.account))) {
+  if (!accepts_joins() || lane_gone || code_refused || (e.account && accounts_.contains(*e.account)) ||
+      // Last, as it records the invite's use: a used jti is refused, so an invite is used once.
+      (e.invite && !invite::apply(invites_, *e.invite))) {
     return {std::nullopt, std::nullopt, /*refused=*/true};
   }
   if (e.code) codes_.apply(code_redeemed{e.room, *e.code, redeemer, e.at_ms});

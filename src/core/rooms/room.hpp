@@ -160,6 +160,8 @@ class room {
   // The lanes: the general one first (lane 0), then the others as they were first declared.
   const lane_queues& lanes() const { return lanes_; }
   const code_book& codes() const { return codes_; }
+  // The jtis of the invites used in this room, until they expire.
+  const invite::jti_book& invites() const { return invites_; }
   // Whether `lane` takes visitors by `entry` now.
   bool lane_takes(std::string_view lane, lane_entry entry) const;
   // What a join with `code` by `account` would do: its lane, if the code is good for it.
@@ -262,6 +264,7 @@ class room {
   std::unordered_map<id16, joined_entry, id16_hash> accounts_;
   lane_queues lanes_;
   code_book codes_;
+  invite::jti_book invites_;
   stock_ledger stock_;
   seat_ledger seats_;
   std::uint32_t base_rate_ = 0;

@@ -16,7 +16,7 @@ namespace {
 // 6: the settings' room_config_format before them: later formats need no new state;
 // 7: the lottery's commit terms and what its draw waits for from the witnesses;
 // 8: the lanes, each with its counts and its passes' claims, where the claims were, then
-//    the access codes.
+//    the access codes and the invites used.
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
@@ -81,6 +81,7 @@ std::string room::encode_state() const {
   w.u8(static_cast<std::uint8_t>(sold_out_by_supply_from_.value_or(room_state::open)));
   lanes_.encode(w);
   codes_.encode(w);
+  invites_.encode(w);
   stock_.encode(w);
   w.u8(committed_.has_value());
   if (committed_) {
@@ -117,6 +118,7 @@ bool room::decode_state(std::string_view bytes) {
   claim_book claims;
   lane_queues lanes;
   code_book codes;
+  invite::jti_book invites;
   stock_ledger stock;
   seat_ledger seats;
   std::uint32_t base_rate = 0, rate = 0;
@@ -147,7 +149,7 @@ bool room::decode_state(std::string_view bytes) {
     reason = r.u8();
     sold_out_by_stock = r.u8() != 0;
     stock_from = r.u8();
-    bool queues = format >= state_format ? lanes.decode(r) && codes.decode(r) : claims.decode(r);
+    bool queues = format >= state_format ? lanes.decode(r) && codes.decode(r) && invites.decode(r) : claims.decode(r);
     if (!queues || !stock.decode(r)) return false;
   }
   std::optional<commit_terms> committed;
@@ -199,6 +201,7 @@ bool room::decode_state(std::string_view bytes) {
     stock_.retotal(std::nullopt, config_.stock);
   }
   codes_ = std::move(codes);
+  invites_ = std::move(invites);
   if (format >= state_format) {
     lanes_ = std::move(lanes);
   } else {

@@ -44,7 +44,7 @@ constexpr setting make_setting(std::string_view name) {
           [](room_config& to, const room_config& from) { to.*member = from.*member; }};
 }
 
-constexpr std::array<setting, 19> settings{
+constexpr std::array<setting, 20> settings{
     make_setting<&room_config::id>("id"),
     make_setting<&room_config::name>("name"),
     make_setting<&room_config::rate_per_minute>("rate_per_minute"),
@@ -64,6 +64,7 @@ constexpr std::array<setting, 19> settings{
     make_setting<&room_config::inventory>("inventory"),
     make_setting<&room_config::require_account>("require_account"),
     make_setting<&room_config::lanes>("lanes"),
+    make_setting<&room_config::agents_barred_seconds>("agents_barred_seconds"),
 };
 
 constexpr auto setting_names = [] {
@@ -343,6 +344,7 @@ std::optional<field_problem> set_room_setting(room_config& c, std::string_view k
     c.require_account = required && *required;
     return std::nullopt;
   }
+  if (key == "agents_barred_seconds") return set_integer(key, value, c.agents_barred_seconds, 0, 24 * 3600);
   if (key == "lanes") {
     if (!removed) return problem(key, "must be a table of lanes by id, or null to remove them all");
     c.lanes.clear();
@@ -519,7 +521,7 @@ std::string to_json(const room_config& c) {
                            .str("entry", to_string(lane.entry))
                            .done());
   }
-  o.raw("lanes", lanes.done());
+  o.raw("lanes", lanes.done()).num("agents_barred_seconds", c.agents_barred_seconds);
   return o.done();
 }
 

@@ -52,6 +52,9 @@ struct room_config {
   std::optional<inventory_settings> inventory;  // Default: none, no seats to hold
   bool require_account = false;  // Default: false; true refuses joins without the site's account hint
   std::vector<lane_config> lanes;  // Default: none, one general lane; sorted by id
+  // An invite whose token says "agent": true is refused this long after the room opens,
+  // as Tatkal keeps agents out of its first minutes. Default: 0, no such window.
+  std::uint32_t agents_barred_seconds = 0;
 
   bool operator==(const room_config&) const = default;
 };

@@ -58,6 +58,7 @@ void write_room_config(writer& w, const room_config& c) {
     w.u8(lane.priority);
     w.u8(static_cast<std::uint8_t>(lane.entry));
   }
+  w.u32(c.agents_barred_seconds);
 }
 
 room_config read_room_config(reader& r, std::uint8_t format) {
@@ -125,6 +126,7 @@ room_config read_room_config(reader& r, std::uint8_t format) {
     lane.entry = entry <= static_cast<std::uint8_t>(lane_entry::invite) ? static_cast<lane_entry>(entry) : lane_entry::code;
     c.lanes.push_back(std::move(lane));
   }
+  c.agents_barred_seconds = r.u32();
   return c;
 }
 

@@ -61,6 +61,7 @@ std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, sim
     else if (key == "account") body.account = value;
     else if (key == "account_hint") body.account_hint = value;
     else if (key == "code") body.code = value;
+    else if (key == "invite") body.invite = value;
   }
   return body;
 }
@@ -173,13 +174,14 @@ task<response> visitor::join(const request& req, const room& r, const peer& who)
     parsed = parse_join_body(ctx_.json_parser, padded(ctx_, req.body()));
     if (!parsed) {
       co_return problem(req, errc::bad_join_body,
-                        "The body must be a JSON object: {\"challenge\", \"nonce\"} and optionally {\"account\", \"account_hint\", \"code\"}.");
+                        "The body must be a JSON object: {\"challenge\", \"nonce\"} and optionally {\"account\", \"account_hint\"}, {\"code\"} or {\"invite\"}.");
     }
     jr.challenge = parsed->challenge;
     jr.nonce = parsed->nonce;
     jr.account = parsed->account;
     jr.account_hint = parsed->account_hint;
     jr.code = parsed->code;
+    jr.invite = parsed->invite;
   }
   jr.address = client_address(req, who);
   // One read of the system's randomness for both ids: each read is a system call.

@@ -23,7 +23,7 @@ namespace foyer::http::handlers {
 
 // A join's body: the solved challenge, and optionally the site's account hint.
 struct join_body {
-  std::string challenge, nonce, account, account_hint, code;
+  std::string challenge, nonce, account, account_hint, code, invite;
 };
 
 // nullopt if the body is not a JSON object of string fields; an empty body is an empty
