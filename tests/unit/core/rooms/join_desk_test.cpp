@@ -2,6 +2,9 @@
 
 #include <deque>
 
+#include <fmt/format.h>
+#include <sodium.h>
+
 #include "core/gate/account_hint.hpp"
 #include "core/rooms/join_desk.hpp"
 #include "support/journal_fixture.hpp"
@@ -41,12 +44,13 @@ struct desk_fixture : foyer::test::journal_fixture {
   std::deque<std::string> texts;
 
   // decide, commit what it says, finish: the handler's part.
-  join_step run(const join_request& req) {
-    auto step = desk.decide(*rooms, req, clock.now_ms());
+  join_step run(const join_request& req) { return run(req, desk); }
+  join_step run(const join_request& req, join_desk& with) {
+    auto step = with.decide(*rooms, req, clock.now_ms());
     auto* c = std::get_if<join_commit>(&step);
     if (!c) return step;
     auto [ec, outcome] = commit(c->event);
-    return desk.finish(*rooms, *c, ec, outcome, clock.now_ms());
+    return with.finish(*rooms, *c, ec, outcome, clock.now_ms());
   }
 };
 
@@ -233,4 +237,110 @@ TEST_CASE_METHOD(desk_fixture, "a room that requires the account hint refuses jo
   CHECK_FALSE(entry(run(bare)).existing);
   // Rooms without the setting take joins without an account.
   CHECK_FALSE(entry(run(solved_request("b"))).existing);
+}
+
+namespace {
+
+// A room with a members' lane taking codes, an invite lane, and agents kept out of its
+// first minute.
+room_config lanes_room() {
+  auto c = test_room("tour", 60);
+  c.lanes = {{"members", "Members", 300'000, false, lane_entry::code}, {"press", "Press", 100'000, false, lane_entry::invite}};
+  c.agents_barred_seconds = 60;
+  REQUIRE_FALSE(check_room(c));
+  return c;
+}
+
+// A site's Ed25519 key and the invites it signs, as compact JWS.
+struct site_signer {
+  std::array<std::uint8_t, crypto_sign_PUBLICKEYBYTES> pk{};
+  std::array<std::uint8_t, crypto_sign_SECRETKEYBYTES> sk{};
+  site_signer() { crypto_sign_keypair(pk.data(), sk.data()); }
+
+  invite::jwk_set keys() const {
+    return invite::jwk_set::parse(fmt::format(R"({{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{}","kid":"site"}}]}})",
+                                              base64url_encode(pk)));
+  }
+  std::string sign(std::string_view claims) const {
+    auto input = base64url_encode(as_bytes(std::string_view(R"({"alg":"EdDSA","kid":"site"})"))) + "." +
+                 base64url_encode(as_bytes(claims));
+    std::array<std::uint8_t, crypto_sign_BYTES> sig{};
+    crypto_sign_detached(sig.data(), nullptr, as_bytes(input).data(), input.size(), sk.data());
+    return input + "." + base64url_encode(sig);
+  }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(desk_fixture, "a code is redeemed exactly once, however many joins with it are in flight", "[lanes]") {
+  start({lanes_room()});
+  auto code = std::string("7KQ2-M9XD-4WTF-H3NB");
+  REQUIRE_FALSE(commit(codes_added{"tour", "b1", "members", 1, {code_digest(*normalize_code(code))}, clock.now_ms()}).first);
+  auto first = solved_request("tour");
+  first.code = code;
+  auto second = solved_request("tour");
+  second.code = code;
+  // Both decided before either is written: the log decides between them.
+  auto a = desk.decide(*rooms, first, clock.now_ms());
+  auto b = desk.decide(*rooms, second, clock.now_ms());
+  auto& ca = std::get<join_commit>(a);
+  auto& cb = std::get<join_commit>(b);
+  auto [ec_a, out_a] = commit(ca.event);
+  auto [ec_b, out_b] = commit(cb.event);
+  CHECK(entry(desk.finish(*rooms, ca, ec_a, out_a, clock.now_ms())).t.place == lane_place(1, 0));
+  CHECK(refused(desk.finish(*rooms, cb, ec_b, out_b, clock.now_ms())).code == errc::invalid_code);
+  restart();
+  const auto* used = rooms->find("tour")->codes().find(code_digest(*normalize_code(code)));
+  REQUIRE(used);
+  CHECK(used->uses() == 1);
+  CHECK(rooms->find("tour")->lanes().at(1).joined == 1);
+}
+
+TEST_CASE_METHOD(desk_fixture, "a refused code spends no proof of work, and a network's refusals are limited", "[lanes]") {
+  start({lanes_room()});
+  auto req = solved_request("tour");
+  req.code = "AAAA-AAAA-AAAA-AAAA";
+  CHECK(refused(run(req)).code == errc::invalid_code);
+  // The same solved challenge still joins, without the code.
+  req.code = "";
+  CHECK(entry(run(req)).t.place == 0u);
+  for (std::uint32_t i = 1; i < join_desk::refused_codes_per_minute; ++i) {
+    auto bad = solved_request("tour");
+    bad.code = "AAAA-AAAA-AAAA-AAAA";
+    CHECK(refused(run(bad)).code == errc::invalid_code);
+  }
+  auto limited = solved_request("tour");
+  limited.code = "AAAA-AAAA-AAAA-AAAA";
+  CHECK(refused(run(limited)).code == errc::too_many_requests);
+  clock.advance_ms(6'000);  // one refusal more a minute: one every 6 s
+  CHECK(refused(run(limited)).code == errc::invalid_code);
+}
+
+TEST_CASE_METHOD(desk_fixture, "an invite is used once, and an agent's waits out the room's first minute", "[lanes]") {
+  site_signer site;
+  join_desk invited{price, std::string(account_secret), {site.keys(), digest{}}};
+  start({lanes_room()});
+  auto invite = [&](std::string_view sub, std::string_view jti, bool agent = false) -> const std::string& {
+    auto exp = clock.now_ms() / 1000 + 600;
+    return texts.emplace_back(site.sign(fmt::format(R"({{"sub":"{}","room":"tour","lane":"press","jti":"{}","exp":{},"agent":{}}})",
+                                                    sub, jti, exp, agent)));
+  };
+  auto req = solved_request("tour");
+  req.invite = invite("alice", "j1");
+  auto alice = entry(run(req, invited));
+  CHECK(lane_of(*alice.t.place) == 2);
+  // Another account with the same jti: refused, after a restart too.
+  auto replay = solved_request("tour");
+  replay.invite = invite("bob", "j1");
+  CHECK(refused(run(replay, invited)).code == errc::invalid_code);
+  restart();
+  CHECK(refused(run(replay, invited)).code == errc::invalid_code);
+
+  auto agent = solved_request("tour");
+  agent.invite = invite("agent-7", "j2", true);
+  CHECK(refused(run(agent, invited)).code == errc::agent_window);
+  clock.advance_ms(60'000);
+  auto later = solved_request("tour");
+  later.invite = agent.invite;
+  CHECK_FALSE(entry(run(later, invited)).existing);
 }
