@@ -161,7 +161,7 @@ test('the console lists the lanes, changes a share live, and generates, download
   for (const code of codes) assert.match(code, CODE);
   const batchRow = panel.locator('.batches tr[data-batch="vip"]');
   await batchRow.waitFor();
-  assert.deepEqual(await batchRow.locator('th, td[data-key]').allTextContents(), ['vip', 'members', '5', '0', '0', 'live']);
+  assert.deepEqual(await batchRow.locator('th, td[data-key]').allTextContents(), ['vip', "Members' presale", '5', '0', '0', 'live']);
   await screenshot(page, 'admin-lanes');
 
   const [download] = await Promise.all([

@@ -38,6 +38,8 @@ function button(label, className = 'button secondary') {
 export function lanesPanel(node, roomId, ctx) {
   const panel = node.querySelector('.lanes');
   const result = panel.querySelector('.lanes-result');
+  // Lane names by id, for the batches.
+  const laneNames = new Map();
   const say = (text) => {
     result.textContent = text;
   };
@@ -96,6 +98,7 @@ export function lanesPanel(node, roomId, ctx) {
   function showLanes(lanes) {
     const body = panel.querySelector('.lanes-table tbody');
     for (const lane of lanes) {
+      laneNames.set(lane.id, lane.name);
       const row = body.querySelector(`tr[data-lane="${CSS.escape(lane.id)}"]`) ?? body.appendChild(laneRow(lane));
       row.querySelector('th').textContent = lane.declared ? lane.name : s.laneRemoved(lane.name);
       for (const td of row.querySelectorAll('td[data-key]')) {
@@ -169,7 +172,7 @@ export function lanesPanel(node, roomId, ctx) {
       const row = body.querySelector(`tr[data-batch="${CSS.escape(batch.batch)}"]`) ?? body.appendChild(batchRow(batch));
       for (const td of row.querySelectorAll('td[data-key]')) {
         const value = batch[td.dataset.key];
-        if (td.dataset.key === 'lane') td.textContent = value;
+        if (td.dataset.key === 'lane') td.textContent = laneNames.get(value) ?? value;
         else if (td.dataset.key === 'revoked') td.textContent = value ? s.batchStateRevoked : s.batchStateLive;
         else td.textContent = formatNumber(value);
       }
