@@ -13,6 +13,7 @@ import { createBody, patchBody, problemOf, roomField, typedValue } from './room_
 import { openRoomDialog, setFieldError } from './room_dialog.js';
 import { resetOps, updateOps } from './ops_panel.js';
 import { drawAt, tileApplies, typedConfirms } from './room_card.js';
+import { lanesPanel } from './lanes_panel.js';
 
 const TOKEN_KEY = 'foyer:admin-token';
 const SAMPLES_KEY = 'foyer:admin-samples';
@@ -307,8 +308,9 @@ function cardFor(room) {
     return { control, form };
   });
   node.querySelector('.edit').addEventListener('click', () => editRoom(room.id));
+  const updateLanes = lanesPanel(node, room.id, { token: () => token, confirmed, problemFor, signOut });
   $('rooms').append(node);
-  card = { node, forms, room };
+  card = { node, forms, room, updateLanes };
   cards.set(room.id, card);
   return card;
 }
@@ -405,7 +407,7 @@ async function refresh() {
     samples = addSample(samples, res.json.at, res.json.rooms);
     saveSamples();
     render(res.json);
-    await updateOps(token);
+    await Promise.all([updateOps(token), ...[...cards.values()].map((card) => card.updateLanes(card.room))]);
   }
   timer = setTimeout(refresh, SAMPLE_INTERVAL_MS);
 }

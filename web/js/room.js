@@ -21,8 +21,12 @@ const WORK_ESTIMATE_CAP = 0.95;
 // In the lobby the page asks the room's cacheable frontier this often whether the
 // operator closed the lobby early; the status itself is asked as the server says.
 const LOBBY_FRONTIER_POLL_MS = 5000;
+// How often a room with lanes reads again how they share admission.
+const LANES_REFRESH_MS = 60_000;
+// The code refusals the form shows, the typed code kept.
+const CODE_REFUSALS = ['invalid_code', 'code_required'];
 const SECTIONS = [
-  'work', 'countdown', 'drawn', 'figures', 'queue', 'odds', 'alternatives', 'receipt-note', 'action', 'continue',
+  'code-form', 'lanes-split', 'work', 'countdown', 'drawn', 'figures', 'queue', 'odds', 'alternatives', 'receipt-note', 'action', 'continue',
 ];
 
 const apiPath = (room, action) => `/api/v1/rooms/${encodeURIComponent(room)}${action ? `/${action}` : ''}`;
@@ -35,6 +39,9 @@ let drawAtMs = 0;
 let lobbySize = null;
 let lastTitle = '';
 let lastAnnounceAt = 0;
+// A room's lanes (from its info), and when they were read.
+let lanes = null;
+let lanesAt = 0;
 
 function notice(kind, delayMs) {
   if (!kind) {
@@ -163,8 +170,12 @@ function accountFields() {
   return account && hint ? { account, account_hint: hint } : {};
 }
 
-/** Gets a ticket: challenge, proof of work, join. Returns the new entry, or null when the room takes nobody. */
-async function join(room, previous) {
+/**
+ * Gets a ticket: challenge, proof of work, join, with the access `code` if given.
+ * Returns the new entry, null when the room takes nobody, or {refused: problem} when
+ * the server refused the code (or wanted one).
+ */
+async function join(room, previous, code) {
   // A challenge the server handed back with a refusal because the price rose meanwhile.
   let offered = null;
   for (let refused = 0; ;) {
@@ -187,7 +198,7 @@ async function join(room, previous) {
       await failed({ json: { message: error.message } });
       continue;
     }
-    const res = await patient(() => request('POST', apiPath(room, 'join'), { body: { ...proof, ...accountFields() } }));
+    const res = await patient(() => request('POST', apiPath(room, 'join'), { body: { ...proof, ...accountFields(), ...(code ? { code } : {}) } }));
     if (res.status === 201 || res.status === 200) {
       notice(null);
       const entry = { ticket: res.json.ticket, receipt: res.json.receipt ?? (res.json.existing ? previous.receipt : undefined) };
@@ -204,14 +215,83 @@ async function join(room, previous) {
       setText('notice', s.proofRetry);
       continue;
     }
+    if (res.status === 403 && CODE_REFUSALS.includes(res.json?.error)) return { refused: res.json };
     if (res.status === 410) return ended(res.json?.error);
     await failed(res);
   }
 }
 
+/**
+ * Asks for an access code, beside a button to join without one while the general lane
+ * is `open`. Shows the server's `problem` with the last code, which stays typed.
+ * Resolves to the code, or '' to join without.
+ */
+function askCode(open, problem) {
+  const input = $('code');
+  const error = $('code-error');
+  error.textContent = problem ? problem.detail ?? problem.message : '';
+  input.setAttribute('aria-invalid', String(Boolean(problem)));
+  screen(open ? s.enterTitle : s.codeOnlyTitle, open ? s.enterLead : s.codeOnlyLead, open ? ['code-form', 'action'] : ['code-form']);
+  show('code-title', open);
+  if (open) $('action').textContent = s.joinWithoutCode;
+  // The field takes the focus (and a phone's keyboard) when it is the way in or needs correcting.
+  if (problem || !open) input.focus();
+  return new Promise((resolve) => {
+    $('code-form').onsubmit = (event) => {
+      event.preventDefault();
+      const code = input.value.trim();
+      input.setAttribute('aria-invalid', String(!code));
+      if (code) resolve(code);
+      else error.textContent = s.codeMissing;
+    };
+    $('action').onclick = () => resolve('');
+  });
+}
+
+/** Joins, through the access code form in a room where a lane takes codes or the general lane wants one. */
+async function enter(room, previous) {
+  let open = (lanes?.find((lane) => lane.id === 'general')?.entry ?? 'open') === 'open';
+  let asking = !open || (lanes?.some((lane) => lane.entry === 'code') ?? false);
+  let problem = null;
+  for (;;) {
+    const result = await join(room, previous, asking ? await askCode(open, problem) : '');
+    // The visitor's lane now has one more waiting: its share is read afresh.
+    lanesAt = 0;
+    if (!result?.refused) return result;
+    problem = result.refused;
+    if (problem.error === 'code_required') open = false;
+    asking = true;
+  }
+}
+
+/** Reads the room's lanes again when they are old: how they share admission moves with who waits. */
+async function refreshLanes(room) {
+  if (!lanes || Date.now() - lanesAt < LANES_REFRESH_MS) return;
+  lanesAt = Date.now();
+  try {
+    const res = await request('GET', apiPath(room));
+    if (res.ok && res.json.lanes) lanes = res.json.lanes;
+  } catch {
+    // Unreachable for now: the shares shown stay as they were.
+  }
+}
+
+/** The visitor's lane by name, and how the lanes share admission now; [] outside a room with lanes. */
+function showLane(st) {
+  const mine = st.lane && lanes?.find((lane) => lane.id === st.lane);
+  show('lane-figure', Boolean(mine));
+  if (!mine) return [];
+  setText('lane', mine.name);
+  // The lanes sharing admission now: those with visitors waiting, the visitor's among them.
+  const sharing = lanes.filter((lane) => lane.waiting > 0 || lane.id === mine.id);
+  const parts = sharing.map((lane) => s.laneShare(lane.name, formatNumber(Math.round(lane.share_now * 100))));
+  setText('lanes-split', s.lanesSplit(parts));
+  return ['lanes-split'];
+}
+
 function renderQueue(st, entry) {
   const paused = st.state === 'paused';
-  const sections = ['figures', 'queue'];
+  const sections = ['figures', ...showLane(st), 'queue'];
   // A lobby's entrant sees, in words, the number the draw gave them.
   const drawn = st.lobby_index == null ? '' : s.drawn(queueNumber(st.place), lobbySize == null ? null : formatNumber(lobbySize));
   setText('drawn', drawn);
@@ -395,6 +475,7 @@ async function watch(room, entry) {
     if (st.lobby_index != null && ['waiting', 'paused'].includes(st.state) && lobbySize == null) {
       lobbySize = await closedLobbySize(room);
     }
+    await refreshLanes(room);
     render(st, entry, room);
     if (st.state === 'admitted') return 'admitted';
     if (['sold_out', 'closed', 'expired'].includes(st.state)) return 'ended';
@@ -418,6 +499,8 @@ async function main() {
   if (info.status === 404) return screen(s.unknownRoomTitle, s.unknownRoomLead);
   if (info.ok) {
     roomName = info.json.name;
+    lanes = info.json.lanes ?? null;
+    lanesAt = Date.now();
     applyBranding(info.json.branding);
   }
   await measureClock(room);
@@ -425,7 +508,7 @@ async function main() {
     let entry = loadEntry(room);
     if (!entry.ticket) {
       if (info.json?.state === 'sold_out' || info.json?.state === 'closed') return ended(info.json.state, info.json.alternatives);
-      entry = await join(room, entry);
+      entry = await enter(room, entry);
       if (!entry) return;
     }
     if ((await watch(room, entry)) !== 'expired') return;
