@@ -162,9 +162,14 @@ async function solveChallenge(challenge) {
   });
 }
 
-/** The site's account hint, when it sent the visitor here with ?account=..&account_hint=.. */
+/**
+ * The site's invite (?invite=<token>), which names the visitor's account and lane, or its
+ * account hint (?account=..&account_hint=..), when it sent the visitor here with one.
+ */
 function accountFields() {
   const params = new URLSearchParams(location.search);
+  const invite = params.get('invite');
+  if (invite) return { invite };
   const account = params.get('account');
   const hint = params.get('account_hint');
   return account && hint ? { account, account_hint: hint } : {};
@@ -251,7 +256,8 @@ function askCode(open, problem) {
 /** Joins, through the access code form in a room where a lane takes codes or the general lane wants one. */
 async function enter(room, previous) {
   let open = (lanes?.find((lane) => lane.id === 'general')?.entry ?? 'open') === 'open';
-  let asking = !open || (lanes?.some((lane) => lane.entry === 'code') ?? false);
+  // An invited visitor's lane is the invite's: no code to ask for.
+  let asking = !accountFields().invite && (!open || (lanes?.some((lane) => lane.entry === 'code') ?? false));
   let problem = null;
   for (;;) {
     const result = await join(room, previous, asking ? await askCode(open, problem) : '');
