@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "core/base/bytes.hpp"
+#include "core/base/openssl_ptr.hpp"
 #include "core/base/crypto.hpp"
 #include "core/base/json.hpp"
 
@@ -29,20 +30,7 @@ constexpr std::size_t p256_coordinate_bytes = 32;
 constexpr std::size_t es256_signature_bytes = 2 * p256_coordinate_bytes;
 using p256_point = std::array<std::uint8_t, 1 + 2 * p256_coordinate_bytes>;  // 04 || x || y
 
-template <typename T, void (*Free)(T*)>
-struct openssl_free {
-  void operator()(T* p) const { Free(p); }
-};
-template <typename T, void (*Free)(T*)>
-using openssl_ptr = std::unique_ptr<T, openssl_free<T, Free>>;
-using bignum_ptr = openssl_ptr<BIGNUM, BN_free>;
 using secret_bignum_ptr = openssl_ptr<BIGNUM, BN_clear_free>;
-using pkey_ptr = openssl_ptr<EVP_PKEY, EVP_PKEY_free>;
-using pkey_ctx_ptr = openssl_ptr<EVP_PKEY_CTX, EVP_PKEY_CTX_free>;
-using md_ctx_ptr = openssl_ptr<EVP_MD_CTX, EVP_MD_CTX_free>;
-using ecdsa_sig_ptr = openssl_ptr<ECDSA_SIG, ECDSA_SIG_free>;
-using param_bld_ptr = openssl_ptr<OSSL_PARAM_BLD, OSSL_PARAM_BLD_free>;
-using param_ptr = openssl_ptr<OSSL_PARAM, OSSL_PARAM_free>;
 using group_ptr = openssl_ptr<EC_GROUP, EC_GROUP_free>;
 using point_ptr = openssl_ptr<EC_POINT, EC_POINT_free>;
 
