@@ -6,8 +6,8 @@
 #     efficiency (plain CPU / code CPU), the challenges fetched ahead included in both;
 #   - status polls in a room of 4 lanes (general + 3 with codes; the tickets spread over
 #     the four in turn) against a room of one; target >= 0.95x.
-# Joins and polls alternate over ROUNDS rounds, which goes first too; the ratios are of the
-# medians.
+# Polls (all their rounds first), then joins alternate over ROUNDS rounds, which goes first
+# too; the ratios are of the medians.
 #
 # Environment: DURATION (s per poll run, and DURATION x 10,000 joins a join run; 5), ROUNDS (3), CONNECTIONS (256), THREADS (load
 # generator threads, 1), BASE_BITS (4), FOYER_BIN / FOYER_LOAD (default build-bench/),
@@ -58,6 +58,18 @@ echo "codes: $(cat "$work"/codes[0-9]* | wc -l) single-use for the joins; $conne
 
 joins_args=(--scenario joins --target "$target" --room codes -c "$connections" --solved-ahead "$solved")
 polls_args=(--target "$target" --scenario polls -c "$connections" -d "$duration")
+# The polls first: RocksDB's flushes and compactions of the joins written, counted in the
+# server's CPU, would land in the poll runs after them.
+for round in $(seq 1 "$rounds"); do
+  for which in $( ((round % 2)) && echo one four || echo four one); do
+    echo "round $round of $rounds: status polls, room \"$which\":"
+    if [[ $which == four ]]; then
+      load "$work/four$round.out" "$foyer_pid" "${polls_args[@]}" --room four --codes "$work/lanes-codes"
+    else
+      load "$work/one$round.out" "$foyer_pid" "${polls_args[@]}" --room one
+    fi
+  done
+done
 for round in $(seq 1 "$rounds"); do
   for which in $( ((round % 2)) && echo plain code || echo code plain); do
     echo "round $round of $rounds: durable joins, proofs solved ahead, $which:"
@@ -65,14 +77,6 @@ for round in $(seq 1 "$rounds"); do
       load "$work/code$round.out" "$foyer_pid" "${joins_args[@]}" --codes "$work/codes$round"
     else
       load "$work/plain$round.out" "$foyer_pid" "${joins_args[@]}"
-    fi
-  done
-  for which in $( ((round % 2)) && echo one four || echo four one); do
-    echo "round $round of $rounds: status polls, room \"$which\":"
-    if [[ $which == four ]]; then
-      load "$work/four$round.out" "$foyer_pid" "${polls_args[@]}" --room four --codes "$work/lanes-codes"
-    else
-      load "$work/one$round.out" "$foyer_pid" "${polls_args[@]}" --room one
     fi
   done
 done
