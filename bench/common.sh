@@ -134,6 +134,17 @@ load() {
   echo "      server CPU: $us µs per operation"
 }
 
+# settle PID: waits (up to 10 s) until the server has used no CPU for 0.3 s, so that the
+# background work of a run before (RocksDB's flushes and compactions) is not counted in the next.
+settle() {
+  local before
+  for _ in $(seq 1 33); do
+    before=$(cpu_ticks "$1")
+    sleep 0.3
+    [[ $(cpu_ticks "$1") != "$before" ]] || return 0
+  done
+}
+
 cpu_of() { awk '/^CPU_US_PER_OP/ {print $2}' "$1"; }
 
 median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }

@@ -73,6 +73,7 @@ done
 for round in $(seq 1 "$rounds"); do
   for which in $( ((round % 2)) && echo plain code || echo code plain); do
     echo "round $round of $rounds: durable joins, proofs solved ahead, $which:"
+    settle "$foyer_pid"
     if [[ $which == code ]]; then
       load "$work/code$round.out" "$foyer_pid" "${joins_args[@]}" --codes "$work/codes$round"
     else
