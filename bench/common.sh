@@ -1,4 +1,4 @@
-# Shared by bench/run.sh and bench/soak.sh (sourced, not run): starting Foyer and the
+# Shared by bench/run.sh, bench/soak.sh and bench/lanes.sh (sourced, not run): starting Foyer and the
 # nginx reference on loopback, reading RSS, cleaning up whatever was started.
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -118,6 +118,36 @@ fds() { ls "/proc/$1/fd" | wc -l; }
 
 # result FILE JQ_FILTER: a field of foyer_load's RESULT line.
 result() { grep '^RESULT ' "$1" | tail -1 | cut -d' ' -f2- | jq -r "$2"; }
+
+# load OUT SERVER_PID ARGS...: runs the load generator ($threads threads), keeps its output, and adds the
+# server's CPU time per operation (user + system, all threads): a figure that holds even
+# when other work on the machine takes CPU from both sides.
+load() {
+  local out=$1 server=$2 before after
+  shift 2
+  before=$(cpu_ticks "$server")
+  "$FOYER_LOAD" --threads "$threads" "$@" | tee "$out" | sed 's/^/    /'
+  after=$(cpu_ticks "$server")
+  local us
+  us=$(python3 -c "print(round(($after - $before) * 1e6 / $(getconf CLK_TCK) / max(1, $(result "$out" .ops)), 2))")
+  echo "CPU_US_PER_OP $us" >>"$out"
+  echo "      server CPU: $us µs per operation"
+}
+
+# settle PID: waits (up to 10 s) until the server has used no CPU for 0.3 s, so that the
+# background work of a run before (RocksDB's flushes and compactions) is not counted in the next.
+settle() {
+  local before
+  for _ in $(seq 1 33); do
+    before=$(cpu_ticks "$1")
+    sleep 0.3
+    [[ $(cpu_ticks "$1") != "$before" ]] || return 0
+  done
+}
+
+cpu_of() { awk '/^CPU_US_PER_OP/ {print $2}' "$1"; }
+
+median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
 
 machine() {
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)"

@@ -112,6 +112,7 @@ struct options {
   std::string site_token;      // holds: releases the placed holds
   std::uint32_t seats = 2;     // holds: seats asked for by each attempt
   double hold_for_ms = 200;    // holds: how long a placed hold stays before the site releases it
+  std::vector<std::string> codes;  // --codes: access codes the joins carry in turn ("": none)
 };
 
 class histogram {
@@ -160,6 +161,8 @@ struct shared_state {
   // holds: the visitors' passes, taken in turn by every attempt.
   const std::vector<std::string>* passes = nullptr;
   std::atomic<std::size_t> passes_taken{0};
+  // --codes: the joins' codes, taken in turn.
+  std::atomic<std::size_t> codes_taken{0};
   // When the clock started; set before the threads start.
   steady::time_point start;
 };
@@ -357,6 +360,10 @@ class worker {
   // nullopt if no challenge could be had.
   net::awaitable<std::optional<std::string>> join_request(connection& c) {
     std::string body;
+    if (!opts_.codes.empty()) {
+      const auto& code = opts_.codes[shared_.codes_taken.fetch_add(1, std::memory_order_relaxed) % opts_.codes.size()];
+      if (!code.empty()) body = fmt::format(R"("code":"{}")", code);
+    }
     if (!opts_.no_pow) {
       http_result r;
       if (!co_await timed(c, kind::challenge, challenge_request_, 200, r)) co_return std::nullopt;
@@ -366,8 +373,9 @@ class worker {
         co_return std::nullopt;
       }
       std::string nonce = foyer::pow::solve(*token);
-      body = fmt::format(R"({{"challenge":"{}","nonce":"{}"}})", *token, nonce);
+      body = fmt::format(R"("challenge":"{}","nonce":"{}"{}{})", *token, nonce, body.empty() ? "" : ",", body);
     }
+    if (!body.empty()) body = "{" + body + "}";
     co_return fmt::format(
         "POST /api/v1/rooms/{}/join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         "Content-Length: {}\r\n\r\n{}",
@@ -906,6 +914,11 @@ int main(int argc, char** argv) {
   app.add_option("--tickets", opts.tickets, "polls: distinct tickets to poll with (default: one per connection)");
   app.add_option("--solved-ahead", opts.solved_ahead,
                  "joins: fetch and solve this many challenges first, then time only the joins (implies -n)");
+  std::string codes_file;
+  app.add_option("--codes", codes_file,
+                 "a file of access codes, one a line, that the joins (the polls' tickets' too) carry in turn, "
+                 "from the first again after the last; an empty line: a join without a code")
+      ->check(CLI::ExistingFile);
   app.add_flag("--no-pow", opts.no_pow, "join with an empty body (server has base_bits = 0)");
   app.add_option("--report-every", opts.report_every_s, "print progress every this many seconds");
   app.add_option("--places-out", opts.places_out, "write every place (and lobby index) from a 201 to this file");
@@ -945,6 +958,14 @@ int main(int argc, char** argv) {
   }
   if (opts.what == scenario::long_run && opts.report_every_s <= 0) opts.report_every_s = 10;
   opts.threads = std::min(opts.threads, opts.connections);
+  if (!codes_file.empty()) {
+    std::ifstream in(codes_file);
+    for (std::string line; std::getline(in, line);) opts.codes.push_back(line);
+    if (opts.codes.empty()) {
+      fmt::print(stderr, "foyer_load: {} holds no line\n", codes_file);
+      return 2;
+    }
+  }
   try {
     return run(opts);
   } catch (const std::exception& e) {

@@ -40,23 +40,6 @@ rounds=${ROUNDS:-3}
 connections=${CONNECTIONS:-256}
 threads=${THREADS:-1}
 
-# load OUT SERVER_PID ARGS...: runs the load generator, keeps its output, and adds the
-# server's CPU time per operation (user + system, all threads): a figure that holds even
-# when other work on the machine takes CPU from both sides.
-load() {
-  local out=$1 server=$2 before after
-  shift 2
-  before=$(cpu_ticks "$server")
-  "$FOYER_LOAD" --threads "$threads" "$@" | tee "$out" | sed 's/^/    /'
-  after=$(cpu_ticks "$server")
-  local us
-  us=$(python3 -c "print(round(($after - $before) * 1e6 / $(getconf CLK_TCK) / max(1, $(result "$out" .ops)), 2))")
-  echo "CPU_US_PER_OP $us" >>"$out"
-  echo "      server CPU: $us µs per operation"
-}
-
-cpu_of() { awk '/^CPU_US_PER_OP/ {print $2}' "$1"; }
-
 # Starts Foyer on $work/foyer.toml (a room "bench" without seats among its rooms) and the
 # fixed-response nginx beside it; sets the caller's target and ng_port.
 start_with_reference() {
@@ -116,7 +99,6 @@ compare() {
   fi
 
   local nginx polls joins join_reqs mixed solved
-  median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
   total() { python3 -c "import sys; print(sum(map(float, sys.argv[1:])))" "$@"; }
   nginx=$(median $(for r in $(seq 1 "$rounds"); do result "$work/nginx$r.out" .ops_per_s; done))
   polls=$(median $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .ops_per_s; done))
@@ -303,7 +285,6 @@ while True:
   done
   local metrics
   metrics=$(curl -s "http://127.0.0.1:$sink_port/metrics" | grep '^foyer_sink_' | tr '\n' ' ')
-  median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
   python3 - "$(median $(for r in $(seq 1 "$rounds"); do result "$work/plain$r.out" .join.per_s; done))" \
     "$(median $(for r in $(seq 1 "$rounds"); do result "$work/sink$r.out" .join.per_s; done))" \
     "$(median $(for r in $(seq 1 "$rounds"); do result "$work/plain$r.out" .join.p99_us; done))" \
@@ -349,7 +330,6 @@ holds() {
   done
   echo "inventory after the runs: $(curl -s "http://$target/api/v1/rooms/hot/inventory")"
 
-  median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
   each() { local r; for r in $(seq 1 "$rounds"); do result "$work/$1$r.out" "$2"; done; }
   each_cpu() { local r; for r in $(seq 1 "$rounds"); do cpu_of "$work/$1$r.out"; done; }
   local placed='(.outcomes.placed // 0) / .seconds'
