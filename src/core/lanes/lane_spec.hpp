@@ -29,6 +29,9 @@ struct lane_config {
   // share is the bound that keeps it from starving the others.
   bool priority = false;
   lane_entry entry = lane_entry::code;  // Default: code; the general lane's is open
+  // How long an admitted visitor of this lane has to claim their pass: longer for people
+  // who need it. Default: 0, the room's claim_window_seconds.
+  std::uint32_t claim_window_seconds = 0;
 
   bool operator==(const lane_config&) const = default;
 };

@@ -41,6 +41,7 @@ void lane_queues::follow(const std::vector<lane_config>& declared) {
     lanes_[*index].config = std::move(config);
     lanes_[*index].declared = true;
   }
+  reweigh();
 }
 
 std::optional<std::uint8_t> lane_queues::index_of(std::string_view id) const {
@@ -73,20 +74,38 @@ void lane_queues::admit(std::uint64_t count, std::int64_t at_ms) {
     }
   }
   for (auto& lane : lanes_) lane.claims.record_frontier(at_ms, lane.served);
+  reweigh();
 }
 
 void lane_queues::settle(std::int64_t at_ms, std::int64_t window_ms) {
-  for (auto& lane : lanes_) lane.claims.settle(at_ms, window_ms);
+  for (std::size_t i = 0; i < lanes_.size(); ++i) {
+    lanes_[i].claims.settle(at_ms, window_of(static_cast<std::uint8_t>(i), window_ms));
+  }
 }
 
-std::uint64_t lane_queues::share_now(std::uint8_t lane) const {
+std::int64_t lane_queues::window_of(std::uint8_t lane, std::int64_t room_window_ms) const {
+  auto own = lane < lanes_.size() ? lanes_[lane].config.claim_window_seconds : 0;
+  return own > 0 ? std::int64_t{own} * 1000 : room_window_ms;
+}
+
+void lane_queues::reweigh() {
   auto load = loads(lanes_);
-  // A lane nobody waits in is asked for the share its next visitor would have.
-  if (load[lane].waiting == 0) load[lane].waiting = 1;
-  auto weights = lane_weights(load);
-  std::uint64_t total = 0;
-  for (auto w : weights) total += w;
-  return total == 0 ? 0 : weights[lane] * share_scale / total;
+  shares_now_.assign(lanes_.size(), 0);
+  for (std::size_t lane = 0; lane < lanes_.size(); ++lane) {
+    auto asked = load;
+    if (asked[lane].waiting == 0) asked[lane].waiting = 1;
+    auto weights = lane_weights(asked);
+    std::uint64_t total = 0;
+    for (auto w : weights) total += w;
+    shares_now_[lane] = total == 0 ? 0 : weights[lane] * share_scale / total;
+  }
+}
+
+std::uint64_t lane_queues::take_place(std::uint8_t lane) {
+  auto place = lane_place(lane, lanes_[lane].joined++);
+  // A lane that had nobody waiting shares admission from here.
+  if (lanes_[lane].waiting() == 1) reweigh();
+  return place;
 }
 
 const claim_book& lane_queues::book(std::uint64_t place) const {
@@ -155,6 +174,7 @@ void lane_queues::encode(writer& w) const {
     w.u32(l.config.share);
     w.u8(l.config.priority);
     w.u8(static_cast<std::uint8_t>(l.config.entry));
+    w.u32(l.config.claim_window_seconds);
     w.u8(l.declared);
     w.u64(l.joined);
     w.u64(l.served);
@@ -175,6 +195,7 @@ bool lane_queues::decode(reader& r) {
     auto entry = r.u8();
     if (entry > static_cast<std::uint8_t>(lane_entry::invite)) return false;
     l.config.entry = static_cast<lane_entry>(entry);
+    l.config.claim_window_seconds = r.u32();
     l.declared = r.u8() != 0;
     l.joined = r.u64();
     l.served = r.u64();
@@ -182,6 +203,7 @@ bool lane_queues::decode(reader& r) {
     if (r.failed() || l.served > l.joined || !l.claims.decode(r)) return false;
   }
   lanes_ = std::move(lanes);
+  reweigh();
   return true;
 }
 
@@ -190,6 +212,7 @@ void lane_queues::restore_general(std::uint64_t joined, std::uint64_t served, cl
   lanes_[0].joined = joined;
   lanes_[0].served = served;
   lanes_[0].claims = std::move(claims);
+  reweigh();
 }
 
 }  // namespace foyer

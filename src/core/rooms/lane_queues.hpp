@@ -57,15 +57,18 @@ class lane_queues {
   // The joined and the served of every lane together: the room's.
   std::pair<std::uint64_t, std::uint64_t> totals() const;
   // The next place in the lane.
-  std::uint64_t take_place(std::uint8_t lane) { return lane_place(lane, lanes_[lane].joined++); }
+  std::uint64_t take_place(std::uint8_t lane);
   // Whether `place` was given.
   bool holds(std::uint64_t place) const;
 
   // `count` more admitted at `at_ms`, shared between the lanes (split_admissions).
   void admit(std::uint64_t count, std::int64_t at_ms);
+  // `window_ms` is the room's claim window, for lanes without their own.
   void settle(std::int64_t at_ms, std::int64_t window_ms);
-  // The share of the room's rate the lane is admitted at now, in millionths.
-  std::uint64_t share_now(std::uint8_t lane) const;
+  // The share of the room's rate the lane is admitted at now, in millionths; for a lane
+  // nobody waits in, the share its next visitor would have. Worked out when who waits
+  // changes, not at each poll.
+  std::uint64_t share_now(std::uint8_t lane) const { return lane < shares_now_.size() ? shares_now_[lane] : 0; }
 
   // claim_book's questions, by the room's places.
   bool claim(std::uint64_t place, const id16& pass_id, std::int64_t expires_ms);
@@ -78,7 +81,7 @@ class lane_queues {
   }
   bool claimed(std::uint64_t place) const { return book(place).claimed(place_in_lane(place)); }
   bool lapsed(std::uint64_t place, std::int64_t now_ms, std::int64_t window_ms) const {
-    return book(place).lapsed(place_in_lane(place), now_ms, window_ms);
+    return book(place).lapsed(place_in_lane(place), now_ms, window_of(lane_of(place), window_ms));
   }
   std::optional<std::uint64_t> place_of_pass(const id16& pass_id) const;
   std::uint64_t active(std::int64_t now_ms) const;
@@ -94,10 +97,14 @@ class lane_queues {
   void restore_general(std::uint64_t joined, std::uint64_t served, claim_book claims);
 
  private:
+  // The lane's claim window, or the room's.
+  std::int64_t window_of(std::uint8_t lane, std::int64_t room_window_ms) const;
+  void reweigh();
   const claim_book& book(std::uint64_t place) const;
   claim_book& book(std::uint64_t place);
 
   std::vector<lane_queue> lanes_;
+  std::vector<std::uint64_t> shares_now_;
   // A place in no lane asks this empty book.
   claim_book none_;
 };

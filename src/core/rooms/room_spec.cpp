@@ -274,6 +274,7 @@ std::optional<field_problem> set_lane(std::vector<lane_config>& lanes, std::stri
     it->share = static_cast<std::uint32_t>(share * share_scale + 0.5);
     return std::nullopt;
   }
+  if (name == "claim_window_seconds") return set_integer(key, value, it->claim_window_seconds, 10, max_claim_window_seconds);
   if (name == "priority") {
     const auto* priority = std::get_if<bool>(&value);
     if (!priority) return problem(key, "must be true or false");
@@ -519,6 +520,7 @@ std::string to_json(const room_config& c) {
                            .fraction("share", static_cast<double>(lane.share) / share_scale)
                            .boolean("priority", lane.priority)
                            .str("entry", to_string(lane.entry))
+                           .num("claim_window_seconds", lane.claim_window_seconds)
                            .done());
   }
   o.raw("lanes", lanes.done()).num("agents_barred_seconds", c.agents_barred_seconds);

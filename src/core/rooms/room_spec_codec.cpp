@@ -57,6 +57,7 @@ void write_room_config(writer& w, const room_config& c) {
     w.u32(lane.share);
     w.u8(lane.priority);
     w.u8(static_cast<std::uint8_t>(lane.entry));
+    w.u32(lane.claim_window_seconds);
   }
   w.u32(c.agents_barred_seconds);
 }
@@ -124,6 +125,7 @@ room_config read_room_config(reader& r, std::uint8_t format) {
     lane.priority = r.u8() != 0;
     auto entry = r.u8();
     lane.entry = entry <= static_cast<std::uint8_t>(lane_entry::invite) ? static_cast<lane_entry>(entry) : lane_entry::code;
+    lane.claim_window_seconds = r.u32();
     c.lanes.push_back(std::move(lane));
   }
   c.agents_barred_seconds = r.u32();

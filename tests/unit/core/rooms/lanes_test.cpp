@@ -148,3 +148,23 @@ TEST_CASE_METHOD(lanes_fixture, "a lane with visitors waiting is not removed; gi
   r.apply(room_configured{"r", without, room_owner::api, std::nullopt, now_ms});
   CHECK(join_lane(r, "residents").refused);
 }
+
+TEST_CASE_METHOD(lanes_fixture, "a lane's own claim window: its admitted visitors lapse later than the others", "[lanes]") {
+  auto c = presale_config();
+  c.claim_window_seconds = 60;
+  c.lanes[0].claim_window_seconds = 600;  // members
+  room r = make(c);
+  auto general = join_lane(r, "general");
+  auto member = join_lane(r, "members");
+  now_ms += 1000;
+  step(r);
+  REQUIRE(r.lanes().totals().second == 2);
+  // Two minutes on, neither claimed: the general visitor lapsed, the member has time.
+  for (int s = 0; s < 120; ++s) {
+    now_ms += 1000;
+    step(r);
+  }
+  CHECK(r.lapsed(*general.place, now_ms));
+  CHECK_FALSE(r.lapsed(*member.place, now_ms));
+  CHECK(r.no_shows() == 1);
+}

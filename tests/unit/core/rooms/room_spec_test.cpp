@@ -224,6 +224,8 @@ TEST_CASE("lanes are tables by id: shares sum to at most 1, priority lanes leave
   CHECK_FALSE(set(c, "lanes.access.share", 0.2));
   CHECK_FALSE(set(c, "lanes.access.priority", true));
   CHECK_FALSE(set(c, "lanes.access.entry", std::string("invite")));
+  CHECK_FALSE(set(c, "lanes.members.claim_window_seconds", std::int64_t{1800}));
+  CHECK(set(c, "lanes.members.claim_window_seconds", std::int64_t{5})->message == "must be a whole number from 10 to 86400");
   REQUIRE_FALSE(check_room(c));
   REQUIRE(c.lanes.size() == 2);
   CHECK(c.lanes[0].id == "access");  // by id
@@ -235,8 +237,8 @@ TEST_CASE("lanes are tables by id: shares sum to at most 1, priority lanes leave
   CHECK(in_force[0].id == "general");
   CHECK(in_force[0].share == 500'000);
   CHECK(in_force[0].entry == lane_entry::open);
-  CHECK_THAT(to_json(c), Catch::EndsWith(R"("lanes":{"access":{"name":"access","share":0.2,"priority":true,"entry":"invite"},)"
-                                         R"("members":{"name":"Members' presale","share":0.3,"priority":false,"entry":"code"}},"agents_barred_seconds":0})"));
+  CHECK_THAT(to_json(c), Catch::EndsWith(R"("lanes":{"access":{"name":"access","share":0.2,"priority":true,"entry":"invite","claim_window_seconds":0},)"
+                                         R"("members":{"name":"Members' presale","share":0.3,"priority":false,"entry":"code","claim_window_seconds":1800}},"agents_barred_seconds":0})"));
   writer w;
   write_room_config(w, c);
   reader r(w.bytes());
