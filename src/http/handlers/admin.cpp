@@ -431,7 +431,9 @@ task<response> add_codes(context& ctx, const request& req, const room& r) {
   std::string id = r.config().id;
   auto read = read_batch(ctx, req, id);
   if (!read) co_return problem(req, errc::bad_body, codes_usage);
-  auto [batch, generated] = std::move(*read);
+  // Named, not bound: a lambda below uses `generated`, which clang 14 refuses of a binding.
+  codes_added batch = std::move(read->first);
+  bool generated = read->second;
   std::string batch_id = batch.batch;
   auto decision = foyer::add_codes(ctx.rooms, std::move(batch));
   co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
