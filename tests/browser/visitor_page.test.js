@@ -85,7 +85,7 @@ test('while admission is held the page promises no time; on a phone the figures 
   const rows = await page.evaluate(() => {
     const box = document.getElementById('figures').getBoundingClientRect();
     const byTop = new Map();
-    for (const figure of document.querySelectorAll('#figures > div')) {
+    for (const figure of document.querySelectorAll('#figures > div:not([hidden])')) {
       const r = figure.getBoundingClientRect();
       const row = byTop.get(Math.round(r.top)) ?? { left: Infinity, right: -Infinity };
       byTop.set(Math.round(r.top), { left: Math.min(row.left, r.left), right: Math.max(row.right, r.right) });
