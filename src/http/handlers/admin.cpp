@@ -371,8 +371,8 @@ constexpr std::string_view codes_usage =
     "{\"batch\", \"lane\", \"sha256\": [\"<hex SHA-256 of a code>\", ...]} to upload their digests; "
     "\"uses_per_code\" (default 1) lets that many accounts use each code.";
 
-// The body of a batch: its digests, generated or uploaded; whether they were generated.
-std::optional<std::pair<codes_added, bool>> read_batch(context& ctx, const request& req, std::string_view room_id) {
+// The body of a batch: its digests, generated or uploaded, and the codes it generated.
+std::optional<std::pair<codes_added, std::vector<std::string>>> read_batch(context& ctx, const request& req, std::string_view room_id) {
   codes_added batch;
   batch.room = room_id;
   std::uint64_t count = 0;
@@ -405,10 +405,12 @@ std::optional<std::pair<codes_added, bool>> read_batch(context& ctx, const reque
     }
   }
   if (batch.batch.empty() || batch.lane.empty() || uploaded == (count > 0)) return std::nullopt;
+  std::vector<std::string> generated;
   for (std::uint32_t i = 0; i < count; ++i) {
-    batch.codes.push_back(code_digest(*normalize_code(derived_code(ctx.settings.code_key, room_id, batch.batch, i))));
+    generated.push_back(derived_code(ctx.settings.code_key, room_id, batch.batch, i));
+    batch.codes.push_back(code_digest(*normalize_code(generated.back())));
   }
-  return std::pair{std::move(batch), !uploaded};
+  return std::pair{std::move(batch), std::move(generated)};
 }
 
 std::string batch_json(const code_batch& b) {
@@ -433,19 +435,19 @@ task<response> add_codes(context& ctx, const request& req, const room& r) {
   if (!read) co_return problem(req, errc::bad_body, codes_usage);
   // Named, not bound: a lambda below uses `generated`, which clang 14 refuses of a binding.
   codes_added batch = std::move(read->first);
-  bool generated = read->second;
+  std::vector<std::string> generated = std::move(read->second);
   std::string batch_id = batch.batch;
   auto decision = foyer::add_codes(ctx.rooms, std::move(batch));
   co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
     const code_batch* b = now ? now->codes().batch(batch_id) : nullptr;
     if (!b) return unknown_room(req, id);
     std::string body = batch_json(*b);
-    if (generated) {
+    if (!generated.empty()) {
       // Shown here, and again by the export: Foyer derives them, it does not store them.
       std::string codes = "[";
-      for (std::uint32_t i = 0; i < b->codes.size(); ++i) {
-        if (i > 0) codes += ',';
-        codes += json_quote(derived_code(ctx.settings.code_key, id, batch_id, i));
+      for (const auto& code : generated) {
+        if (codes.size() > 1) codes += ',';
+        codes += json_quote(code);
       }
       body.pop_back();
       body += ",\"generated\":" + codes + "]}";
