@@ -49,12 +49,12 @@ int main(int argc, char** argv) {
   r.apply(lobby_closed{"bench", 2'000'000'060'000, false});
   double drawn = seconds_since(start);
   ledger::log log;
-  log.append(text(ledger::close_entry{"bench", r.lobby_size(), *r.lobby_root(), *r.closed_at_ms()}));
-  log.append(text(ledger::reveal_entry{"bench", *r.revealed_seed(), ledger::beacon_kind::none, 0, {},
+  log.append(text(ledger::close_entry{"bench", "", r.lobby_size(), *r.lobby_root(), *r.closed_at_ms()}));
+  log.append(text(ledger::reveal_entry{"bench", "", *r.revealed_seed(), ledger::beacon_kind::none, 0, {},
                                        *r.lottery_key(), r.places_hash(), *r.closed_at_ms()}));
   double recorded = seconds_since(start);
   ledger::publisher publisher("foyer.example/ledger", note::seed{}, {}, 0);
-  auto lobby_checkpoint = publisher.lobby_checkpoint("bench", r.lobby_size(), *r.lobby_root());
+  auto lobby_checkpoint = publisher.lobby_checkpoint("bench", "", r.lobby_size(), *r.lobby_root());
   auto ledger_checkpoint = publisher.checkpoint(log.size(), log.root());
   double total = seconds_since(start);
 

@@ -243,7 +243,15 @@ std::map<std::string, ticket_cut, std::less<>> restored_cuts(const fs::path& dat
   journal rooms(store);
   rooms.recover(log);
   std::map<std::string, ticket_cut, std::less<>> cuts;
-  for (const auto& [id, r] : rooms.rooms()) cuts.emplace(id, ticket_cut{r.joined(), r.lobby_size()});
+  for (const auto& [id, r] : rooms.rooms()) {
+    // Each lane numbers its places and lobby indexes on its own.
+    const auto& lanes = r.lanes();
+    ticket_cut cut{lanes.at(0).joined, r.lobby_size(), {}};
+    for (std::uint8_t lane = 1; lane < lanes.size(); ++lane) {
+      cut.lanes.push_back({lanes.at(lane).joined, lane < r.draw_lanes() ? r.lobby_size(lane) : 0});
+    }
+    cuts.emplace(id, std::move(cut));
+  }
   return cuts;
 }
 

@@ -41,7 +41,17 @@ std::string encode_cuts(const std::map<std::string, ticket_cut, std::less<>>& ro
   std::string out = "[";
   for (const auto& [room, cut] : rooms) {
     if (out.size() > 1) out.push_back(',');
-    out += json_object().str("room", room).num("places", cut.places).num("lobby", cut.lobby).done();
+    json_object entry;
+    entry.str("room", room).num("places", cut.places).num("lobby", cut.lobby);
+    if (!cut.lanes.empty()) {
+      std::string lanes = "[";
+      for (const auto& lane : cut.lanes) {
+        if (lanes.size() > 1) lanes.push_back(',');
+        lanes += json_object().num("places", lane.places).num("lobby", lane.lobby).done();
+      }
+      entry.raw("lanes", lanes + "]");
+    }
+    out += entry.done();
   }
   return out + "]";
 }
@@ -121,6 +131,15 @@ incarnation load_incarnation(const std::filesystem::path& dir) {
       if (room["room"].get_string().get(room_id) || room["places"].get_uint64().get(cut.places) ||
           room["lobby"].get_uint64().get(cut.lobby)) {
         return bad();
+      }
+      // A room with lanes: the other lanes' counts, in lane order.
+      simdjson::dom::array lanes;
+      if (room["lanes"].get_array().get(lanes) == simdjson::SUCCESS) {
+        for (auto lane : lanes) {
+          ticket_cut::counts counts;
+          if (lane["places"].get_uint64().get(counts.places) || lane["lobby"].get_uint64().get(counts.lobby)) return bad();
+          cut.lanes.push_back(counts);
+        }
       }
       earlier.rooms.emplace(room_id, cut);
     }

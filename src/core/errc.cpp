@@ -39,6 +39,7 @@ std::string_view to_string(errc e) {
     case errc::bad_index: return "bad_index";
     case errc::lobby_open: return "lobby_open";
     case errc::no_such_entrant: return "no_such_entrant";
+    case errc::unknown_lane: return "unknown_lane";
     case errc::proof_unavailable: return "proof_unavailable";
     case errc::admin_disabled: return "admin_disabled";
     case errc::admin_token_required: return "admin_token_required";

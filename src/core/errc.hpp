@@ -37,6 +37,7 @@ enum class errc {
   bad_index,
   lobby_open,
   no_such_entrant,
+  unknown_lane,  // no lane of that id draws in the room
   proof_unavailable,
   // Operators.
   admin_disabled,

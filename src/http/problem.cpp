@@ -33,6 +33,7 @@ problem_type type_of(errc e) {
     case errc::bad_index: return {400, "Bad lobby index"};
     case errc::lobby_open: return {409, "Lobby still open"};
     case errc::no_such_entrant: return {404, "No such entrant"};
+    case errc::unknown_lane: return {404, "No such lane draw"};
     case errc::proof_unavailable: return {503, "Proof not written yet"};
     case errc::admin_disabled: return {404, "Admin API off"};
     case errc::admin_token_required: return {401, "Admin token required"};

@@ -107,20 +107,32 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::get}, "/api/v1/ledger", at_once([&c](const request& req, auto&) { return handlers::ledger_info(c, req); }));
   r.add({verb::get}, "/ledger/checkpoint",
         at_once([&c](const request& req, auto&) { return handlers::ledger_checkpoint(c, req); }));
-  r.add({verb::get}, "/ledger/lobbies/{room}/checkpoint",
-        in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::lobby_checkpoint(c, req, rm); }));
-  r.add({verb::get}, "/ledger/lobbies/{room}/proof/{index}",
-        [&c](request& req, const peer&, route_params p) -> task<response> {
-          const room* rm = c.rooms.find(p["room"]);
-          if (!rm) co_return unknown_room(req, p["room"]);
-          co_return co_await handlers::lobby_proof(c, req, *rm, p["index"]);
-        });
-  r.add({verb::get}, "/ledger/lobbies/{room}/{path...}",
-        [&c](request& req, const peer&, route_params p) -> task<response> {
-          const room* rm = c.rooms.find(p["room"]);
-          if (!rm) co_return unknown_room(req, p["room"]);
-          co_return co_await handlers::lobby_file(c, req, *rm, p["path"]);
-        });
+  // A lane's lobby under the room's, before the room's: the first route that matches answers.
+  for (std::string_view lobby : {"/ledger/lobbies/{room}/lanes/{lane}", "/ledger/lobbies/{room}"}) {
+    r.add({verb::get}, fmt::format("{}/checkpoint", lobby), [&c](request& req, const peer&, route_params p) -> task<response> {
+      const room* rm = c.rooms.find(p["room"]);
+      if (!rm) co_return unknown_room(req, p["room"]);
+      response refusal;
+      auto lane = handlers::drawing_lane(req, *rm, p["lane"], refusal);
+      co_return lane ? handlers::lobby_checkpoint(c, req, *rm, *lane) : refusal;
+    });
+    r.add({verb::get}, fmt::format("{}/proof/{{index}}", lobby), [&c](request& req, const peer&, route_params p) -> task<response> {
+      const room* rm = c.rooms.find(p["room"]);
+      if (!rm) co_return unknown_room(req, p["room"]);
+      response refusal;
+      auto lane = handlers::drawing_lane(req, *rm, p["lane"], refusal);
+      if (!lane) co_return refusal;
+      co_return co_await handlers::lobby_proof(c, req, *rm, *lane, p["index"]);
+    });
+    r.add({verb::get}, fmt::format("{}/{{path...}}", lobby), [&c](request& req, const peer&, route_params p) -> task<response> {
+      const room* rm = c.rooms.find(p["room"]);
+      if (!rm) co_return unknown_room(req, p["room"]);
+      response refusal;
+      auto lane = handlers::drawing_lane(req, *rm, p["lane"], refusal);
+      if (!lane) co_return refusal;
+      co_return co_await handlers::lobby_file(c, req, *rm, *lane, p["path"]);
+    });
+  }
   // After the lobbies: the first route that has a path answers it.
   r.add({verb::get}, "/ledger/{path...}",
         at_once([&c](const request& req, const route_params& p) { return handlers::ledger_file(c, req, p["path"]); }));

@@ -259,3 +259,37 @@ test('a restored server refuses the tickets issued after its backup, and gives n
   }
   assert.equal((await again.join()).json.place, 6);
 });
+
+test('a restore keeps each lane\'s tickets from before its backup and refuses the lane\'s later ones', async (t) => {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'foyer-backup-lanes-'));
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  // A members' lane entered with codes beside the general lane.
+  const lanes = { server: { admin_token: 'backup-lanes-admin-token-0123' },
+                  rooms: [{ ...config.rooms[0], lanes: { members: { share: 0.5 } } }] };
+  const source = new Foyer(lanes);
+  t.after(() => source.cleanup());
+  await source.start();
+  const batch = (await source.request('POST', '/api/v1/admin/rooms/demo/codes', {
+    headers: { authorization: 'Bearer backup-lanes-admin-token-0123' }, body: { batch: 'b', lane: 'members', count: 4 } })).json;
+  const member = async (i) => (await source.join('demo', { code: batch.generated[i] })).json;
+  // Ten general places first: a cut on the room's joined count would let lane places through.
+  for (let i = 0; i < 10; i++) await source.join();
+  const kept = await member(0);
+  assert.equal(kept.lane, 'members');
+  const backupDir = path.join(scratch, 'backup');
+  assert.equal((await foyerCommand(['backup', '--data-dir', source.dataDir, '--to', backupDir])).code, 0);
+  const lost = await member(1);
+  assert.equal(lost.place, 1);
+  await source.stop();
+
+  const restoredDir = path.join(scratch, 'restored');
+  assert.equal((await foyerCommand(['restore', '--from', backupDir, '--data-dir', restoredDir])).code, 0);
+  const restored = new Foyer(lanes, { dataDir: restoredDir });
+  t.after(() => restored.cleanup());
+  await restored.start();
+  const st = await restored.status(kept.ticket);
+  assert.equal(st.status, 200, st.text);
+  assert.equal(st.json.lane, 'members');
+  assert.equal(st.json.place, 0);
+  assert.equal((await restored.status(lost.ticket)).json.error, 'ticket_lost_in_restore');
+});

@@ -189,3 +189,89 @@ test('a draw is published as a ledger and a lobby that Go\'s reference code chec
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('each lane of a lottery room draws on its own: its commitment, lobby, reveal and places, kept through kill -9', async () => {
+  const base = config();
+  base.rooms[0].lanes = { members: { name: 'Members', share: 0.3 } };
+  const f = new Foyer(base);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'foyer-lane-ledger-'));
+  const bearer = { authorization: `Bearer ${admin_token}` };
+  try {
+    await f.start();
+    const batch = (await f.request('POST', '/api/v1/admin/rooms/tatkal/codes', { headers: bearer, body: { batch: 'm', lane: 'members', count: 12 } })).json;
+    const before = (await f.request('GET', '/api/v1/rooms/tatkal/lottery')).json;
+    assert.notEqual(before.lanes.members.commitment, before.commitment);
+    assert.equal(before.lanes.members.seed, null);
+    assert.equal((await f.request('GET', '/ledger/lobbies/tatkal/lanes/members/checkpoint')).status, 409);
+    assert.equal((await f.request('GET', '/ledger/lobbies/tatkal/lanes/nope/checkpoint')).json.error, 'unknown_lane');
+
+    const members = [];
+    const general = [];
+    for (let i = 0; i < 12; i++) {
+      if (i === 6) {
+        await f.kill9();
+        await f.start();
+      }
+      const m = await f.join('tatkal', { code: batch.generated[i] });
+      assert.equal(m.status, 201, m.text);
+      assert.equal(m.json.lane, 'members');
+      assert.equal(m.json.lobby_index, i, 'each lane numbers its own lobby');
+      assert.equal(m.json.receipt.lane, 'members');
+      assert.equal(m.json.receipt.commitment, before.lanes.members.commitment);
+      members.push(m.json);
+      for (let k = 0; k < 2; k++) general.push((await f.join('tatkal')).json);
+    }
+    assert.equal(general[23].lobby_index, 23);
+    assert.equal(general[0].receipt.lane, undefined);
+    const lobbyStatus = (await f.status(members[3].ticket, 'tatkal')).json;
+    assert.equal(lobbyStatus.state, 'lobby');
+    assert.equal(lobbyStatus.lane, 'members');
+
+    assert.equal((await f.request('POST', '/api/v1/admin/rooms/tatkal/close-lobby', { headers: bearer })).status, 200);
+    const lottery = (await f.request('GET', '/api/v1/rooms/tatkal/lottery')).json;
+    const lane = lottery.lanes.members;
+    assert.equal(lottery.lobby_size, 24);
+    assert.equal(lane.lobby_size, 12);
+    assert.notEqual(lane.seed, lottery.seed);
+    assert.equal(createHash('sha256').update(Buffer.from(lane.seed, 'hex')).digest('hex'), lane.commitment);
+
+    // The ledger: each draw's commit, close and reveal, the lane's naming it.
+    const ledgerInfo = (await f.request('GET', '/api/v1/ledger')).json;
+    const ledger = await notecheck(f, '/ledger', ledgerInfo.vkey, path.join(dir, 'ledger'), null, async () => '');
+    const entries = entriesOf([ledger.files['tile/entries/000.p/6'].body]).map((e) => e.toString());
+    assert.deepEqual(entries.map((e) => e.split('\n').slice(1, 4).join(' ').replace(/ (commitment|size|seed) .*$/, '')),
+      ['kind commit room tatkal', 'kind commit room tatkal lane members', 'kind close room tatkal',
+       'kind close room tatkal lane members', 'kind reveal room tatkal', 'kind reveal room tatkal lane members']);
+    assert.match(entries[1], new RegExp(`\ncommitment ${lane.commitment}\n`));
+    assert.match(entries[3], new RegExp(`\nsize 12\nroot ${lane.lobby_root}\n`));
+    assert.match(entries[5], new RegExp(`\nseed ${lane.seed}\n`));
+
+    // The lane's lobby is a log of its own, checked by Go under its own key.
+    const proofOf = async (index) => {
+      const text = (await f.request('GET', `/ledger/lobbies/tatkal/lanes/members/proof/${index}`)).text;
+      assert.match(text, /\ntickets\.example\/foyer\/ledger\/lobby\/tatkal\/members\n12\n/);
+      return `inclusion ${index} ${text.split('\n\n')[0].split('\n').slice(2).join(' ')}\n`;
+    };
+    const lobby = await notecheck(f, lane.lobby, lane.lobby_vkey, path.join(dir, 'lobby'), null,
+      async () => (await proofOf(0)) + (await proofOf(11)));
+    const ids = entriesOf([lobby.files['tile/entries/000.p/12'].body]).map((e) => e.toString('hex'));
+    members.forEach((m, i) => assert.equal(ids[i], m.receipt.entrant_id));
+
+    // Every member's place is the lane's draw, recomputed from the published values.
+    const key = await deriveKey(lane.seed, lane.lobby_root, '');
+    const places = new Set();
+    for (const m of members) {
+      const st = (await f.status(m.ticket, 'tatkal')).json;
+      assert.equal(st.lane, 'members');
+      assert.equal(BigInt(st.place), await place(key, 12, m.lobby_index));
+      places.add(st.place);
+    }
+    assert.equal(places.size, 12);
+    const proof = await f.request('GET', `/api/v1/rooms/tatkal/lottery/proof?index=5&lane=members`);
+    assert.equal(proof.json.lobby_root, lane.lobby_root);
+    assert.equal(proof.json.entrant_id, members[5].receipt.entrant_id);
+  } finally {
+    await f.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -11,8 +11,10 @@
 namespace foyer::ledger {
 namespace {
 
-std::string head(std::string_view kind, std::string_view room) {
-  return fmt::format("{}\nkind {}\nroom {}\n", header, kind, room);
+std::string head(std::string_view kind, std::string_view room, std::string_view lane = {}) {
+  auto text = fmt::format("{}\nkind {}\nroom {}\n", header, kind, room);
+  if (!lane.empty()) text += fmt::format("lane {}\n", lane);
+  return text;
 }
 
 std::string beacon_line(beacon_kind kind, std::uint64_t round) {
@@ -29,12 +31,12 @@ std::string beacon_line(beacon_kind kind, std::uint64_t round) {
 std::string_view to_string(stage s) { return s == stage::commit ? "commit" : "close"; }
 
 std::string text(const commit_entry& e) {
-  return head("commit", e.room) + fmt::format("commitment {}\n", to_hex(e.commitment)) +
+  return head("commit", e.room, e.lane) + fmt::format("commitment {}\n", to_hex(e.commitment)) +
          beacon_line(e.beacon, e.round) + fmt::format("closes_at {}\nat {}\n", e.closes_at_ms, e.at_ms);
 }
 
 std::string text(const close_entry& e) {
-  return head("close", e.room) + fmt::format("size {}\nroot {}\nat {}\n", e.size, to_hex(e.root), e.at_ms);
+  return head("close", e.room, e.lane) + fmt::format("size {}\nroot {}\nat {}\n", e.size, to_hex(e.root), e.at_ms);
 }
 
 std::string text(const witnessed_entry& e) {
@@ -50,7 +52,7 @@ std::string text(const reveal_entry& e) {
     case beacon_kind::operator_value: beacon = fmt::format("beacon operator {}\n", to_hex(e.beacon_value)); break;
     case beacon_kind::none: beacon = "beacon none\n"; break;
   }
-  return head("reveal", e.room) + fmt::format("seed {}\n", to_hex(e.seed)) + beacon +
+  return head("reveal", e.room, e.lane) + fmt::format("seed {}\n", to_hex(e.seed)) + beacon +
          fmt::format("key {}\nplaces {}\nat {}\n", to_hex(e.key), to_hex(e.places), e.at_ms);
 }
 

@@ -26,8 +26,12 @@ inline constexpr std::string_view header = "foyer/ledger/v1";
 // value the operator types in.
 enum class beacon_kind : std::uint8_t { none, drand_quicknet, operator_value };
 
+// A room with lanes draws each lane on its own: the entries of a lane's draw name the lane
+// in a line after the room's; the general lane's, like a room's without lanes, name none.
+
 struct commit_entry {
   std::string room;
+  std::string lane;  // "" for the general lane
   digest commitment{};
   beacon_kind beacon = beacon_kind::none;
   std::uint64_t round = 0;  // drand_quicknet only
@@ -37,6 +41,7 @@ struct commit_entry {
 
 struct close_entry {
   std::string room;
+  std::string lane;
   std::uint64_t size = 0;
   digest root{};
   std::int64_t at_ms = 0;
@@ -53,6 +58,7 @@ struct witnessed_entry {
 
 struct reveal_entry {
   std::string room;
+  std::string lane;
   digest seed{};
   beacon_kind beacon = beacon_kind::none;
   std::uint64_t round = 0;    // drand_quicknet: the round
@@ -79,7 +85,7 @@ class log {
   const std::vector<std::string>& entries() const { return entries_; }
   // The tile or bundle at `path` (tlog-tiles) of the log as it stands, if it has one.
   std::optional<std::string> file(std::string_view path) const;
-  // The index of the newest entry of this kind for this room, if any.
+  // The index of the newest entry of this kind for this room, of any of its lanes, if any.
   std::optional<std::uint64_t> last_entry(std::string_view kind, std::string_view room) const;
   // The RFC 9162 consistency proof from the first `old_size` entries to the first
   // `new_size` (old_size <= new_size <= size()).

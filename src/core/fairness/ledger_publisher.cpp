@@ -21,14 +21,19 @@ std::string publisher::checkpoint(std::uint64_t size, const digest& root) const 
   return size == cosigned_size_ && !cosigned_.empty() ? cosigned_ : it->second;
 }
 
-std::string publisher::lobby_origin(std::string_view room) const { return fmt::format("{}/lobby/{}", origin_, room); }
-
-std::string publisher::lobby_checkpoint(std::string_view room, std::uint64_t size, const digest& root) const {
-  return checkpoint::sign({lobby_origin(room), size, root}, note::signer(lobby_origin(room), seed_));
+std::string publisher::lobby_origin(std::string_view room, std::string_view lane) const {
+  if (lane.empty()) return fmt::format("{}/lobby/{}", origin_, room);
+  return fmt::format("{}/lobby/{}/{}", origin_, room, lane);
 }
 
-std::string publisher::lobby_vkey(std::string_view room) const {
-  return note::encode_vkey(note::signer(lobby_origin(room), seed_).public_part());
+std::string publisher::lobby_checkpoint(std::string_view room, std::string_view lane, std::uint64_t size,
+                                        const digest& root) const {
+  auto origin = lobby_origin(room, lane);
+  return checkpoint::sign({origin, size, root}, note::signer(origin, seed_));
+}
+
+std::string publisher::lobby_vkey(std::string_view room, std::string_view lane) const {
+  return note::encode_vkey(note::signer(lobby_origin(room, lane), seed_).public_part());
 }
 
 void publisher::set_cosigned(std::uint64_t size, std::string note) {

@@ -37,10 +37,12 @@ class publisher {
   // for exactly that tree.
   std::string checkpoint(std::uint64_t size, const digest& root) const;
   // A closed lobby's checkpoint: origin "<origin>/lobby/<room>", signed by the same key
-  // under that name (a log's key is named by its origin), whose vkey is lobby_vkey.
-  std::string lobby_checkpoint(std::string_view room, std::uint64_t size, const digest& root) const;
-  std::string lobby_origin(std::string_view room) const;
-  std::string lobby_vkey(std::string_view room) const;
+  // under that name (a log's key is named by its origin), whose vkey is lobby_vkey. A
+  // lane's lobby (lane not "") is a log of its own: "<origin>/lobby/<room>/<lane>".
+  std::string lobby_checkpoint(std::string_view room, std::string_view lane, std::uint64_t size,
+                               const digest& root) const;
+  std::string lobby_origin(std::string_view room, std::string_view lane = {}) const;
+  std::string lobby_vkey(std::string_view room, std::string_view lane = {}) const;
 
   // The checkpoint of `size` entries with the cosignature lines the witnesses gave for it,
   // served in place of the bare one for that tree; only the newest is kept.

@@ -38,12 +38,19 @@ std::optional<std::string_view> string_field(simdjson::dom::object object, std::
 }  // namespace
 
 byte_vector message(const receipt_fields& fields) {
-  if (fields.room.size() > max_room_length) throw std::invalid_argument("receipt: room id too long");
+  if (fields.room.size() > max_room_length || fields.lane.size() > max_room_length) {
+    throw std::invalid_argument("receipt: room or lane id too long");
+  }
+  bool lane = !fields.lane.empty();
   byte_vector out;
-  out.reserve(message_domain.size() + 1 + fields.room.size() + 8 + entrant_id_size + 8 + 32);
-  append(out, as_bytes(message_domain));
+  out.reserve(lane_message_domain.size() + 2 + fields.room.size() + fields.lane.size() + 8 + entrant_id_size + 8 + 32);
+  append(out, as_bytes(lane ? lane_message_domain : message_domain));
   out.push_back(static_cast<std::uint8_t>(fields.room.size()));
   append(out, as_bytes(fields.room));
+  if (lane) {
+    out.push_back(static_cast<std::uint8_t>(fields.lane.size()));
+    append(out, as_bytes(fields.lane));
+  }
   append_be64(out, fields.lobby_index);
   append(out, fields.entrant_id);
   append_be64(out, fields.joined_at_ms);
@@ -81,7 +88,7 @@ std::vector<receipt> sign_batch(std::vector<receipt_fields> batch, const secret_
 }
 
 bool verify(const receipt& r, const public_key& key) {
-  if (r.room.size() > max_room_length) return false;
+  if (r.room.size() > max_room_length || r.lane.size() > max_room_length) return false;
   auto root = merkle::root_from_path(merkle::leaf_hash(message(r)), r.batch_index, r.batch_size,
                                      r.batch_path);
   if (!root) return false;
@@ -100,8 +107,9 @@ std::string to_json(const receipt& r) {
   path += ']';
   json_object out;
   out.str("version", "v1")
-      .str("room", r.room)
-      .num("lobby_index", r.lobby_index)
+      .str("room", r.room);
+  if (!r.lane.empty()) out.str("lane", r.lane);
+  out.num("lobby_index", r.lobby_index)
       .str("entrant_id", to_hex(r.entrant_id))
       .num("joined_at", r.joined_at_ms)
       .str("commitment", to_hex(r.commitment))
@@ -121,6 +129,9 @@ std::optional<receipt> from_json(std::string_view json) {
 
   auto version = string_field(object, "version");
   auto room = string_field(object, "room");
+  // A lane is named, or absent for the general lane's lobby.
+  auto lane = object["lane"].error() == simdjson::NO_SUCH_FIELD ? std::optional<std::string_view>("")
+                                                                 : string_field(object, "lane");
   auto lobby_index = number_field(object, "lobby_index");
   auto entrant_id = hex_field<entrant_id_size>(object, "entrant_id");
   auto joined_at = number_field(object, "joined_at");
@@ -130,7 +141,8 @@ std::optional<receipt> from_json(std::string_view json) {
   auto batch_index = number_field(object, "batch_index");
   auto signature = hex_field<64>(object, "signature");
   simdjson::dom::array path_items;
-  if (version != "v1" || !room || room->size() > max_room_length || !lobby_index || !entrant_id ||
+  if (version != "v1" || !room || room->size() > max_room_length || !lane || lane->size() > max_room_length ||
+      !lobby_index || !entrant_id ||
       !joined_at || !commitment || !kid || !batch_size || !batch_index || !signature ||
       object["batch_path"].get_array().get(path_items) ||
       path_items.size() > merkle::max_path_length) {
@@ -144,7 +156,7 @@ std::optional<receipt> from_json(std::string_view json) {
     if (!hash) return std::nullopt;
     batch_path.push_back(*hash);
   }
-  return receipt{{std::string(*room), *lobby_index, *entrant_id, *joined_at, *commitment},
+  return receipt{{std::string(*room), *lobby_index, *entrant_id, *joined_at, *commitment, std::string(*lane)},
                  std::string(*kid),
                  *batch_size,
                  *batch_index,

@@ -10,6 +10,11 @@
 //                      ‖ entrant id                16 bytes
 //                      ‖ u64be joined_at           unix milliseconds
 //                      ‖ commitment                32 bytes, SHA-256(seed)
+// A receipt for a lane's lobby (a room with lanes draws each on its own) has the lane
+// after the room, under its own domain, and the index within the lane's lobby:
+//   message(receipt) = "foyer/lane-receipt/v1"     21 ASCII bytes
+//                      ‖ u8 len(room) ‖ room ‖ u8 len(lane) ‖ lane
+//                      ‖ u64be lobby_index ‖ entrant id ‖ u64be joined_at ‖ commitment
 //   leaf             = merkle::leaf_hash(message)  = SHA-256(0x00 ‖ message)
 //   batch root       = RFC 6962 MTH of the batch's leaves, in batch order
 //   signature        = Ed25519(secret key, "foyer/receipt-batch/v1" (22 ASCII bytes) ‖ batch root)
@@ -24,6 +29,7 @@
 //   {"version":"v1","room":"..","lobby_index":7,"entrant_id":"<32 hex>","joined_at":<ms>,
 //    "commitment":"<64 hex>","kid":"..","batch_size":37,"batch_index":5,
 //    "batch_path":["<64 hex>",..],"signature":"<128 hex>"}
+// and, for a lane's lobby, "lane":"<lane id>" (the general lane's receipts have none).
 
 #include <array>
 #include <cstdint>
@@ -37,6 +43,7 @@
 namespace foyer::receipt {
 
 inline constexpr std::string_view message_domain = "foyer/receipt/v1";
+inline constexpr std::string_view lane_message_domain = "foyer/lane-receipt/v1";
 inline constexpr std::string_view batch_domain = "foyer/receipt-batch/v1";
 inline constexpr std::size_t max_room_length = 255;
 inline constexpr std::size_t entrant_id_size = 16;
@@ -48,10 +55,11 @@ using signature_bytes = std::array<std::uint8_t, 64>;
 // What a receipt attests, as known when the join became durable.
 struct receipt_fields {
   std::string room;
-  std::uint64_t lobby_index = 0;
+  std::uint64_t lobby_index = 0;  // within the lane's lobby
   std::array<std::uint8_t, entrant_id_size> entrant_id{};
   std::uint64_t joined_at_ms = 0;
-  digest commitment{};
+  digest commitment{};  // the lane's
+  std::string lane;     // "" for the general lane's lobby, the room's own
 };
 
 struct receipt : receipt_fields {

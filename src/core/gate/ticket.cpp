@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/base/codec.hpp"
+#include "core/lanes/lane_place.hpp"
 
 namespace foyer {
 namespace {
@@ -25,8 +26,15 @@ bool mac_matches(const hmac_key& key, std::string_view payload, std::string_view
 bool within(const std::map<std::string, ticket_cut, std::less<>>& rooms, const ticket& t) {
   auto cut = rooms.find(t.room);
   if (cut == rooms.end()) return false;
-  if (t.lobby_index) return *t.lobby_index < cut->second.lobby;
-  return t.place && *t.place < cut->second.places;
+  // Places and lobby indexes name their lane in their top byte (lane_queues).
+  auto lane = lane_of(t.lobby_index ? *t.lobby_index : t.place.value_or(0));
+  ticket_cut::counts counts{cut->second.places, cut->second.lobby};
+  if (lane > 0) {
+    if (lane > cut->second.lanes.size()) return false;
+    counts = cut->second.lanes[lane - 1];
+  }
+  if (t.lobby_index) return place_in_lane(*t.lobby_index) < counts.lobby;
+  return t.place && place_in_lane(*t.place) < counts.places;
 }
 
 }  // namespace

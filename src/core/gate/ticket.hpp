@@ -37,10 +37,18 @@ struct ticket {
 enum class ticket_error { malformed, forged, lost_in_restore };
 
 // What a room's log held when a backup of it was taken: places [0, places) and lobby
-// indexes [0, lobby) were issued, to the visitors whose tickets name them.
+// indexes [0, lobby) were issued, to the visitors whose tickets name them. A room with
+// lanes numbers each lane's on its own: these are the general lane's, and `lanes` has
+// the others', in lane order.
 struct ticket_cut {
+  struct counts {
+    std::uint64_t places = 0;
+    std::uint64_t lobby = 0;
+    friend bool operator==(const counts&, const counts&) = default;
+  };
   std::uint64_t places = 0;
   std::uint64_t lobby = 0;
+  std::vector<counts> lanes;
 
   friend bool operator==(const ticket_cut&, const ticket_cut&) = default;
 };

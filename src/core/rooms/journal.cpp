@@ -260,10 +260,11 @@ journal::applied journal::apply(const event& e, std::uint64_t seq) {
               pending_side_.push_back({lobby_leaf_key(j.room, *outcome.lobby_index),
                                        std::string(as_chars(j.entrant))});
             }
+            // A lane's tree is kept under its lane's indexes, as its leaves are.
             for (const auto& n : nodes) {
               if (n.level == 0) continue;  // leaves are stored as entrant ids
               pending_side_.push_back(
-                  {lobby_node_key(j.room, n.level, n.index), std::string(as_chars(n.hash))});
+                  {lobby_node_key(j.room, n.level, lane_place(j.lane, n.index)), std::string(as_chars(n.hash))});
             }
             return {outcome, std::nullopt};
           },
@@ -289,19 +290,31 @@ journal::applied journal::apply(const event& e, std::uint64_t seq) {
 }
 
 journal::draw_progress journal::progress_of(const room& r) {
-  return {r.committed(), r.closed_at_ms().has_value(), r.revealed_seed().has_value(),
-          r.witnessed(ledger::stage::commit), r.witnessed(ledger::stage::close)};
+  return {r.committed(),
+          r.closed_at_ms().has_value(),
+          r.revealed_seed().has_value(),
+          r.witnessed(ledger::stage::commit),
+          r.witnessed(ledger::stage::close),
+          r.draw_lanes()};
 }
 
 void journal::record_draw(const draw_progress& before, const room& r, const event& e) {
   const std::string& id = r.config().id;
   auto at_ms = at_ms_of(e);
-  if (r.committed() && r.committed() != before.committed) {
-    const auto& terms = *r.committed();
-    ledger_.append(text(ledger::commit_entry{id, r.commitment(), terms.beacon, terms.round, terms.closes_at_ms, at_ms}));
+  auto lanes = static_cast<std::uint8_t>(r.draw_lanes());
+  // Each lane's draw has its entries, the general lane's first: new terms commit every
+  // lane's anew, a lane declared in the open lobby commits its own.
+  if (const auto& terms = r.committed()) {
+    auto first = terms != before.committed ? 0 : before.draw_lanes;
+    for (auto lane = static_cast<std::uint8_t>(first); lane < lanes; ++lane) {
+      ledger_.append(text(ledger::commit_entry{id, std::string(r.ledger_lane(lane)), r.commitment(lane), terms->beacon, terms->round,
+                                               terms->closes_at_ms, at_ms}));
+    }
   }
   if (!before.closed && r.closed_at_ms()) {
-    ledger_.append(text(ledger::close_entry{id, r.lobby_size(), *r.lobby_root(), *r.closed_at_ms()}));
+    for (std::uint8_t lane = 0; lane < lanes; ++lane) {
+      ledger_.append(text(ledger::close_entry{id, std::string(r.ledger_lane(lane)), r.lobby_size(lane), *r.lobby_root(lane), *r.closed_at_ms()}));
+    }
   }
   if (const auto* witnessed = std::get_if<draw_witnessed>(&e)) {
     bool was = witnessed->stage == ledger::stage::commit ? before.witnessed_commit : before.witnessed_close;
@@ -310,10 +323,13 @@ void journal::record_draw(const draw_progress& before, const room& r, const even
     }
   }
   if (!before.drawn && r.revealed_seed()) {
-    ledger::reveal_entry reveal{id, *r.revealed_seed(), r.beacon_kind(), 0, {}, *r.lottery_key(), r.places_hash(), at_ms};
-    if (r.beacon()) reveal.beacon_value = byte_vector(as_bytes(*r.beacon()).begin(), as_bytes(*r.beacon()).end());
-    if (r.committed()) reveal.round = r.committed()->round;
-    ledger_.append(text(reveal));
+    for (std::uint8_t lane = 0; lane < lanes; ++lane) {
+      ledger::reveal_entry reveal{id,      std::string(r.ledger_lane(lane)),          *r.revealed_seed(lane), r.beacon_kind(), 0, {},
+                                  *r.lottery_key(lane), r.places_hash(lane), at_ms};
+      if (r.beacon()) reveal.beacon_value = byte_vector(as_bytes(*r.beacon()).begin(), as_bytes(*r.beacon()).end());
+      if (r.committed()) reveal.round = r.committed()->round;
+      ledger_.append(text(reveal));
+    }
   }
 }
 

@@ -100,6 +100,7 @@ class journal {
     bool drawn = false;
     bool witnessed_commit = false;
     bool witnessed_close = false;
+    std::size_t draw_lanes = 0;
   };
   static draw_progress progress_of(const room& r);
   void record_draw(const draw_progress& before, const room& r, const event& e);

@@ -14,20 +14,13 @@
 #include <vector>
 
 #include "core/base/codec.hpp"
+#include "core/lanes/lane_place.hpp"
 #include "core/lanes/lane_spec.hpp"
 #include "core/rooms/claims.hpp"
 
 namespace foyer {
 
-inline constexpr int lane_place_bits = 56;
-inline constexpr std::uint64_t lane_place_mask = (std::uint64_t{1} << lane_place_bits) - 1;
 inline constexpr std::size_t max_lane_ids = 255;  // lanes a room may ever have had
-
-inline std::uint8_t lane_of(std::uint64_t place) { return static_cast<std::uint8_t>(place >> lane_place_bits); }
-inline std::uint64_t place_in_lane(std::uint64_t place) { return place & lane_place_mask; }
-inline std::uint64_t lane_place(std::uint8_t lane, std::uint64_t n) {
-  return std::uint64_t{lane} << lane_place_bits | n;
-}
 
 struct lane_queue {
   lane_config config;  // a lane no longer declared keeps its id, with a share of 0

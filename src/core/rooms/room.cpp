@@ -21,17 +21,27 @@ constexpr std::int64_t checkpoint_every_ms = 1'000;
 
 }  // namespace
 
+digest lane_seed(const digest& room_seed, std::string_view lane) {
+  if (lane == general_lane) return room_seed;
+  sha256_stream hash;
+  hash.update(as_bytes(std::string_view("foyer/lane-seed/v1")));
+  hash.update(std::array<std::uint8_t, 1>{0});
+  hash.update(room_seed);
+  hash.update(as_bytes(lane));
+  return hash.finish();
+}
+
 room::room(room_config config, const room_created& created)
     : config_(std::move(config)),
       declared_(config_),
-      seed_(created.seed),
-      commitment_(lottery::commitment(created.seed)),
       created_at_ms_(created.at_ms),
       state_(config_.opens_at_ms ? room_state::lobby : room_state::open),
       tick_ms_(created.at_ms) {
   if (state_ == room_state::open) opened_at_ms_ = created.at_ms;
+  draws_.emplace_back(created.seed);
   reset_rate();
   lanes_.follow(config_.lanes);
+  follow_draws();
   stock_.retotal(std::nullopt, config_.stock);
   seats_.retotal(config_.inventory, created.at_ms);
 }
@@ -149,7 +159,20 @@ void room::apply(const room_configured& e) {
     tick_ms_ = e.at_ms;
     carry_ = 0;
   }
+  follow_draws();
   if (untouched()) commit();
+}
+
+void room::follow_draws() {
+  if (state_ != room_state::lobby) {
+    if (untouched()) draws_.resize(1);
+    return;
+  }
+  while (draws_.size() < lanes_.size()) {
+    draws_.emplace_back(lane_seed(draws_[0].seed, lanes_.at(static_cast<std::uint8_t>(draws_.size())).config.id));
+    // Its commitment is a new commit entry, which the witnesses have not seen yet.
+    if (committed_) witnessed_commit_ = false;
+  }
 }
 
 ledger::beacon_kind room::beacon_kind() const {
@@ -189,10 +212,10 @@ std::optional<std::int64_t> room::lobby_closes_at_ms() const {
 }
 
 join_outcome room::apply(const visitor_joined& e, std::vector<merkle::stored_node>& completed) {
-  // A lane removed while the join was written takes no one more; the lobby is the general
-  // lane's. A code is redeemed here, in log order: of two joins with a single-use code,
-  // the second is refused.
-  bool lane_gone = e.lane >= lanes_.size() || !lanes_.at(e.lane).declared || (e.lane != 0 && state_ == room_state::lobby);
+  // A lane removed while the join was written takes no one more, nor a lobby a lane
+  // without a draw. A code is redeemed here, in log order: of two joins with a
+  // single-use code, the second is refused.
+  bool lane_gone = e.lane >= lanes_.size() || !lanes_.at(e.lane).declared || (state_ == room_state::lobby && e.lane >= draws_.size());
   auto redeemer = e.account.value_or(e.visitor);
   bool code_refused = false;
   if (e.code) {
@@ -208,8 +231,9 @@ join_outcome room::apply(const visitor_joined& e, std::vector<merkle::stored_nod
   join_outcome outcome;
   auto place = lanes_.take_place(e.lane);
   if (state_ == room_state::lobby) {
-    outcome.lobby_index = lobby_.size();
-    auto nodes = lobby_.append(merkle::leaf_hash(e.entrant));
+    auto& lobby = draws_[e.lane].lobby;
+    outcome.lobby_index = lane_place(e.lane, lobby.size());
+    auto nodes = lobby.append(merkle::leaf_hash(e.entrant));
     completed.insert(completed.end(), nodes.begin(), nodes.end());
   } else {
     outcome.place = place;
@@ -374,7 +398,7 @@ std::string_view room::rate_reason_at(std::int64_t now_ms) const {
 void room::apply(const lobby_closed& e) {
   if (state_ != room_state::lobby) return;
   closed_at_ms_ = e.at_ms;
-  lobby_root_ = lobby_.root();
+  for (auto& d : draws_) d.root = d.lobby.root();
   awaits_witnesses_ = e.awaits_witnesses;
   state_ = room_state::drawing;
   draw_when_ready(e.at_ms);
@@ -401,20 +425,20 @@ void room::draw_when_ready(std::int64_t at_ms) {
   draw(at_ms);
 }
 
-digest room::places_hash() const {
-  if (!permutation_) return sha256(byte_view{});
-  return ledger::places_hash(*permutation_);
+digest room::places_hash(std::uint8_t lane) const {
+  const auto& places = draws_[lane].permutation;
+  return places ? ledger::places_hash(*places) : sha256(byte_view{});
 }
 
 void room::draw(std::int64_t at_ms) {
-  derive_permutation();
+  derive_permutations();
   state_ = room_state::open;
   opened_at_ms_ = at_ms;
   tick_ms_ = at_ms;
   carry_ = 0;
 }
 
-void room::derive_permutation() {
+void room::derive_permutations() {
   // drand: the beacon is the round's signature, and its randomness, SHA-256 of it, is
   // what the key mixes in.
   byte_view beacon = beacon_ ? as_bytes(*beacon_) : byte_view{};
@@ -423,9 +447,10 @@ void room::derive_permutation() {
     randomness = sha256(beacon);
     beacon = randomness;
   }
-  key_ = lottery::derive_key(seed_, *lobby_root_, beacon);
-  if (lobby_.size() == 0) return;
-  permutation_.emplace(*key_, lobby_.size());
+  for (auto& d : draws_) {
+    d.key = lottery::derive_key(d.seed, *d.root, beacon);
+    if (d.lobby.size() > 0) d.permutation.emplace(*d.key, d.lobby.size());
+  }
 }
 
 bool room::allows(room_state target) const {
@@ -485,14 +510,18 @@ void room::hold_admission(std::int64_t at_ms) {
 
 void room::release_admission() { --holds_; }
 
-std::optional<digest> room::revealed_seed() const {
+std::optional<digest> room::revealed_seed(std::uint8_t lane) const {
   if (!opened_at_ms_ || !closed_at_ms_) return std::nullopt;
-  return seed_;
+  return draws_[lane].seed;
 }
 
 std::optional<std::uint64_t> room::place_of(std::uint64_t lobby_index) const {
-  if (!permutation_ || lobby_index >= permutation_->size()) return std::nullopt;
-  return permutation_->place(lobby_index);
+  auto lane = lane_of(lobby_index);
+  auto index = place_in_lane(lobby_index);
+  if (lane >= draws_.size()) return std::nullopt;
+  const auto& places = draws_[lane].permutation;
+  if (!places || index >= places->size()) return std::nullopt;
+  return lane_place(lane, places->place(index));
 }
 
 }  // namespace foyer

@@ -44,6 +44,25 @@ struct commit_terms {
   friend bool operator==(const commit_terms&, const commit_terms&) = default;
 };
 
+// One lane's opening draw: a lottery room draws each lane on its own, with its own seed
+// (committed before anyone could enter the lane's lobby), lobby and places. The general
+// lane's draw is the room's, as in a room without lanes.
+struct lane_draw {
+  lane_draw() = default;
+  explicit lane_draw(const digest& lane_seed) : seed(lane_seed), commitment(lottery::commitment(lane_seed)) {}
+
+  digest seed{};
+  digest commitment{};
+  merkle::frontier lobby;
+  std::optional<digest> root;  // once the lobby closed
+  std::optional<digest> key;   // once drawn
+  std::optional<lottery::permutation> permutation;
+};
+
+// A lane's seed: the room's for the general lane, else derived from it and the lane's id,
+// so that revealing one lane's seed reveals no other's.
+digest lane_seed(const digest& room_seed, std::string_view lane);
+
 // The beacon rule that names drand quicknet; any other non-empty rule is a value the
 // operator supplies.
 inline constexpr std::string_view drand_quicknet_rule = "drand-quicknet";
@@ -178,7 +197,12 @@ class room {
   std::uint64_t joined() const { return joined_; }
   // The entry an account's join got, if it joined.
   const joined_entry* account_entry(const id16& account) const;
-  std::uint64_t lobby_size() const { return lobby_.size(); }
+  // The lanes that draw at the opening: those declared before the lobby closed (lanes
+  // [0, draw_lanes())). A room without an opening has the general lane's, never drawn.
+  std::size_t draw_lanes() const { return draws_.size(); }
+  // The lane as the public record names its draw: "" for the general lane's, the room's own.
+  std::string_view ledger_lane(std::uint8_t lane) const { return lane == 0 ? std::string_view() : lanes_.at(lane).config.id; }
+  std::uint64_t lobby_size(std::uint8_t lane = 0) const { return draws_[lane].lobby.size(); }
   bool lobby_open() const { return state_ == room_state::lobby; }
   std::optional<std::int64_t> lobby_closes_at_ms() const;
   std::int64_t created_at_ms() const { return created_at_ms_; }
@@ -187,9 +211,9 @@ class room {
   std::optional<std::int64_t> closed_at_ms() const { return closed_at_ms_; }
   std::optional<std::int64_t> opened_at_ms() const { return opened_at_ms_; }
 
-  const digest& commitment() const { return commitment_; }
+  const digest& commitment(std::uint8_t lane = 0) const { return draws_[lane].commitment; }
   // Known once the lobby closed.
-  std::optional<digest> lobby_root() const { return lobby_root_; }
+  const std::optional<digest>& lobby_root(std::uint8_t lane = 0) const { return draws_[lane].root; }
   const std::optional<std::string>& beacon() const { return beacon_; }
   bool needs_beacon() const { return !config_.beacon_rule.empty(); }
   ledger::beacon_kind beacon_kind() const;
@@ -201,13 +225,14 @@ class room {
   bool witnessed(ledger::stage stage) const {
     return stage == ledger::stage::commit ? witnessed_commit_ : witnessed_close_;
   }
-  // The lottery key, once the draw happened.
-  const std::optional<digest>& lottery_key() const { return key_; }
-  // SHA-256 of every place in lobby order (ledger::places_hash), once drawn.
-  digest places_hash() const;
-  // Revealed only once the draw happened (lobby closed durably, beacon in if required).
-  std::optional<digest> revealed_seed() const;
-  // π(lobby_index) once drawn.
+  // The lane's lottery key, once the draw happened.
+  const std::optional<digest>& lottery_key(std::uint8_t lane = 0) const { return draws_[lane].key; }
+  // SHA-256 of every place of the lane's lobby in lobby order (ledger::places_hash), once drawn.
+  digest places_hash(std::uint8_t lane = 0) const;
+  // The lane's seed, revealed only once the draw happened (lobby closed durably, beacon
+  // in if required).
+  std::optional<digest> revealed_seed(std::uint8_t lane = 0) const;
+  // The place drawn for a lobby index (the lane in its top byte, as places have), once drawn.
   std::optional<std::uint64_t> place_of(std::uint64_t lobby_index) const;
 
   std::string encode_state() const;
@@ -220,7 +245,10 @@ class room {
   void draw_when_ready(std::int64_t at_ms);
   // Fixes the commit terms from the settings, while nobody joined.
   void commit();
-  void derive_permutation();
+  void derive_permutations();
+  // A lane declared while the lobby is open gets its draw; a room that is no lobby (yet)
+  // has only the general lane's.
+  void follow_draws();
   // Nobody joined and no lobby closed: the schedule may still change at will.
   bool untouched() const;
   std::int64_t claim_window_ms() const { return std::int64_t{config_.claim_window_seconds} * 1000; }
@@ -242,25 +270,20 @@ class room {
   room_owner owner_ = room_owner::file;
   room_config declared_;
   bool configured_ = false;  // a room_configured was applied (logs from before it have none)
-  digest seed_;
-  digest commitment_;
   std::int64_t created_at_ms_;
   room_state state_;
   std::uint64_t joined_ = 0;
   std::uint64_t served_ = 0;
   std::int64_t tick_ms_;
   std::uint64_t carry_ = 0;
-  merkle::frontier lobby_;
+  std::vector<lane_draw> draws_;  // the general lane's first
   std::optional<std::int64_t> closed_at_ms_;
   std::optional<std::int64_t> opened_at_ms_;
-  std::optional<digest> lobby_root_;
   std::optional<std::string> beacon_;
   std::optional<commit_terms> committed_;
   bool awaits_witnesses_ = false;
   bool witnessed_commit_ = false;
   bool witnessed_close_ = false;
-  std::optional<digest> key_;
-  std::optional<lottery::permutation> permutation_;
   std::unordered_map<id16, joined_entry, id16_hash> accounts_;
   lane_queues lanes_;
   code_book codes_;

@@ -16,7 +16,8 @@ namespace {
 // 6: the settings' room_config_format before them: later formats need no new state;
 // 7: the lottery's commit terms and what its draw waits for from the witnesses;
 // 8: the lanes, each with its counts and its passes' claims, where the claims were, then
-//    the access codes and the invites used.
+//    the access codes and the invites used;
+// 9: the lobbies of the lanes other than the general one, for their own draws.
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
@@ -24,7 +25,8 @@ constexpr std::uint8_t seats_state_format = 4;
 constexpr std::uint8_t ledger_state_format = 5;
 constexpr std::uint8_t config_format_state_format = 6;
 constexpr std::uint8_t commit_state_format = 7;
-constexpr std::uint8_t state_format = 8;
+constexpr std::uint8_t lanes_state_format = 8;
+constexpr std::uint8_t state_format = 9;
 
 void write_optional(writer& w, const std::optional<std::int64_t>& v) {
   w.u8(v.has_value());
@@ -42,14 +44,14 @@ std::optional<std::int64_t> read_optional(reader& r) {
 std::string room::encode_state() const {
   writer w;
   w.u8(state_format);
-  w.raw(seed_);
+  w.raw(draws_[0].seed);
   w.i64(created_at_ms_);
   w.u8(static_cast<std::uint8_t>(state_));
   w.u64(joined_);
   w.u64(served_);
   w.i64(tick_ms_);
   w.u64(carry_);
-  w.str(lobby_.encode());
+  w.str(draws_[0].lobby.encode());
   write_optional(w, closed_at_ms_);
   write_optional(w, opened_at_ms_);
   w.u8(beacon_.has_value());
@@ -90,6 +92,8 @@ std::string room::encode_state() const {
     w.i64(committed_->closes_at_ms);
   }
   w.u8(static_cast<std::uint8_t>(awaits_witnesses_ | witnessed_commit_ << 1 | witnessed_close_ << 2));
+  w.u64(draws_.size() - 1);
+  for (std::size_t i = 1; i < draws_.size(); ++i) w.str(draws_[i].lobby.encode());
   // Last: the seat ledger's tests find it at the end.
   seats_.encode(w);
   return w.take();
@@ -149,7 +153,7 @@ bool room::decode_state(std::string_view bytes) {
     reason = r.u8();
     sold_out_by_stock = r.u8() != 0;
     stock_from = r.u8();
-    bool queues = format >= state_format ? lanes.decode(r) && codes.decode(r) && invites.decode(r) : claims.decode(r);
+    bool queues = format >= lanes_state_format ? lanes.decode(r) && codes.decode(r) && invites.decode(r) : claims.decode(r);
     if (!queues || !stock.decode(r)) return false;
   }
   std::optional<commit_terms> committed;
@@ -162,16 +166,26 @@ bool room::decode_state(std::string_view bytes) {
     }
     witnessing = r.u8();
   }
+  // The general lane's lobby first, then the other lanes' in lane order.
+  std::vector<std::optional<merkle::frontier>> lobbies{std::move(lobby)};
+  if (format >= state_format) {
+    auto count = r.u64();
+    if (count >= max_lane_ids) return false;
+    for (std::uint64_t i = 0; i < count && !r.failed(); ++i) lobbies.push_back(merkle::frontier::decode(r.str()));
+  }
+  bool lobbies_good = std::all_of(lobbies.begin(), lobbies.end(), [](const auto& l) {
+    // A lobby the lottery cannot shuffle: refused here, before anything is applied.
+    return l && l->size() < lottery::lobby_size_limit;
+  });
   if (format >= seats_state_format &&
       !seats.decode(r, config ? config->inventory : config_.inventory, /*versioned=*/format >= ledger_state_format)) {
     return false;
   }
   if (!r.done() || witnessing > 7 || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
-      stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) || !lobby ||
-      // A lobby the lottery cannot shuffle: refused here, before anything is applied.
-      lobby->size() >= lottery::lobby_size_limit || state > static_cast<std::uint8_t>(room_state::closed) ||
-      served > joined || seed != seed_ ||
-      (format >= state_format && lanes.totals() != std::pair{joined, served})) {
+      stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) ||
+      !lobbies_good || state > static_cast<std::uint8_t>(room_state::closed) || served > joined || seed != draws_[0].seed ||
+      (format >= lanes_state_format && lanes.totals() != std::pair{joined, served}) ||
+      (format >= state_format && lanes.size() < lobbies.size())) {
     return false;
   }
   created_at_ms_ = created;
@@ -180,7 +194,6 @@ bool room::decode_state(std::string_view bytes) {
   served_ = served;
   tick_ms_ = tick;
   carry_ = carry;
-  lobby_ = std::move(*lobby);
   closed_at_ms_ = closed;
   opened_at_ms_ = opened;
   beacon_ = has_beacon ? std::optional(beacon) : std::nullopt;
@@ -217,11 +230,19 @@ bool room::decode_state(std::string_view bytes) {
   awaits_witnesses_ = witnessing & 1;
   witnessed_commit_ = witnessing & 2;
   witnessed_close_ = witnessing & 4;
-  lobby_root_.reset();
-  key_.reset();
-  permutation_.reset();
-  if (closed_at_ms_) lobby_root_ = lobby_.root();
-  if (closed_at_ms_ && opened_at_ms_) derive_permutation();
+  draws_.resize(1);
+  for (std::size_t i = 0; i < lobbies.size(); ++i) {
+    if (i > 0) {
+      draws_.emplace_back(lane_seed(draws_[0].seed, lanes_.at(static_cast<std::uint8_t>(i)).config.id));
+    }
+    auto& d = draws_[i];
+    d.lobby = std::move(*lobbies[i]);
+    d.root.reset();
+    d.key.reset();
+    d.permutation.reset();
+    if (closed_at_ms_) d.root = d.lobby.root();
+  }
+  if (closed_at_ms_ && opened_at_ms_) derive_permutations();
   return true;
 }
 

@@ -263,11 +263,17 @@ std::optional<field_problem> set_lane(std::vector<lane_config>& lanes, std::stri
     if (lanes.size() >= max_lanes) return problem(key, fmt::format("a room has at most {} lanes", max_lanes));
     lane_config lane;
     lane.id = std::string(id);
+    lane.name = lane.id;
     if (id == general_lane) lane.entry = lane_entry::open;
     it = lanes.insert(it, std::move(lane));
   }
   auto name = rest.substr(dot + 1);
-  if (name == "name") return set_text(key, value, it->name, 200);
+  if (name == "name") {
+    // Named as it is stored, so that a change compares equal to what it became.
+    if (auto p = set_text(key, value, it->name, 200)) return p;
+    if (it->name.empty()) it->name = it->id;
+    return std::nullopt;
+  }
   if (name == "share") {
     double share = 0;
     if (auto p = set_fraction(key, value, share, 0.0, 1.0)) return p;
@@ -307,7 +313,6 @@ std::optional<field_problem> check_lanes(room_config& c) {
   if ((shared || !general_declared) && priority >= share_scale) {
     return problem("lanes", "priority lanes must leave a share for the others: their shares must sum to less than 1");
   }
-  if (c.opens_at_ms) return problem("lanes", "a room with an opening lottery (opens_at) has no lanes yet: give each lane its own room");
   return std::nullopt;
 }
 

@@ -18,9 +18,9 @@ std::uint32_t poll_interval(std::int64_t until_ms, double jitter) {
 }  // namespace
 
 visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms,
-                         double jitter, status_window window) {
+                         double jitter, status_window window, std::optional<std::uint64_t> lobby_index) {
   visitor_status s;
-  auto lane = place ? lane_of(*place) : std::uint8_t{0};
+  auto lane = place ? lane_of(*place) : lobby_index ? lane_of(*lobby_index) : std::uint8_t{0};
   if (r.lanes().size() > 1 && lane < r.lanes().size()) s.lane = r.lanes().at(lane).config.id;
   s.served = r.served_in_lane(lane, now_ms);
   if (place) place = place_in_lane(*place);

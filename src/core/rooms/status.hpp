@@ -37,8 +37,10 @@ struct status_window {
 };
 
 // `place` is the room's (lane_queues). `jitter` in [0, 1) spreads polls so that a crowd
-// doesn't poll in step.
+// doesn't poll in step. A visitor with no place yet is in the lane of their lobby index
+// (room::place_of), if they entered a lobby.
 visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms,
-                         double jitter, status_window window = {});
+                         double jitter, status_window window = {},
+                         std::optional<std::uint64_t> lobby_index = std::nullopt);
 
 }  // namespace foyer

@@ -92,26 +92,35 @@ response ledger_file(const context& ctx, const request& req, std::string_view pa
               std::move(*bytes));
 }
 
-response lobby_checkpoint(const context& ctx, const request& req, const room& r) {
-  auto root = r.lobby_root();
-  if (!root) return lobby_not_closed(req);
-  return file(req, "text/plain; charset=utf-8", forever,
-              ctx.ledger.lobby_checkpoint(r.config().id, r.lobby_size(), *root));
+std::optional<std::uint8_t> drawing_lane(const request& req, const room& r, std::string_view lane, response& answer) {
+  if (lane.empty()) return std::uint8_t{0};
+  auto index = r.lanes().index_of(lane);
+  if (index && *index > 0 && *index < r.draw_lanes()) return index;
+  answer = problem(req, errc::unknown_lane, "No lane of that id draws its places in this room.");
+  return std::nullopt;
 }
 
-task<response> lobby_file(context& ctx, const request& req, const room& r, std::string_view path) {
-  if (!r.lobby_root()) co_return lobby_not_closed(req);
+response lobby_checkpoint(const context& ctx, const request& req, const room& r, std::uint8_t lane) {
+  const auto& root = r.lobby_root(lane);
+  if (!root) return lobby_not_closed(req);
+  return file(req, "text/plain; charset=utf-8", forever,
+              ctx.ledger.lobby_checkpoint(r.config().id, r.ledger_lane(lane), r.lobby_size(lane), *root));
+}
+
+task<response> lobby_file(context& ctx, const request& req, const room& r, std::uint8_t lane, std::string_view path) {
+  if (!r.lobby_root(lane)) co_return lobby_not_closed(req);
   auto ref = tiles::parse_path(path);
-  if (!ref || !tiles::has_file(*ref, r.lobby_size())) co_return no_file(req, path);
+  if (!ref || !tiles::has_file(*ref, r.lobby_size(lane))) co_return no_file(req, path);
   auto first = tiles::first_node(*ref);
   const std::string room_id = r.config().id;
-  // Leaves are stored as entrant ids; every level above as its perfect subtrees' hashes.
+  // Leaves are stored as entrant ids; every level above as its perfect subtrees' hashes,
+  // a lane's under its lane's indexes.
   bool leaves = ref->entries || ref->level == 0;
   std::vector<std::string> keys;
   keys.reserve(ref->width);
   for (std::uint64_t i = 0; i < ref->width; ++i) {
-    keys.push_back(leaves ? journal::lobby_leaf_key(room_id, first.index + i)
-                          : journal::lobby_node_key(room_id, first.level, first.index + i));
+    auto index = lane_place(lane, first.index + i);
+    keys.push_back(leaves ? journal::lobby_leaf_key(room_id, index) : journal::lobby_node_key(room_id, first.level, index));
   }
   auto stored = co_await read_side_records(ctx, std::move(keys));
   if (!stored) co_return unavailable(req);
@@ -135,15 +144,15 @@ task<response> lobby_file(context& ctx, const request& req, const room& r, std::
   co_return file(req, "application/octet-stream", forever, std::move(body));
 }
 
-task<std::optional<lobby_path>> read_lobby_path(context& ctx, const request& req, const room& r,
+task<std::optional<lobby_path>> read_lobby_path(context& ctx, const request& req, const room& r, std::uint8_t lane,
                                                 std::uint64_t index, response& answer) {
-  std::uint64_t size = r.lobby_size();
+  std::uint64_t size = r.lobby_size(lane);
   std::string room_id = r.config().id;
   auto nodes = merkle::audit_path_nodes(index, size);
-  std::vector<std::string> keys{journal::lobby_leaf_key(room_id, index)};
+  std::vector<std::string> keys{journal::lobby_leaf_key(room_id, lane_place(lane, index))};
   for (const auto& n : nodes) {
-    keys.push_back(n.level == 0 ? journal::lobby_leaf_key(room_id, n.index)
-                                : journal::lobby_node_key(room_id, n.level, n.index));
+    auto at = lane_place(lane, n.index);
+    keys.push_back(n.level == 0 ? journal::lobby_leaf_key(room_id, at) : journal::lobby_node_key(room_id, n.level, at));
   }
   auto stored = co_await read_side_records(ctx, std::move(keys));
   if (!stored) {
@@ -166,21 +175,20 @@ task<std::optional<lobby_path>> read_lobby_path(context& ctx, const request& req
   co_return lobby_path{*values[0], merkle::audit_path(index, size, hashes)};
 }
 
-task<response> lobby_proof(context& ctx, const request& req, const room& r, std::string_view index_text) {
-  auto root = r.lobby_root();
+task<response> lobby_proof(context& ctx, const request& req, const room& r, std::uint8_t lane, std::string_view index_text) {
+  const auto& root = r.lobby_root(lane);
   if (!root) co_return lobby_not_closed(req);
   auto index = parse_u64(index_text);
   if (!index) co_return problem(req, errc::bad_index, "Give the lobby index as a number.");
-  if (*index >= r.lobby_size()) {
-    co_return problem(req, errc::no_such_entrant, fmt::format("The lobby has {} entrants.", r.lobby_size()));
-  }
+  auto size = r.lobby_size(lane);
+  if (*index >= size) co_return problem(req, errc::no_such_entrant, fmt::format("The lobby has {} entrants.", size));
   response refusal;
-  auto found = co_await read_lobby_path(ctx, req, r, *index, refusal);
+  auto found = co_await read_lobby_path(ctx, req, r, lane, *index, refusal);
   if (!found) co_return refusal;
   // c2sp.org/tlog-proof: header, index, the path's hashes, a blank line, the checkpoint.
   std::string body = fmt::format("c2sp.org/tlog-proof@v1\nindex {}\n", *index);
   for (const auto& h : found->path) body += base64_encode(h) + "\n";
-  body += "\n" + ctx.ledger.lobby_checkpoint(r.config().id, r.lobby_size(), *root);
+  body += "\n" + ctx.ledger.lobby_checkpoint(r.config().id, r.ledger_lane(lane), size, *root);
   co_return file(req, "text/plain; charset=utf-8", forever, std::move(body));
 }
 

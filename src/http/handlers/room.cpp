@@ -53,6 +53,28 @@ std::string draw_of(const context& ctx, const room& r) {
   return draw.done();
 }
 
+// The draws of the lanes other than the general one (whose draw is the room's, above):
+// each with its own commitment, lobby and, once drawn, seed.
+std::string lane_draws_of(const context& ctx, const room& r) {
+  json_object lanes;
+  for (std::uint8_t lane = 1; lane < r.draw_lanes(); ++lane) {
+    auto id = r.ledger_lane(lane);
+    json_object draw;
+    draw.str("commitment", to_hex(r.commitment(lane)));
+    if (r.lobby_root(lane)) {
+      draw.num("lobby_size", r.lobby_size(lane));
+    } else {
+      draw.null("lobby_size");
+    }
+    draw.raw("lobby_root", hex_or_null(r.lobby_root(lane)))
+        .raw("seed", hex_or_null(r.revealed_seed(lane)))
+        .str("lobby_vkey", ctx.ledger.lobby_vkey(r.config().id, id))
+        .str("lobby", fmt::format("/ledger/lobbies/{}/lanes/{}", r.config().id, id));
+    lanes.raw(id, draw.done());
+  }
+  return lanes.done();
+}
+
 }  // namespace
 
 void add_admission(json_object& body, const room& r, std::int64_t now_ms) {
@@ -154,7 +176,8 @@ response room_info(const context& ctx, const request& req, const room& r) {
   if (c.opens_at_ms) body.raw("draw", draw_of(ctx, r));
   if (c.stock) body.num("stock", *c.stock);
   if (!c.alternatives.empty()) body.raw("alternatives", alternatives_of(ctx, r));
-  if (r.lanes().size() > 1) body.raw("lanes", lanes_of(r));
+  // Also a room whose only lane is not open: the page must know it takes invites or codes.
+  if (r.lanes().size() > 1 || !r.lane_takes(general_lane, lane_entry::open)) body.raw("lanes", lanes_of(r));
   json_object brand;
   brand.str("name", c.name);
   if (!c.logo_url.empty()) brand.str("logo_url", c.logo_url);
@@ -208,6 +231,7 @@ response lottery(const context& ctx, const request& req, const room& r) {
   body.raw("receipt_keys", receipt_keys.done());
   if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   if (r.config().opens_at_ms) body.raw("draw", draw_of(ctx, r));
+  if (r.draw_lanes() > 1) body.raw("lanes", lane_draws_of(ctx, r));
   return cacheable(req, body.done());
 }
 
@@ -215,14 +239,17 @@ task<response> lottery_proof(context& ctx, const request& req, const room& r) {
   auto index_text = query_param(req.target(), "index");
   auto index = index_text ? parse_u64(*index_text) : std::nullopt;
   if (!index) co_return problem(req, errc::bad_index, "Give the lobby index as ?index=<number>.");
-  auto root = r.lobby_root();
+  // A lane's lobby is named by ?lane=<id>; the general lane's, the room's own, by none.
+  response refusal;
+  auto lane = drawing_lane(req, r, query_param(req.target(), "lane").value_or(""), refusal);
+  if (!lane) co_return refusal;
+  auto root = r.lobby_root(*lane);
   if (!root) co_return problem(req, errc::lobby_open, "Proofs exist once the lobby has closed.");
-  std::uint64_t size = r.lobby_size();
+  std::uint64_t size = r.lobby_size(*lane);
   if (*index >= size) {
     co_return problem(req, errc::no_such_entrant, fmt::format("The lobby has {} entrants.", size));
   }
-  response refusal;
-  auto found = co_await read_lobby_path(ctx, req, r, *index, refusal);
+  auto found = co_await read_lobby_path(ctx, req, r, *lane, *index, refusal);
   if (!found) co_return refusal;
   std::string path = "[";
   for (const auto& h : found->path) {

@@ -130,7 +130,7 @@ void visitor::sign_pending_receipts() {
 }
 
 response visitor::existing_entry(const request& req, const ticket& t, const room& r) {
-  auto st = status_of(r, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within);
+  auto st = status_of(r, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within, t.lobby_index);
   auto body = json_object()
                   .str("ticket", ctx_.tickets.encode(t))
                   .opt_num("place", st.place)
@@ -139,7 +139,7 @@ response visitor::existing_entry(const request& req, const ticket& t, const room
                   .str("visitor_id", to_hex(t.visitor))
                   .boolean("existing", true);
   if (st.lane) body.str("lane", *st.lane);
-  if (t.lobby_index) body.num("lobby_index", *t.lobby_index).str("entrant_id", to_hex(t.entrant));
+  if (t.lobby_index) body.num("lobby_index", place_in_lane(*t.lobby_index)).str("entrant_id", to_hex(t.entrant));
   return json_response(req, bhttp::status::ok, body.done());
 }
 
@@ -203,7 +203,7 @@ task<response> visitor::entered(const request& req, std::string room_id, join_en
 
   const ticket& t = entry.t;
   std::string ticket_text = ctx_.tickets.encode(t);
-  auto st = status_of(*now, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within);
+  auto st = status_of(*now, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within, t.lobby_index);
   json_object body;
   body.str("ticket", ticket_text)
       .opt_num("place", st.place)
@@ -212,13 +212,19 @@ task<response> visitor::entered(const request& req, std::string room_id, join_en
       .str("visitor_id", to_hex(t.visitor));
   if (st.lane) body.str("lane", *st.lane);
   if (t.lobby_index) {
-    receipt::receipt_fields fields{room_id, *t.lobby_index, t.entrant, static_cast<std::uint64_t>(t.issued_ms),
-                                   now->commitment()};
+    // Within its lane's lobby, which has its own commitment.
+    auto lane = lane_of(*t.lobby_index);
+    receipt::receipt_fields fields{room_id,
+                                   place_in_lane(*t.lobby_index),
+                                   t.entrant,
+                                   static_cast<std::uint64_t>(t.issued_ms),
+                                   now->commitment(lane),
+                                   std::string(now->ledger_lane(lane))};
     auto receipt = co_await sign_receipt(std::move(fields));
     // The room may have gone while the receipt was signed; what was found is not kept.
     now = ctx_.rooms.find(room_id);
     if (!now) co_return unknown_room(req, room_id);
-    body.num("lobby_index", *t.lobby_index)
+    body.num("lobby_index", place_in_lane(*t.lobby_index))
         .str("entrant_id", to_hex(t.entrant))
         .raw("receipt", receipt::to_json(receipt));
     if (auto closes = now->lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
@@ -264,7 +270,7 @@ response visitor::status(const request& req, const room& r) {
     }
   }
   auto now = ctx_.clock.steady_ms();
-  auto st = status_of(r, t->place, now, jitter(), ctx_.settings.status_within);
+  auto st = status_of(r, t->place, now, jitter(), ctx_.settings.status_within, t->lobby_index);
   if (ctx_.overload.sheds_poll(st.eta_seconds, st.poll_after_ms)) {
     return problem(req, errc::overloaded, "Many visitors at once: your place is kept; ask again later.");
   }
@@ -289,7 +295,7 @@ response visitor::status(const request& req, const room& r) {
       .num("poll_after_ms", st.poll_after_ms)
       .opt_num("frontier_above", st.frontier_above);
   if (st.held) body.str("held_reason", *st.held);
-  if (t->lobby_index) body.num("lobby_index", *t->lobby_index);
+  if (t->lobby_index) body.num("lobby_index", place_in_lane(*t->lobby_index));
   if (st.state == "lobby") {
     if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   }

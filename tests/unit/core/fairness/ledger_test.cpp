@@ -42,19 +42,24 @@ std::vector<std::string> kinds(const ledger::log& log) {
 }  // namespace
 
 TEST_CASE("ledger entries are exactly the text docs/fairness.md gives") {
-  CHECK(text(ledger::commit_entry{"spring", filled(0xab), ledger::beacon_kind::drand_quicknet, 1234, 1000, 900}) ==
+  CHECK(text(ledger::commit_entry{"spring", "", filled(0xab), ledger::beacon_kind::drand_quicknet, 1234, 1000, 900}) ==
         "foyer/ledger/v1\nkind commit\nroom spring\ncommitment " + to_hex(filled(0xab)) +
             "\nbeacon drand-quicknet 1234\ncloses_at 1000\nat 900\n");
-  CHECK(text(ledger::commit_entry{"r", filled(0), ledger::beacon_kind::none, 0, 5, 4}).find("\nbeacon none\n") !=
+  CHECK(text(ledger::commit_entry{"r", "", filled(0), ledger::beacon_kind::none, 0, 5, 4}).find("\nbeacon none\n") !=
         std::string::npos);
-  CHECK(text(ledger::close_entry{"r", 3, filled(1), 7}) ==
+  CHECK(text(ledger::close_entry{"r", "", 3, filled(1), 7}) ==
         "foyer/ledger/v1\nkind close\nroom r\nsize 3\nroot " + to_hex(filled(1)) + "\nat 7\n");
   CHECK(text(ledger::witnessed_entry{"r", ledger::stage::close, "o\n1\nx\n\n— o abc\n"}) ==
         "foyer/ledger/v1\nkind witnessed\nroom r\nstage close\n\no\n1\nx\n\n— o abc\n");
-  ledger::reveal_entry reveal{"r", filled(2), ledger::beacon_kind::drand_quicknet, 9, {0xde, 0xad}, filled(3), filled(4), 8};
+  ledger::reveal_entry reveal{"r", "", filled(2), ledger::beacon_kind::drand_quicknet, 9, {0xde, 0xad}, filled(3), filled(4), 8};
   CHECK(text(reveal) == "foyer/ledger/v1\nkind reveal\nroom r\nseed " + to_hex(filled(2)) +
                             "\nbeacon drand-quicknet 9 dead\nkey " + to_hex(filled(3)) + "\nplaces " +
                             to_hex(filled(4)) + "\nat 8\n");
+  // A lane's draw names its lane after the room; the general lane's names none.
+  CHECK(text(ledger::close_entry{"r", "members", 3, filled(1), 7}) ==
+        "foyer/ledger/v1\nkind close\nroom r\nlane members\nsize 3\nroot " + to_hex(filled(1)) + "\nat 7\n");
+  reveal.lane = "members";
+  CHECK(text(reveal).starts_with("foyer/ledger/v1\nkind reveal\nroom r\nlane members\nseed "));
 }
 
 TEST_CASE("the places hash is SHA-256 of every place in lobby order") {
@@ -138,7 +143,7 @@ TEST_CASE_METHOD(journal_fixture, "a draw's commit, close, witnesses and reveal 
   CHECK(reveal.find("places " + to_hex(r->places_hash())) != std::string::npos);
   CHECK(reveal.find("key " + to_hex(*r->lottery_key())) != std::string::npos);
   CHECK(rooms->public_ledger().entries()[1] ==
-        text(ledger::close_entry{"draw", 40, *r->lobby_root(), *r->closed_at_ms()}));
+        text(ledger::close_entry{"draw", "", 40, *r->lobby_root(), *r->closed_at_ms()}));
 
   // A second witness of the same stage changes nothing, and replay gives the same ledger.
   auto before = rooms->public_ledger().entries();
@@ -215,8 +220,56 @@ TEST_CASE("the publisher signs checkpoints the ledger key verifies, with the cos
   REQUIRE(lobby_key);
   CHECK(lobby_key->key == pub.signer().public_part().key);
   std::vector<note::verifier> lobby_keys{*lobby_key};
-  auto lobby = checkpoint::verify(pub.lobby_checkpoint("r", 2, filled(1)), lobby_keys);
+  auto lobby = checkpoint::verify(pub.lobby_checkpoint("r", "", 2, filled(1)), lobby_keys);
   REQUIRE(std::holds_alternative<checkpoint::tree_head>(lobby));
   CHECK(std::get<checkpoint::tree_head>(lobby).origin == "example.com/ledger/lobby/r");
-  CHECK(std::holds_alternative<note::open_error>(checkpoint::verify(pub.lobby_checkpoint("r", 2, filled(1)), keys)));
+  CHECK(std::holds_alternative<note::open_error>(checkpoint::verify(pub.lobby_checkpoint("r", "", 2, filled(1)), keys)));
+  // A lane's lobby is a log of its own.
+  auto lane_key = note::parse_vkey(pub.lobby_vkey("r", "members"));
+  REQUIRE(lane_key);
+  std::vector<note::verifier> lane_keys{*lane_key};
+  auto lane = checkpoint::verify(pub.lobby_checkpoint("r", "members", 2, filled(1)), lane_keys);
+  REQUIRE(std::holds_alternative<checkpoint::tree_head>(lane));
+  CHECK(std::get<checkpoint::tree_head>(lane).origin == "example.com/ledger/lobby/r/members");
+  CHECK(std::holds_alternative<note::open_error>(checkpoint::verify(pub.lobby_checkpoint("r", "members", 2, filled(1)), lobby_keys)));
+}
+
+TEST_CASE_METHOD(journal_fixture, "each lane of a lottery room has its own commit, close and reveal entries") {
+  auto config = lottery_room(start_ms + 60'000);
+  config.lanes = {lane_config{"members", "", 300'000, false, lane_entry::code}};
+  start({config});
+  rooms->require_witnesses(true);
+  const auto& log = rooms->public_ledger();
+  REQUIRE(log.size() == 2);
+  CHECK(log.entries()[0].find("\nlane ") == std::string::npos);
+  CHECK(log.entries()[1].starts_with("foyer/ledger/v1\nkind commit\nroom draw\nlane members\ncommitment " +
+                                     to_hex(rooms->find("draw")->commitment(1))));
+  CHECK(rooms->find("draw")->commitment(1) != rooms->find("draw")->commitment(0));
+  REQUIRE_FALSE(commit(draw_witnessed{"draw", ledger::stage::commit, "cosigned\n", clock.now_ms()}).first);
+
+  // A lane declared while the lobby is open commits its own draw, which the witnesses
+  // have yet to see: the room's commit is witnessed again.
+  config.lanes.push_back(lane_config{"residents", "", 100'000, false, lane_entry::code});
+  REQUIRE_FALSE(reconcile({config}));
+  CHECK(kinds(log) == std::vector<std::string>{"commit", "commit", "witnessed", "commit"});
+  CHECK(log.entries().back().find("\nlane residents\n") != std::string::npos);
+  CHECK_FALSE(rooms->find("draw")->witnessed(ledger::stage::commit));
+  REQUIRE(witnessed_due(*rooms, log.size(), "again\n", clock.now_ms()).size() == 1);
+  CHECK(witnessed_due(*rooms, 3, "old\n", clock.now_ms()).empty());
+
+  REQUIRE_FALSE(commit(draw_witnessed{"draw", ledger::stage::commit, "cosigned again\n", clock.now_ms()}).first);
+  clock.advance_ms(80'000);
+  REQUIRE(tick("draw"));
+  REQUIRE_FALSE(commit(draw_witnessed{"draw", ledger::stage::close, "cosigned close\n", clock.now_ms()}).first);
+  const room* r = rooms->find("draw");
+  REQUIRE(r->revealed_seed(2));
+  CHECK(kinds(log) == std::vector<std::string>{"commit", "commit", "witnessed", "commit", "witnessed", "close", "close",
+                                                "close", "witnessed", "reveal", "reveal", "reveal"});
+  CHECK(log.entries()[6] == text(ledger::close_entry{"draw", "members", 0, *r->lobby_root(1), *r->closed_at_ms()}));
+  const auto& reveal = log.entries().back();
+  CHECK(reveal.find("room draw\nlane residents\nseed " + to_hex(*r->revealed_seed(2))) != std::string::npos);
+  CHECK(lottery::commitment(*r->revealed_seed(2)) == r->commitment(2));
+  auto before = log.entries();
+  restart();
+  CHECK(rooms->public_ledger().entries() == before);
 }

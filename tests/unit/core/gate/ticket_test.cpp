@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/gate/ticket.hpp"
+#include "core/lanes/lane_place.hpp"
 
 using namespace foyer;
 
@@ -62,11 +63,36 @@ TEST_CASE("forged, truncated and foreign tickets are refused") {
   CHECK(why == ticket_error::malformed);
 }
 
+TEST_CASE("after a restore, each lane's tickets pass only for what the restored log holds of that lane") {
+  const std::string secret = "a secret of thirty-two bytes!!!!";
+  ticket_codec old_server(ticket_key(as_bytes(secret), ""));
+  // "sale": 10 general places, lane 1 with 3 places and lane 2 with 2 lobby indexes.
+  ticket_cut cut{10, 0, {{3, 0}, {2, 2}}};
+  ticket_codec restored(ticket_key(as_bytes(secret), "0f0f"), {{ticket_key(as_bytes(secret), ""), {{"sale", cut}}}});
+  ticket_error why{};
+  auto t = sample();
+  t.room = "sale";
+  auto passes = [&](std::optional<std::uint64_t> place, std::optional<std::uint64_t> lobby) {
+    t.place = place;
+    t.lobby_index = lobby;
+    return restored.decode(old_server.encode(t), &why).has_value();
+  };
+  CHECK(passes(9, std::nullopt));
+  CHECK_FALSE(passes(10, std::nullopt));
+  CHECK(passes(lane_place(1, 2), std::nullopt));
+  CHECK_FALSE(passes(lane_place(1, 3), std::nullopt));
+  CHECK(why == ticket_error::lost_in_restore);
+  CHECK(passes(std::nullopt, lane_place(2, 1)));
+  CHECK_FALSE(passes(std::nullopt, lane_place(2, 2)));
+  // A lane the backup did not have.
+  CHECK_FALSE(passes(lane_place(3, 0), std::nullopt));
+}
+
 TEST_CASE("after a restore, an earlier incarnation's tickets pass only for what the restored log holds") {
   const std::string secret = "a secret of thirty-two bytes!!!!";
   ticket_codec old_server(ticket_key(as_bytes(secret), ""));
   // Backed up with places 0..4 of "demo" and lobby indexes 0..2 of "draw"; no "quiet".
-  earlier_tickets first{ticket_key(as_bytes(secret), ""), {{"demo", {5, 0}}, {"draw", {3, 3}}}};
+  earlier_tickets first{ticket_key(as_bytes(secret), ""), {{"demo", {5, 0, {}}}, {"draw", {3, 3, {}}}}};
   ticket_codec restored(ticket_key(as_bytes(secret), "0f0f"), {first});
   ticket_error why{};
 

@@ -1,4 +1,5 @@
 #include <random>
+#include <set>
 
 #include <catch2/catch.hpp>
 
@@ -167,4 +168,74 @@ TEST_CASE_METHOD(lanes_fixture, "a lane's own claim window: its admitted visitor
   CHECK(r.lapsed(*general.place, now_ms));
   CHECK_FALSE(r.lapsed(*member.place, now_ms));
   CHECK(r.no_shows() == 1);
+}
+
+TEST_CASE_METHOD(lanes_fixture, "each lane of a lottery room draws its own places from its own lobby", "[lanes]") {
+  auto config = lobby_config();
+  config.lanes = {lane("members", 300'000)};
+  REQUIRE_FALSE(check_room(config));
+  room r = make(config);
+  REQUIRE(r.draw_lanes() == 2);
+  auto members = *r.lanes().index_of("members");
+  // The general lane's draw is the room's as before lanes; the lane's has its own seed.
+  CHECK(r.commitment(0) == lottery::commitment(seed_of(1)));
+  CHECK(r.commitment(members) == lottery::commitment(lane_seed(seed_of(1), "members")));
+  CHECK(r.commitment(members) != r.commitment(0));
+
+  std::vector<std::uint64_t> general_indexes, member_indexes;
+  for (int i = 0; i < 12; ++i) {
+    auto outcome = join_lane(r, i % 3 == 0 ? "members" : "general");
+    REQUIRE(outcome.lobby_index);
+    CHECK_FALSE(outcome.place);
+    (i % 3 == 0 ? member_indexes : general_indexes).push_back(*outcome.lobby_index);
+  }
+  CHECK(r.lobby_size(0) == 8);
+  CHECK(r.lobby_size(members) == 4);
+  CHECK(lane_of(member_indexes[2]) == members);
+  CHECK(place_in_lane(member_indexes[2]) == 2);
+  CHECK(general_indexes[7] == 7);
+  CHECK(status_of(r, std::nullopt, now_ms, 0.5, {}, member_indexes[0]).lane == "members");
+  CHECK_FALSE(r.place_of(member_indexes[0]));
+
+  close_lobby(r);
+  REQUIRE(r.state() == room_state::open);
+  // Each lane's places are a permutation of its own lobby, keyed by its own seed and root.
+  for (auto [lane, indexes] : {std::pair{std::uint8_t{0}, general_indexes}, std::pair{members, member_indexes}}) {
+    CHECK(r.lottery_key(lane) == lottery::derive_key(*r.revealed_seed(lane), *r.lobby_root(lane), byte_view{}));
+    lottery::permutation expected(*r.lottery_key(lane), indexes.size());
+    std::set<std::uint64_t> places;
+    for (auto index : indexes) {
+      auto place = r.place_of(index);
+      REQUIRE(place);
+      CHECK(lane_of(*place) == lane);
+      CHECK(place_in_lane(*place) == expected.place(place_in_lane(index)));
+      places.insert(place_in_lane(*place));
+    }
+    CHECK(places.size() == indexes.size());
+    CHECK(*places.rbegin() == indexes.size() - 1);
+    CHECK(r.places_hash(lane) == ledger::places_hash(expected));
+  }
+  CHECK(r.revealed_seed(members) == lane_seed(seed_of(1), "members"));
+  // Lanes admit from their own frontiers after the draw; joins after it take the next places.
+  auto late = join_lane(r, "members");
+  CHECK(late.place == lane_place(members, 4));
+
+  room back = make(config);
+  REQUIRE(back.decode_state(r.encode_state()));
+  CHECK(back.encode_state() == r.encode_state());
+  CHECK(back.place_of(member_indexes[1]) == r.place_of(member_indexes[1]));
+  CHECK(back.lobby_root(members) == r.lobby_root(members));
+}
+
+TEST_CASE_METHOD(lanes_fixture, "a lane declared after the lobby closed has no draw: its visitors take places as they come", "[lanes]") {
+  room r = make(lobby_config());
+  join_lane(r, "general");
+  close_lobby(r);
+  auto config = lobby_config();
+  config.lanes = {lane("members", 300'000)};
+  r.apply(room_configured{"r", config, room_owner::file, std::nullopt, now_ms});
+  CHECK(r.draw_lanes() == 1);
+  auto m = join_lane(r, "members");
+  CHECK(m.place == lane_place(*r.lanes().index_of("members"), 0));
+  CHECK_FALSE(m.lobby_index);
 }
