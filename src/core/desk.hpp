@@ -33,6 +33,8 @@ struct desk_refusal {
   // price_rose: a challenge at the price now, so the client solves it and joins again
   // without another round trip.
   std::optional<pow::challenge> offer = {};
+  // A refusal that lasts a known while: when to ask again (Retry-After), in seconds.
+  std::optional<std::int64_t> retry_after_s = {};
 };
 
 template <class Answer, class Commit = std::vector<event>>

@@ -36,10 +36,15 @@ test('an invite-only room: no token, no join; tokens from two libraries; a wrong
       { id: 'launch', name: 'Launch', rate_per_minute: 600, target_url: '/shop',
         lanes: { general: { entry: 'invite' }, press: { entry: 'invite', share: 0.2 } } },
       { id: 'rail', name: 'Rail', rate_per_minute: 600, target_url: '/book', agents_barred_seconds: 3600 },
+      { id: 'club', name: 'Club', rate_per_minute: 600, target_url: '/club', lanes: { general: { entry: 'invite' } } },
     ],
   });
   try {
     await f.start();
+    // A room whose one lane takes invites says so, before any visitor spends a proof of work.
+    const club = (await f.request('GET', '/api/v1/rooms/club')).json;
+    assert.deepEqual(club.lanes.map((l) => [l.id, l.entry]), [['general', 'invite']]);
+    assert.equal((await f.request('GET', '/api/v1/rooms/rail')).json.lanes, undefined);
     const none = await f.join('launch');
     assert.equal(none.status, 403);
     assert.equal(none.json.error, 'invite_required');

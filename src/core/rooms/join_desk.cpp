@@ -104,9 +104,10 @@ desk_refusal code_refused() {
 }
 
 desk_refusal too_many_refused(std::int64_t wait_ms) {
+  auto seconds = (wait_ms + 999) / 1000;
   return desk_refusal{.code = errc::too_many_requests,
-                      .detail = fmt::format("Too many codes were refused from your network; try again in {} s.",
-                                            (wait_ms + 999) / 1000)};
+                      .detail = fmt::format("Too many codes were refused from your network; try again in {} s.", seconds),
+                      .retry_after_s = seconds};
 }
 
 // A network as a budget's key.

@@ -20,7 +20,9 @@ response refused(const request& req, const desk_refusal& why) {
   }
   if (why.waiting) members.push_back({"waiting", waiting});
   if (why.offer) members.push_back({"new_challenge", offer});
-  return problem(req, why.code, why.detail, members);
+  auto res = problem(req, why.code, why.detail, members);
+  if (why.retry_after_s) res.set(beast::http::field::retry_after, std::to_string(*why.retry_after_s));
+  return res;
 }
 
 std::string challenge_json(const pow::challenge& c) {
