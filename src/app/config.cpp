@@ -262,6 +262,32 @@ http_url read_outbound_url(table_reader& t, std::string_view key, std::string_vi
   return *parsed;
 }
 
+void read_invites(const toml::table& table, invites_settings& invites) {
+  table_reader t(table, "invites");
+  bool by_url = table.contains("jwks_url");
+  if (by_url && table.contains("jwks")) {
+    t.fail("jwks_url", "give the site's keys inline (jwks) or by URL (jwks_url), not both");
+  }
+  if (!by_url && table.contains("refresh_seconds")) {
+    t.fail("refresh_seconds", "applies to keys fetched by URL (jwks_url) only");
+  }
+  std::string jwks;
+  std::string url;
+  t.string("jwks", jwks);
+  t.string("jwks_url", url);
+  t.integer("refresh_seconds", invites.refresh_seconds, 1, invite::max_refresh_seconds);
+  t.refuse_unknown();
+  if (by_url) {
+    invites.jwks_url = read_outbound_url(t, "jwks_url", url, "https://shop.example.com/.well-known/invite-keys.json");
+    return;
+  }
+  try {
+    invites.jwks = invite::jwk_set::parse(jwks);
+  } catch (const std::invalid_argument& e) {
+    t.fail("jwks", e.what());
+  }
+}
+
 void read_ledger(const toml::table& table, config& c) {
   table_reader t(table, "ledger");
   auto& l = c.ledger;
@@ -468,15 +494,7 @@ config read_config(const toml::table& root) {
   }
   if (const auto* invites = top.take("invites")) {
     if (!invites->is_table()) top.fail("invites", "must be a table");
-    table_reader t(*invites->as_table(), "invites");
-    std::string jwks;
-    t.string("jwks", jwks);
-    t.refuse_unknown();
-    try {
-      c.api.invite_keys = invite::jwk_set::parse(jwks);
-    } catch (const std::invalid_argument& e) {
-      t.fail("jwks", e.what());
-    }
+    read_invites(*invites->as_table(), c.invites);
   }
   if (const auto* ledger = top.take("ledger")) {
     if (!ledger->is_table()) top.fail("ledger", "must be a table");

@@ -13,6 +13,7 @@
 #include "core/base/url.hpp"
 #include "core/fairness/ledger_publisher.hpp"
 #include "core/gate/pow.hpp"
+#include "core/lanes/site_keys.hpp"
 #include "core/ops/overload.hpp"
 #include "core/rooms/room.hpp"
 #include "delivery/sink.hpp"
@@ -40,6 +41,17 @@ struct ledger_settings {
   std::vector<http_url> beacon_relays;
 };
 
+// [invites]: the site's keys for invite tokens (core/lanes/invite_token.hpp), inline or
+// by URL, never both.
+struct invites_settings {
+  std::optional<invite::jwk_set> jwks;  // Default: none; given inline
+  // Default: none. Fetched from the site at start and refreshed: https, or plain http to a
+  // loopback or private address only.
+  std::optional<http_url> jwks_url;
+  // Seconds between fetches of jwks_url, 1 to a day. Default: 300.
+  std::int64_t refresh_seconds = invite::default_refresh_seconds;
+};
+
 struct config {
   std::string listen = "127.0.0.1:8080";           // Default: loopback, port 8080
   std::filesystem::path data_dir = "foyer-data";   // Default: ./foyer-data
@@ -56,6 +68,7 @@ struct config {
   // The CloudEvents `source` of every event sent. Default: empty, "/foyer/<host name>".
   std::string event_source;
   ledger_settings ledger;
+  invites_settings invites;  // Default: none, invites are refused
 };
 
 // A setting that is missing its mark: the message names the key and the problem.

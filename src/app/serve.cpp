@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 
 #include "app/data_dir.hpp"
+#include "app/invite_key_refresher.hpp"
 #include "app/keyring.hpp"
 #include "app/log.hpp"
 #include "app/ledger_service.hpp"
@@ -203,9 +204,20 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   auto api_settings = c.api;
   api_settings.code_key = subkey(secret, "foyer/access-codes/v1");
   api_settings.account_key = subkey(secret, "foyer/account-key/v1");
+  // The site's invite keys: inline, as given; by URL, fetched on the loop, off the join path.
+  auto invite_keys = c.invites.jwks_url ? invite::site_keys::fetched(c.invites.refresh_seconds * 1000, clock.steady_ms())
+                     : c.invites.jwks   ? invite::site_keys(*c.invites.jwks)
+                                        : invite::site_keys();
+  api_settings.invite_keys = &invite_keys;
   api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, api_settings, overload, publisher,
                                        metrics);
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
+  std::optional<invite_key_refresher> invite_fetches;
+  if (c.invites.jwks_url) {
+    invite_fetches.emplace(ioc, clock, *c.invites.jwks_url, invite_keys);
+    invite_fetches->start();
+    metrics.add([&invite_fetches](ops::metrics_writer& w) { invite_fetches->collect(w); });
+  }
   ticker admissions(ioc, rooms, rates, clock);
   ledger_service draws(ioc, rooms, publisher, clock, c.ledger);
   auto work = net::make_work_guard(ioc);
@@ -266,6 +278,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     health.stop();
     reloads.cancel();
     sinks.stop();
+    if (invite_fetches) invite_fetches->stop();
     server->stop([&] { work.reset(); });
   });
 

@@ -33,6 +33,7 @@ std::string_view to_string(errc e) {
     case errc::unknown_code_batch: return "unknown_code_batch";
     case errc::invite_required: return "invite_required";
     case errc::agent_window: return "agent_window";
+    case errc::invite_keys_unavailable: return "invite_keys_unavailable";
     case errc::sold_out: return "sold_out";
     case errc::closed: return "closed";
     case errc::unknown_room: return "unknown_room";

@@ -30,6 +30,7 @@ enum class errc {
   unknown_code_batch,
   invite_required,  // the room takes invited visitors only
   agent_window,     // an agent's invite, in the room's first minutes
+  invite_keys_unavailable,  // the site's keys are fetched by URL, and no fetch was good yet
   sold_out,  // the room's state: no more joins
   closed,    // the room's state: no more joins
   // Rooms and their lottery.

@@ -31,7 +31,7 @@ using tcp = net::ip::tcp;
 
 // Sends the GET on a connected `stream` and reads the answer (see http_get).
 template <typename Stream>
-net::awaitable<std::string> exchange(Stream& stream, const http_url& url, std::size_t body_limit,
+net::awaitable<http_answer> exchange(Stream& stream, const http_url& url, std::size_t body_limit,
                                      const std::string& where) {
   beast::error_code ec;
   bhttp::request<bhttp::empty_body> req{bhttp::verb::get, url.target, 11};
@@ -54,12 +54,13 @@ net::awaitable<std::string> exchange(Stream& stream, const http_url& url, std::s
   if (res.result() != bhttp::status::ok) {
     throw std::runtime_error(fmt::format("{}: answered {}", where, res.result_int()));
   }
-  co_return std::move(res.body());
+  co_return http_answer{std::move(res.body()), std::string(res[bhttp::field::cache_control])};
 }
 
 }  // namespace
 
-net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseconds timeout, std::size_t body_limit) {
+net::awaitable<http_answer> http_get_answer(const http_url& url, std::chrono::milliseconds timeout,
+                                            std::size_t body_limit) {
   auto executor = co_await net::this_coro::executor;
   auto where = fmt::format("{}://{}{}", url.tls ? "https" : "http", url.authority, url.target);
   beast::error_code ec;
@@ -72,9 +73,9 @@ net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseco
   co_await tcp_stream.async_connect(endpoints, redirect_error(use_awaitable, ec));
   if (ec) throw std::runtime_error(fmt::format("{}: cannot connect: {}", where, ec.message()));
   if (!url.tls) {
-    auto body = co_await exchange(tcp_stream, url, body_limit, where);
+    auto answer = co_await exchange(tcp_stream, url, body_limit, where);
     tcp_stream.socket().shutdown(tcp::socket::shutdown_both, ec);
-    co_return body;
+    co_return answer;
   }
 
   auto context = verifying_client_context();
@@ -86,6 +87,10 @@ net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseco
   if (ec) throw std::runtime_error(fmt::format("{}: TLS handshake failed: {}", where, ec.message()));
   // The connection closes with the stream: one request each, so no TLS close is awaited.
   co_return co_await exchange(stream, url, body_limit, where);
+}
+
+net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseconds timeout, std::size_t body_limit) {
+  co_return (co_await http_get_answer(url, timeout, body_limit)).body;
 }
 
 }  // namespace foyer::delivery

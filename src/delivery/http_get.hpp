@@ -1,6 +1,6 @@
 #pragma once
-// A minimal HTTP/1.1 GET client, for the guard to fetch Foyer's discovery document and JWKS
-// and for drand rounds: https:// (the certificate checked against the system's trusted
+// A minimal HTTP/1.1 GET client, for the guard to fetch Foyer's discovery document and JWKS,
+// for drand rounds and for the site's invite keys: https:// (the certificate checked against the system's trusted
 // roots and the host), or plain http:// (the caller keeps that to loopback or
 // private-network addresses); one request per connection, a deadline and a cap on the body.
 
@@ -19,9 +19,19 @@ namespace foyer::delivery {
 
 namespace net = boost::asio;
 
-// The body of a 200 answer. Throws std::runtime_error naming the problem: unresolvable,
-// unreachable, a certificate that does not check, no whole answer within `timeout`, another
-// status (redirects are not followed), a body over `body_limit`.
+// A 200 answer: its body, and its Cache-Control header (empty if none).
+struct http_answer {
+  std::string body;
+  std::string cache_control;
+};
+
+// The 200 answer to a GET of `url`. Throws std::runtime_error naming the problem:
+// unresolvable, unreachable, a certificate that does not check, no whole answer within
+// `timeout`, another status (redirects are not followed), a body over `body_limit`.
+net::awaitable<http_answer> http_get_answer(const http_url& url, std::chrono::milliseconds timeout,
+                                            std::size_t body_limit);
+
+// The body of http_get_answer's answer.
 net::awaitable<std::string> http_get(const http_url& url, std::chrono::milliseconds timeout, std::size_t body_limit);
 
 }  // namespace foyer::delivery

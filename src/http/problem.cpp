@@ -27,6 +27,7 @@ problem_type type_of(errc e) {
     case errc::unknown_code_batch: return {404, "Unknown code batch"};
     case errc::invite_required: return {403, "Invite required"};
     case errc::agent_window: return {403, "Not yet open to agents"};
+    case errc::invite_keys_unavailable: return {503, "Invite keys unavailable", 5};
     case errc::sold_out: return {410, "Sold out"};
     case errc::closed: return {410, "Room closed"};
     case errc::unknown_room: return {404, "Unknown room"};

@@ -146,14 +146,25 @@ std::variant<std::pair<std::uint8_t, invite::claims>, desk_refusal> join_desk::c
                                                                                            const join_request& req,
                                                                                            const network_key& network,
                                                                                            std::int64_t now_ms) {
+  // Not the token's fault: it is neither refused nor counted against the network.
+  if (invites_.keys && invites_.keys->awaiting_first()) {
+    return desk_refusal{errc::invite_keys_unavailable,
+                        "The site's invite keys have not been fetched yet; try again in a few seconds."};
+  }
   auto key = budget_key(network);
   if (auto wait = refused_codes_.wait(key, now_ms)) return too_many_refused(*wait);
   auto refuse = [&] {
     refused_codes_.spend(key, now_ms);
     return code_refused();
   };
-  if (!invites_.keys) return refuse();
-  auto checked = invite::check_invite(req.invite, *invites_.keys, {r.config().id, now_ms});
+  const auto* keys = invites_.keys ? invites_.keys->keys() : nullptr;
+  if (!keys) return refuse();
+  auto checked = invite::check_invite(req.invite, *keys, {r.config().id, now_ms});
+  // The site may have rotated its keys since the last fetch: this one is refused, and the
+  // keys are fetched again soon, so that the next is not.
+  if (auto* error = std::get_if<invite::invite_error>(&checked); error && error->code == invite::refusal::unknown_key) {
+    invites_.keys->key_missed();
+  }
   auto* claims = std::get_if<invite::claims>(&checked);
   if (!claims || r.invites().seen(claims->jti) || r.invites().full()) return refuse();
   // The lane the site named, or the general lane, if it takes invites.

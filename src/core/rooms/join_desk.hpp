@@ -22,6 +22,7 @@
 #include "core/gate/join_price.hpp"
 #include "core/gate/ticket.hpp"
 #include "core/lanes/invite_token.hpp"
+#include "core/lanes/site_keys.hpp"
 #include "core/passes/pass_budget.hpp"
 #include "core/rooms/journal.hpp"
 
@@ -53,10 +54,11 @@ struct join_commit {
 
 using join_step = step<join_entry, join_commit>;
 
-// The site's invites: its keys (none refuses invites), and the key an invited account's
-// digest is made with when the site signs no account hints.
+// The site's invites: its keys (none refuses invites; owned by whoever runs the desk, and
+// fetched keys change while it runs), and the key an invited account's digest is made
+// with when the site signs no account hints.
 struct invite_settings {
-  std::optional<invite::jwk_set> keys;
+  invite::site_keys* keys = nullptr;
   digest account_key{};
 };
 

@@ -20,7 +20,7 @@
 #include <foyer/store.hpp>
 #include <simdjson.h>
 
-#include "core/lanes/invite_token.hpp"
+#include "core/lanes/site_keys.hpp"
 #include "core/fairness/ledger_publisher.hpp"
 #include "core/rooms/join_desk.hpp"
 #include "core/gate/join_price.hpp"
@@ -59,8 +59,9 @@ struct api_settings {
   // Derived from the data dir's secret at start: the access codes Foyer generates
   // (derived_code). Not a setting.
   digest code_key{};
-  // The site's keys for invite tokens ([invites] jwks); none: invites are refused.
-  std::optional<invite::jwk_set> invite_keys;
+  // The site's keys for invite tokens ([invites]), owned by the server, which fetches them
+  // when they are given by URL. Not a setting. None: invites are refused.
+  invite::site_keys* invite_keys = nullptr;
   // Derived from the data dir's secret at start: an invited account's digest is keyed
   // with it when no account_hint_secret is set.
   digest account_key{};

@@ -318,7 +318,8 @@ TEST_CASE_METHOD(desk_fixture, "a refused code spends no proof of work, and a ne
 
 TEST_CASE_METHOD(desk_fixture, "an invite is used once, and an agent's waits out the room's first minute", "[lanes]") {
   site_signer site;
-  join_desk invited{price, std::string(account_secret), {site.keys(), digest{}}};
+  invite::site_keys keys(site.keys());
+  join_desk invited{price, std::string(account_secret), {&keys, digest{}}};
   start({lanes_room()});
   auto invite = [&](std::string_view sub, std::string_view jti, bool agent = false) -> const std::string& {
     auto exp = clock.now_ms() / 1000 + 600;
@@ -343,4 +344,43 @@ TEST_CASE_METHOD(desk_fixture, "an invite is used once, and an agent's waits out
   auto later = solved_request("tour");
   later.invite = agent.invite;
   CHECK_FALSE(entry(run(later, invited)).existing);
+}
+
+TEST_CASE_METHOD(desk_fixture, "invites wait for keys fetched by URL, and a kid not in the set asks for a fetch",
+                 "[lanes]") {
+  site_signer site;
+  auto keys = invite::site_keys::fetched(300'000, clock.steady_ms());
+  std::size_t fetches_asked = 0;
+  keys.on_key_missed([&] { ++fetches_asked; });
+  join_desk invited{price, std::string(account_secret), {&keys, digest{}}};
+  start({lanes_room()});
+  auto exp = clock.now_ms() / 1000 + 600;
+  auto token = site.sign(fmt::format(R"({{"sub":"alice","room":"tour","lane":"press","jti":"j1","exp":{}}})", exp));
+
+  // No good fetch yet: a 503 to retry, however often, never the network's refused codes.
+  for (int i = 0; i < 20; ++i) {
+    auto req = solved_request("tour");
+    req.invite = token;
+    CHECK(refused(run(req, invited)).code == errc::invite_keys_unavailable);
+  }
+
+  // Keys of another site: the token's kid is not among them.
+  site_signer other;
+  auto other_jwks = fmt::format(R"({{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{}","kid":"other"}}]}})",
+                                base64url_encode(other.pk));
+  REQUIRE_FALSE(keys.answered(other_jwks, "", clock.steady_ms()));
+  auto req = solved_request("tour");
+  req.invite = token;
+  CHECK(refused(run(req, invited)).code == errc::invalid_code);
+  CHECK(fetches_asked == 1);
+
+  // The site's own keys, once fetched again, let the same token in.
+  auto site_jwks = fmt::format(R"({{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{}","kid":"site"}}]}})",
+                               base64url_encode(site.pk));
+  keys.fetch_started(clock.steady_ms());
+  REQUIRE_FALSE(keys.answered(site_jwks, "", clock.steady_ms()));
+  auto again = solved_request("tour");
+  again.invite = token;
+  CHECK(lane_of(*entry(run(again, invited)).t.place) == 2);
+  CHECK(fetches_asked == 1);
 }
