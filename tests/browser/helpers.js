@@ -36,7 +36,7 @@ export async function watchedPage(context, problems) {
   const page = await context.newPage();
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   // Expected: refusals the pages handle, and the note that COOP needs HTTPS on the plain-HTTP origin.
-  const expected = /status of (401|403|404|409|410|422)|Cross-Origin-Opener-Policy header has been ignored/;
+  const expected = /status of (401|403|404|409|410|422|429)|Cross-Origin-Opener-Policy header has been ignored/;
   page.on('console', (message) => {
     if (message.type() === 'error' && !expected.test(message.text())) {
       problems.push(`console error: ${message.text()}`);

@@ -1,7 +1,8 @@
 // Lanes in a real browser: a presale code typed on the waiting page joins the members'
-// lane, a wrong one is refused with the server's words and no ticket; a room open to
-// code holders only; the console's Lanes panel changes a share and generates, downloads
-// and revokes a batch of codes.
+// lane, a wrong one is refused with the server's words and no ticket, too many wrong ones
+// close the form for the server's Retry-After; a refused invite is said as such; a room
+// open to code holders or invited visitors only; the console's Lanes panel declares,
+// changes and removes lanes and generates, downloads and revokes a batch of codes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -13,11 +14,11 @@ import { solveSync } from '../../web/js/pow.js';
 const ADMIN_TOKEN = 'lanes-browser-token-0123456789';
 const CODE = /^[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){3}$/;
 
-// One slow room, so that visitors stay waiting while the page is looked at.
+// One slow room, so that visitors stay waiting while the page is looked at; `null` lanes: none.
 function presale(lanes = { members: { name: "Members' presale", share: 0.3 } }) {
   return new Foyer({
     server: { admin_token: ADMIN_TOKEN },
-    rooms: [{ id: 'sale', name: 'Sale', rate_per_minute: 1, target_url: '/welcome', lanes }],
+    rooms: [{ id: 'sale', name: 'Sale', rate_per_minute: 1, target_url: '/welcome', ...(lanes ? { lanes } : {}) }],
     proof_of_work: { base_bits: 4 },
   });
 }
@@ -135,19 +136,30 @@ test('the console lists the lanes, changes a share live, and generates, download
   assert.deepEqual(await cells('general'), ['General', 'open', '70 %', '100 %', '2', '0', '2']);
   assert.deepEqual(await cells('members'), ["Members' presale", 'access code', '30 %', '30 %', '0', '0', '0']);
 
-  // A live change of the members' share.
-  await panel.getByLabel("New share of Members' presale, in per cent").fill('40');
-  await row('members').getByRole('button', { name: 'Apply' }).click();
-  await panel.locator('.lanes-result', { hasText: "Members' presale now has 40 % of admission." }).waitFor();
+  // A live change of the members' share, in per cent.
+  await row('members').getByRole('button', { name: "Edit the lane Members' presale" }).click();
+  const share = panel.getByLabel('Share (%)');
+  assert.equal(await share.inputValue(), '30');
+  await share.fill('40');
+  await panel.getByRole('button', { name: 'Save the lane' }).click();
+  await panel.locator('.lane-status', { hasText: "Saved Members' presale: 40 % of admission." }).waitFor();
   const admin = await call(`${foyer.url}/api/v1/admin/rooms/sale`, 'GET', { bearer: ADMIN_TOKEN });
-  assert.equal(admin.json.config.lanes.members.share, 0.4);
+  assert.deepEqual(admin.json.config.lanes.members,
+    { name: "Members' presale", share: 0.4, priority: false, entry: 'code', claim_window_seconds: 0 });
   await row('members').locator('td[data-key="share"]', { hasText: '40 %' }).waitFor();
 
-  // Shares over a whole are refused: the server's words, beside the panel.
-  await panel.getByLabel('New share of General, in per cent').fill('90');
-  await row('general').getByRole('button', { name: 'Apply' }).click();
-  await panel.locator('.lanes-result', { hasText: /\S/ }).waitFor();
+  // Shares over a whole are refused: the server's words beside the form, the 90 still typed.
+  await row('general').getByRole('button', { name: 'Edit the lane General' }).click();
+  await share.fill('90');
+  await panel.getByRole('button', { name: 'Save the lane' }).click();
+  const refused = await call(`${foyer.url}/api/v1/admin/rooms/sale`, 'PATCH', {
+    bearer: ADMIN_TOKEN, body: { lanes: { general: { name: 'General', share: 0.9, entry: 'open', priority: false } } },
+  });
+  assert.ok(refused.status >= 400, refused.text);
+  await panel.locator('.lane-form-error', { hasText: refused.json.detail }).waitFor();
+  assert.equal(await share.inputValue(), '90');
   assert.equal((await call(`${foyer.url}/api/v1/admin/rooms/sale`, 'GET', { bearer: ADMIN_TOKEN })).json.config.lanes.general, undefined);
+  await panel.getByRole('button', { name: 'Cancel' }).click();
 
   // A batch of five codes, shown once, then as a row with its CSV.
   await panel.getByLabel('Batch id').fill('vip');
@@ -183,5 +195,218 @@ test('the console lists the lanes, changes a share live, and generates, download
   await batchRow.locator('td[data-key="revoked"]', { hasText: 'revoked' }).waitFor();
   assert.equal(await batchRow.getByRole('button', { name: 'Revoke' }).isVisible(), false);
   assert.equal((await foyer.join('sale', { code: codes[1] })).json.error, 'invalid_code');
+  assert.deepEqual(problems, []);
+});
+
+test('a refused invite is said as such and dropped: the code form is still a way in', async (t) => {
+  const foyer = presale();
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  const [code] = await generate(foyer, 'members-1', 1);
+  const { page, problems } = await visitorPage(t);
+  const joins = [];
+  page.on('request', (req) => {
+    if (req.url().endsWith('/api/v1/rooms/sale/join')) joins.push(req.postDataJSON());
+  });
+  await page.goto(`${foyer.url}/r/sale?invite=not-a-signed-invite`);
+  await page.locator('#code-form').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#title').textContent(), 'Your invitation was not accepted');
+  assert.equal(await page.locator('#lead').textContent(),
+    'The link may have expired or been used already: ask the site for a new one. ' +
+    'If you were given an access code, you can enter it instead.');
+  // Not the code's refusal: no code was typed.
+  assert.equal(await page.locator('#code-error').textContent(), '');
+  assert.equal(await page.getByRole('button', { name: 'Join the queue without a code' }).isVisible(), true);
+  assert.deepEqual(joins.map((body) => body.invite), ['not-a-signed-invite']);
+  await screenshot(page, 'lanes-invite-refused');
+
+  // The code joins the members' lane: the refused invite is not sent again.
+  await page.getByLabel('Access code').fill(code);
+  await page.getByRole('button', { name: 'Join with this code' }).click();
+  await page.locator('#figures').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#lane').textContent(), "Members' presale");
+  assert.equal(joins.at(-1).invite, undefined);
+  assert.equal(joins.at(-1).code, code);
+  assert.deepEqual(problems, []);
+});
+
+test('a room for invited visitors only: a refused invite leaves no form, and no invite is asked for', async (t) => {
+  const foyer = presale({ general: { entry: 'invite' }, access: { name: 'Access', share: 0.2, entry: 'invite' } });
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  const { page, problems } = await visitorPage(t);
+  const joins = [];
+  page.on('request', (req) => {
+    if (req.url().endsWith('/api/v1/rooms/sale/join')) joins.push(req.postDataJSON());
+  });
+  await page.goto(`${foyer.url}/r/sale?invite=not-a-signed-invite`);
+  await page.locator('#title', { hasText: 'Your invitation was not accepted' }).waitFor();
+  assert.equal(await page.locator('#code-form').isVisible(), false);
+  assert.equal(await page.locator('#action').isVisible(), false);
+  assert.equal(joins.length, 1);
+
+  await page.goto(`${foyer.url}/r/sale`);
+  await page.locator('#title', { hasText: 'Invitation needed' }).waitFor();
+  assert.equal(await page.locator('#lead').textContent(),
+    'This queue takes invited visitors only: join through the link the site gives you.');
+  assert.equal(await page.locator('#code-form').isVisible(), false);
+  assert.equal(joins.length, 1, 'no join is tried without an invite');
+  assert.deepEqual(problems, []);
+});
+
+test('too many codes tried from a network close the form for the server\'s Retry-After, not as a wrong code', async (t) => {
+  const foyer = presale();
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  const { page, problems } = await visitorPage(t);
+  const joins = [];
+  page.on('request', (req) => {
+    if (req.url().endsWith('/api/v1/rooms/sale/join')) joins.push(req.postDataJSON());
+  });
+  await page.goto(`${foyer.url}/r/sale`);
+  const field = page.getByLabel('Access code');
+  await field.fill('AAAA-AAAA-AAAA-AAAA');
+  // The network's refusals for the minute, spent from this same address; then the one
+  // that comes back first, so that the next waits the longest.
+  const wrongCode = () => foyer.join('sale', { code: 'ZZZZ-ZZZZ-ZZZZ-ZZZZ' });
+  while ((await wrongCode()).status !== 429);
+  while ((await wrongCode()).status === 429) await new Promise((resolve) => setTimeout(resolve, 100));
+  const [limited] = await Promise.all([
+    page.waitForResponse((res) => res.url().endsWith('/api/v1/rooms/sale/join')),
+    page.getByRole('button', { name: 'Join with this code' }).click(),
+  ]);
+  assert.equal(limited.status(), 429);
+  const seconds = Number(await limited.headerValue('retry-after'));
+  assert.ok(seconds >= 1);
+  // Said as a wait, the form closed meanwhile, checked at one instant.
+  const unit = seconds === 1 ? 'second' : 'seconds';
+  await page.waitForFunction((text) => document.getElementById('code-error').textContent === text &&
+    document.getElementById('code-submit').disabled && document.getElementById('code').disabled,
+  `Too many codes were tried from your network. Wait ${seconds} ${unit}, then try again.`);
+  assert.equal(await field.getAttribute('aria-invalid'), 'false');
+  assert.equal(await field.inputValue(), 'AAAA-AAAA-AAAA-AAAA');
+  await screenshot(page, 'lanes-codes-limited');
+  // Then it opens again by itself, the code still typed, with no join sent meanwhile.
+  await page.getByRole('button', { name: 'Join with this code' }).waitFor({ timeout: seconds * 1000 + 5000 });
+  assert.equal(await page.locator('#code-submit').isEnabled(), true);
+  assert.equal(await field.isEnabled(), true);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'code');
+  assert.equal(joins.length, 1);
+  assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('foyer:room:sale') ?? '{}').ticket ?? null), null);
+  assert.deepEqual(problems, []);
+});
+
+test('the console declares lanes, changes one, and shows why one with visitors waiting cannot be removed', async (t) => {
+  const foyer = presale(null);
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  await joinByApi(foyer, 'sale');
+  const admin = (method, body) => call(`${foyer.url}/api/v1/admin/rooms/sale`, method, { bearer: ADMIN_TOKEN, body });
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const problems = [];
+  const page = await watchedPage(await browser.newContext({ viewport: { width: 1200, height: 1000 } }), problems);
+  const patches = [];
+  page.on('request', (req) => {
+    if (req.method() === 'PATCH') patches.push(req.postDataJSON());
+  });
+  await page.goto(`${foyer.url}/admin#token=${ADMIN_TOKEN}`);
+  const panel = page.locator('article[data-room="sale"] .lanes');
+  await panel.locator('.lanes-none').waitFor({ state: 'visible' });
+  assert.equal(await panel.locator('.lanes-table').isVisible(), false);
+  assert.equal(await panel.locator('.codes').isVisible(), false);
+  const form = panel.locator('.lane-form');
+  const field = (label) => form.getByLabel(label, { exact: true });
+  const row = (id) => panel.locator(`.lanes-table tr[data-lane="${id}"]`);
+  const cells = (id) => row(id).locator('th, td[data-key]').allTextContents();
+
+  // A members' presale with codes and a claim window of its own.
+  await panel.getByRole('button', { name: 'Add a lane' }).click();
+  assert.equal(await form.locator('h4').textContent(), 'New lane');
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'id');
+  await field('Id').fill('members');
+  await field('Name (optional)').fill('Members');
+  await field('Share (%)').fill('30');
+  const entry = form.getByRole('combobox', { name: /^Entry/ });
+  assert.equal(await entry.inputValue(), 'code');
+  await field('Claim window in seconds (optional)').fill('900');
+  await form.getByRole('button', { name: 'Add the lane' }).click();
+  await panel.locator('.lane-status', { hasText: 'Added Members, with 30 % of admission.' }).waitFor();
+  assert.deepEqual(patches.at(-1), { lanes: { members: { name: 'Members', share: 0.3, entry: 'code', priority: false, claim_window_seconds: 900 } } });
+  await row('members').waitFor();
+  assert.deepEqual(await cells('general'), ['General', 'open', '70 %', '100 %', '1', '0', '1']);
+  assert.deepEqual(await cells('members'), ['Members', 'access code', '30 %', '30 %', '0', '0', '0']);
+  assert.equal(await panel.locator('.codes').isVisible(), true);
+
+  // An invite-only quota admitted first: both shown as such.
+  await panel.getByRole('button', { name: 'Add a lane' }).click();
+  await field('Id').fill('access');
+  await field('Share (%)').fill('10');
+  await entry.selectOption('invite');
+  await form.getByLabel('Priority: admitted first, up to its share').check();
+  await form.getByRole('button', { name: 'Add the lane' }).click();
+  await row('access').waitFor();
+  assert.deepEqual(await cells('access'), ['access priority', 'invite only', '10 %', '10 %', '0', '0', '0']);
+  assert.deepEqual((await admin('GET')).json.config.lanes.access,
+    { name: 'access', share: 0.1, priority: true, entry: 'invite', claim_window_seconds: 0 });
+
+  // Shares past the whole: refused beside the form, everything typed kept.
+  await panel.getByRole('button', { name: 'Add a lane' }).click();
+  await field('Id').fill('staff');
+  await field('Name (optional)').fill('Staff');
+  await field('Share (%)').fill('80');
+  await form.getByRole('button', { name: 'Add the lane' }).click();
+  await form.locator('.lane-form-error', { hasText: /\S/ }).waitFor();
+  const tooMuch = await admin('PATCH', patches.at(-1));
+  assert.ok(tooMuch.status >= 400, tooMuch.text);
+  assert.equal(await form.locator('.lane-form-error').textContent(), tooMuch.json.detail);
+  assert.deepEqual([await field('Id').inputValue(), await field('Name (optional)').inputValue(), await field('Share (%)').inputValue()],
+    ['staff', 'Staff', '80']);
+  assert.equal(await form.isVisible(), true);
+  await form.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await form.isVisible(), false);
+
+  // A change of share sends that setting only.
+  await row('members').getByRole('button', { name: 'Edit the lane Members' }).click();
+  assert.equal(await field('Claim window in seconds (optional)').inputValue(), '900');
+  assert.equal(await field('Id').getAttribute('readonly'), '');
+  await field('Share (%)').fill('40');
+  await form.getByRole('button', { name: 'Save the lane' }).click();
+  await panel.locator('.lane-status', { hasText: 'Saved Members: 40 % of admission.' }).waitFor();
+  assert.deepEqual(patches.at(-1), { lanes: { members: { share: 0.4 } } });
+  await row('members').locator('td[data-key="share"]', { hasText: '40 %' }).waitFor();
+
+  // A visitor waits in the members' lane: removing it is refused, in the server's words.
+  const [code] = await generate(foyer, 'members-1', 1);
+  const challenge = await foyer.request('POST', '/api/v1/rooms/sale/challenge');
+  assert.equal((await foyer.join('sale', { ...solveSync(challenge.json.challenge), code })).status, 201);
+  await row('members').locator('td[data-key="waiting"]', { hasText: '1' }).waitFor();
+  await row('members').getByRole('button', { name: 'Edit the lane Members' }).click();
+  await form.getByRole('button', { name: 'Remove the lane' }).click();
+  await page.locator('#confirm-text', { hasText: 'Remove the lane Members? Nobody can join it any more.' }).waitFor();
+  await page.locator('#confirm-ok').click();
+  const kept = await admin('PATCH', { lanes: { members: null } });
+  assert.match(kept.json.detail, /share of 0/);
+  await form.locator('.lane-form-error', { hasText: kept.json.detail }).waitFor();
+  assert.equal(await form.isVisible(), true);
+  assert.equal((await admin('GET')).json.config.lanes.members.share, 0.4);
+  await screenshot(page, 'admin-lanes-refused');
+  await form.getByRole('button', { name: 'Cancel' }).click();
+
+  // An empty lane goes; its funnel stays, marked removed, with nothing left to edit.
+  await row('access').getByRole('button', { name: 'Edit the lane access' }).click();
+  await form.getByRole('button', { name: 'Remove the lane' }).click();
+  await page.locator('#confirm-ok').click();
+  await panel.locator('.lane-status', { hasText: 'Removed access.' }).waitFor();
+  await row('access').locator('th', { hasText: 'access (removed)' }).waitFor();
+  assert.equal(await row('access').locator('td[data-key="entry"]').textContent(), '');
+  assert.equal(await row('access').getByRole('button').count(), 0);
+  assert.equal((await admin('GET')).json.config.lanes.access, undefined);
+
+  // At phone width the panel and its open form fit the screen.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await panel.getByRole('button', { name: 'Add a lane' }).click();
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= 360), true);
+  await screenshot(page, 'admin-lanes-phone');
   assert.deepEqual(problems, []);
 });

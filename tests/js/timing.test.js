@@ -63,6 +63,16 @@ test('retrying waits out network drops and busy answers, then returns the first 
   assert.deepEqual(told, [['offline', 500], ['busy', 2000], ['busy', 2000], [null, undefined]]);
 });
 
+test('retrying returns a transient answer its caller settles for, without waiting', async () => {
+  const waits = [];
+  const res = await retrying(async () => ({ status: 429, ok: false, json: { error: 'too_many_requests' }, retryAfter: 6000 }), {
+    wait: async (ms) => { waits.push(ms); },
+    settled: (answer) => answer.json?.error === 'too_many_requests',
+  });
+  assert.equal(res.status, 429);
+  assert.deepEqual(waits, []);
+});
+
 test('retrying does not swallow errors other than network failures', async () => {
   await assert.rejects(retrying(async () => { throw new RangeError('bug'); }, { wait: async () => {} }), RangeError);
 });

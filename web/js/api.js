@@ -55,11 +55,12 @@ const transient = (status) => status === 408 || status === 429 || status >= 500;
 
 /**
  * Runs `attempt()` (which returns a request() promise) until it gets an answer that
- * is not transient, and returns that answer. Between tries it waits Retry-After when
- * given, else backs off exponentially with jitter, and tells `onWait(kind, ms)` with
- * kind 'offline' (no answer) or 'busy' (a transient answer); `onWait(null)` once through.
+ * is not transient, or that `settled(answer)` takes as final, and returns that answer.
+ * Between tries it waits Retry-After when given, else backs off exponentially with
+ * jitter, and tells `onWait(kind, ms)` with kind 'offline' (no answer) or 'busy' (a
+ * transient answer); `onWait(null)` once through.
  */
-export async function retrying(attempt, { onWait = () => {}, wait = sleep, random = Math.random } = {}) {
+export async function retrying(attempt, { onWait = () => {}, wait = sleep, random = Math.random, settled = () => false } = {}) {
   for (let failures = 0; ; failures++) {
     let res = null;
     try {
@@ -67,7 +68,7 @@ export async function retrying(attempt, { onWait = () => {}, wait = sleep, rando
     } catch (error) {
       if (!(error instanceof TypeError)) throw error;
     }
-    if (res && !transient(res.status)) {
+    if (res && (!transient(res.status) || settled(res))) {
       onWait(null);
       return res;
     }

@@ -5,7 +5,7 @@ import { strings as s } from './strings.js';
 import {
   formatCountdown, formatDuration, formatNumber, formatOdds, formatTime, progressFraction, queueNumber, withPass,
 } from './format.js';
-import { clockOffset, farPollDelay, pollDelay, startJitter } from './timing.js';
+import { clockOffset, farPollDelay, pollDelay, retryDelay, startJitter } from './timing.js';
 import { request, retrying, sleep } from './api.js';
 import { solve } from './pow.js';
 import { loadEntry, loadSends, saveEntry, saveSends } from './storage.js';
@@ -23,8 +23,8 @@ const WORK_ESTIMATE_CAP = 0.95;
 const LOBBY_FRONTIER_POLL_MS = 5000;
 // How often a room with lanes reads again how they share admission.
 const LANES_REFRESH_MS = 60_000;
-// The code refusals the form shows, the typed code kept.
-const CODE_REFUSALS = ['invalid_code', 'code_required'];
+// The refusals of a join that the page answers with another way in: a code, or without the invite.
+const ENTRY_REFUSALS = ['invalid_code', 'code_required', 'invite_required'];
 const SECTIONS = [
   'code-form', 'lanes-split', 'work', 'countdown', 'drawn', 'figures', 'queue', 'odds', 'alternatives', 'receipt-note', 'action', 'continue',
 ];
@@ -166,7 +166,7 @@ async function solveChallenge(challenge) {
  * The site's invite (?invite=<token>), which names the visitor's account and lane, or its
  * account hint (?account=..&account_hint=..), when it sent the visitor here with one.
  */
-function accountFields() {
+function siteFields() {
   const params = new URLSearchParams(location.search);
   const invite = params.get('invite');
   if (invite) return { invite };
@@ -176,11 +176,12 @@ function accountFields() {
 }
 
 /**
- * Gets a ticket: challenge, proof of work, join, with the access `code` if given.
- * Returns the new entry, null when the room takes nobody, or {refused: problem} when
- * the server refused the code (or wanted one).
+ * Gets a ticket: challenge, proof of work, join, with `fields` (the site's invite or
+ * account hint, or an access code). Returns the new entry, null when the room takes
+ * nobody, or {refused: problem} when the server refused the code or the invite (or
+ * wanted one), with `waitMs` when it refused because too many codes were tried.
  */
-async function join(room, previous, code) {
+async function join(room, previous, fields) {
   // A challenge the server handed back with a refusal because the price rose meanwhile.
   let offered = null;
   for (let refused = 0; ;) {
@@ -203,7 +204,9 @@ async function join(room, previous, code) {
       await failed({ json: { message: error.message } });
       continue;
     }
-    const res = await patient(() => request('POST', apiPath(room, 'join'), { body: { ...proof, ...accountFields(), ...(code ? { code } : {}) } }));
+    // Too many codes tried from this network is the visitor's to wait out, at the form.
+    const res = await retrying(() => request('POST', apiPath(room, 'join'), { body: { ...proof, ...fields } }),
+      { onWait: notice, settled: (answer) => answer.status === 429 && Boolean(fields.code) });
     if (res.status === 201 || res.status === 200) {
       notice(null);
       const entry = { ticket: res.json.ticket, receipt: res.json.receipt ?? (res.json.existing ? previous.receipt : undefined) };
@@ -220,53 +223,137 @@ async function join(room, previous, code) {
       setText('notice', s.proofRetry);
       continue;
     }
-    if (res.status === 403 && CODE_REFUSALS.includes(res.json?.error)) return { refused: res.json };
+    if (res.status === 429) {
+      notice(null);
+      return { refused: res.json ?? {}, waitMs: res.retryAfter ?? retryDelay(null, 0, Math.random()) };
+    }
+    if (res.status === 403 && ENTRY_REFUSALS.includes(res.json?.error)) return { refused: res.json };
     if (res.status === 410) return ended(res.json?.error);
     await failed(res);
   }
 }
 
+// Counts down while the code form is closed after too many codes were tried.
+let codeWaitTimer = null;
+
+function reopenCodeForm() {
+  clearInterval(codeWaitTimer);
+  codeWaitTimer = null;
+  setText('code-submit', s.codeSubmit);
+  $('code').disabled = false;
+  $('code-submit').disabled = false;
+}
+
+/**
+ * Keeps the code form closed for `waitMs`: the submit button counts the seconds down (a
+ * button is not announced at each change, the refusal above it was, once), then the
+ * field takes the focus again.
+ */
+function closeCodeForm(waitMs) {
+  const until = Date.now() + waitMs;
+  const tick = () => {
+    const left = Math.ceil((until - Date.now()) / 1000);
+    if (left > 0) {
+      setText('code-submit', s.codeSubmitIn(formatNumber(left)));
+      return;
+    }
+    reopenCodeForm();
+    $('code').focus();
+  };
+  clearInterval(codeWaitTimer);
+  $('code').disabled = true;
+  $('code-submit').disabled = true;
+  codeWaitTimer = setInterval(tick, 250);
+  tick();
+}
+
+/** What the code form says above the field for the last refusal: the server's words about a code, or how long to wait. */
+function codeProblemText(problem, waitMs) {
+  if (waitMs) {
+    const seconds = Math.ceil(waitMs / 1000);
+    return s.codesTooMany(formatNumber(seconds), seconds);
+  }
+  return problem ? problem.detail ?? problem.message : '';
+}
+
 /**
  * Asks for an access code, beside a button to join without one while the general lane
- * is `open`. Shows the server's `problem` with the last code, which stays typed.
+ * is `open`, under `title` and `lead` when given. Shows the server's `problem` with the
+ * last code, which stays typed, and keeps the form closed for `waitMs` if given.
  * Resolves to the code, or '' to join without.
  */
-function askCode(open, problem) {
+function askCode({ open, problem = null, waitMs = 0, title, lead }) {
   const input = $('code');
   const error = $('code-error');
-  error.textContent = problem ? problem.detail ?? problem.message : '';
-  input.setAttribute('aria-invalid', String(Boolean(problem)));
-  screen(open ? s.enterTitle : s.codeOnlyTitle, open ? s.enterLead : s.codeOnlyLead, open ? ['code-form', 'action'] : ['code-form']);
+  error.textContent = codeProblemText(problem, waitMs);
+  input.setAttribute('aria-invalid', String(Boolean(problem) && !waitMs));
+  screen(title ?? (open ? s.enterTitle : s.codeOnlyTitle), lead ?? (open ? s.enterLead : s.codeOnlyLead),
+    open ? ['code-form', 'action'] : ['code-form']);
   show('code-title', open);
   if (open) $('action').textContent = s.joinWithoutCode;
+  if (waitMs) closeCodeForm(waitMs);
   // The field takes the focus (and a phone's keyboard) when it is the way in or needs correcting.
-  if (problem || !open) input.focus();
+  else if (problem || !open) input.focus();
   return new Promise((resolve) => {
     $('code-form').onsubmit = (event) => {
       event.preventDefault();
+      if (codeWaitTimer) return;
       const code = input.value.trim();
       input.setAttribute('aria-invalid', String(!code));
       if (code) resolve(code);
       else error.textContent = s.codeMissing;
     };
-    $('action').onclick = () => resolve('');
+    $('action').onclick = () => {
+      reopenCodeForm();
+      resolve('');
+    };
   });
 }
 
-/** Joins, through the access code form in a room where a lane takes codes or the general lane wants one. */
+/**
+ * Joins: with the site's invite when it sent one, through the access code form in a
+ * room where a lane takes codes or the general lane wants one, or straight in. A
+ * refused invite is said as such and dropped: the visitor may still enter a code or
+ * join the general lane, when the room lets them. Resolves to the entry, or null when
+ * there is no way in left.
+ */
 async function enter(room, previous) {
-  let open = (lanes?.find((lane) => lane.id === 'general')?.entry ?? 'open') === 'open';
-  // An invited visitor's lane is the invite's: no code to ask for.
-  let asking = !accountFields().invite && (!open || (lanes?.some((lane) => lane.entry === 'code') ?? false));
-  let problem = null;
+  const general = lanes?.find((lane) => lane.id === 'general')?.entry ?? 'open';
+  let open = general === 'open';
+  let takesCodes = lanes?.some((lane) => lane.entry === 'code' && lane.declared) ?? false;
+  let site = siteFields();
+  let inviteRefused = false;
+  let refusal = null;
   for (;;) {
-    const result = await join(room, previous, asking ? await askCode(open, problem) : '');
+    let fields = site;
+    if (!site.invite && (inviteRefused || !open || takesCodes)) {
+      const title = inviteRefused ? s.inviteRefusedTitle : !open && !takesCodes ? s.inviteOnlyTitle : undefined;
+      const lead = inviteRefused ? s.inviteRefusedLead : !open && !takesCodes ? s.inviteOnlyLead : undefined;
+      if (takesCodes) {
+        const more = inviteRefused ? ` ${s.inviteRefusedCode}` : '';
+        const code = await askCode({ open, ...refusal, title, lead: lead && `${lead}${more}` });
+        fields = code ? { ...site, code } : site;
+      } else if (open) {
+        // An invite refused in a room whose general lane is open to all.
+        screen(title, `${lead} ${s.inviteRefusedOpen}`);
+        await choice(s.joinWithoutInvite);
+      } else {
+        screen(title, lead);
+        return null;
+      }
+    }
+    const result = await join(room, previous, fields);
     // The visitor's lane now has one more waiting: its share is read afresh.
     lanesAt = 0;
     if (!result?.refused) return result;
-    problem = result.refused;
-    if (problem.error === 'code_required') open = false;
-    asking = true;
+    const { error } = result.refused;
+    refusal = fields.code ? { problem: result.refused, waitMs: result.waitMs } : null;
+    if (fields.invite && error === 'invalid_code') {
+      inviteRefused = true;
+      site = {};
+    }
+    if (error === 'code_required' || error === 'invite_required') open = false;
+    if (error === 'code_required') takesCodes = true;
   }
 }
 
