@@ -24,8 +24,9 @@ export const CHECKS = [
 export const LANE_CHECKS = new Set(['commitment', 'lobby checkpoint', 'lobby tiles', 'distinct entrants', 'key', 'places']);
 
 // The room's entries, whatever their lane: each lane's commit, close and reveal come in
-// runs, the witnessed entries between them.
-const ORDER_WITNESSED = /^(C+(WC)?)*C+WCX+WXR+$/;
+// runs, the witnessed entries between them. Unambiguous, so that no run of entries makes
+// the match backtrack.
+const ORDER_WITNESSED = /^C+(WCC+)*WCX+WXR+$/;
 const ORDER_UNWITNESSED = /^C+X+R+$/;
 // One lane's own entries.
 const LANE_ORDER = /^C+XR$/;
