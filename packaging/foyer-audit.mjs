@@ -51,13 +51,18 @@ if (tty && lastPhase) process.stderr.write('\n');
 
 const iso = (ms) => (ms == null ? '—' : new Date(ms).toISOString());
 console.log(`Audit of room ${room} at ${url}`);
-for (const c of report.checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`);
-const { lobbySize, uniformity, timeline } = report.fairness;
+for (const c of report.checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}${c.lane ? ` [lane ${c.lane}]` : ''}: ${c.detail}`);
+const { timeline } = report.fairness;
 console.log('\nFairness report');
-console.log(`  lobby size          ${lobbySize ?? '—'}`);
-if (uniformity?.chiSquare != null) {
-  console.log(`  join order vs place chi-square ${uniformity.chiSquare.toFixed(1)} on ${uniformity.df} df ` +
-    `(${uniformity.bands}×${uniformity.bands} bands), p = ${uniformity.pValue.toFixed(3)}`);
+// The general lane's figures, then each other lane's.
+for (const { lane, lobbySize, uniformity } of [report.fairness, ...(report.fairness.lanes ?? [])]) {
+  const indent = lane ? '    ' : '  ';
+  if (lane) console.log(`  lane ${lane}`);
+  console.log(`${`${indent}lobby size`.padEnd(22)}${lobbySize ?? '—'}`);
+  if (uniformity?.chiSquare != null) {
+    console.log(`${indent}join order vs place chi-square ${uniformity.chiSquare.toFixed(1)} on ${uniformity.df} df ` +
+      `(${uniformity.bands}×${uniformity.bands} bands), p = ${uniformity.pValue.toFixed(3)}`);
+  }
 }
 console.log(`  commit              ${iso(timeline.commit)}`);
 for (const w of timeline.witnessedCommit ?? []) console.log(`    cosigned by ${w.name} ${iso(w.time)}`);
@@ -65,6 +70,9 @@ console.log(`  close               ${iso(timeline.close)}`);
 for (const w of timeline.witnessedClose ?? []) console.log(`    cosigned by ${w.name} ${iso(w.time)}`);
 if (timeline.beaconRound != null) console.log(`  beacon round ${timeline.beaconRound} ${iso(timeline.beacon)}`);
 console.log(`  reveal              ${iso(timeline.reveal)}`);
+for (const l of timeline.lanes ?? []) {
+  console.log(`  lane ${l.lane}: commit ${iso(l.commit)}, close ${iso(l.close)}, reveal ${iso(l.reveal)}`);
+}
 console.log(`\n${report.ok ? 'PASS' : 'FAIL'}: ${report.checks.filter((c) => !c.ok).length} of ${report.checks.length} checks failed in ${seconds.toFixed(1)} s`);
 if (options.json) writeFileSync(options.json, `${JSON.stringify({ ...report, seconds }, null, 2)}\n`);
 process.exit(report.ok ? 0 : 1);

@@ -79,33 +79,54 @@ simdjson::dom::object load_object(simdjson::dom::parser& parser, const std::stri
   return object;
 }
 
-// GET /api/v1/rooms/{room}/lottery
-struct published_lottery {
+// One lane's draw: the room's own (its general lane's) at the top of the lottery JSON,
+// every other lane's under "lanes".
+struct published_draw {
   digest commitment;
   std::optional<std::uint64_t> lobby_size;
   std::optional<digest> lobby_root;
-  byte_vector beacon;
   std::optional<digest> seed;
+};
+
+// GET /api/v1/rooms/{room}/lottery
+struct published_lottery {
+  published_draw general;
+  std::map<std::string, published_draw, std::less<>> lanes;
+  byte_vector beacon;  // the room's, for every lane
   // The published receipt keys by kid: receipt_keys (retired keys too) and receipt_key,
   // the one signing now, under receipt_kid.
   std::map<std::string, receipt::public_key, std::less<>> receipt_keys;
   std::string state;
 };
 
+published_draw read_draw(simdjson::dom::object object) {
+  published_draw out;
+  out.commitment = parse_hex<32>(required(nullable_string(object, "commitment"), "commitment"), "commitment");
+  out.lobby_size = nullable_number(object, "lobby_size");
+  if (auto root = nullable_string(object, "lobby_root")) out.lobby_root = parse_hex<32>(*root, "lobby_root");
+  if (auto seed = nullable_string(object, "seed")) out.seed = parse_hex<32>(*seed, "seed");
+  return out;
+}
+
 published_lottery read_lottery(const std::string& file) {
   simdjson::dom::parser parser;
   auto object = load_object(parser, file);
   published_lottery out;
-  out.commitment = parse_hex<32>(required(nullable_string(object, "commitment"), "commitment"), "commitment");
+  out.general = read_draw(object);
   out.state = std::string(nullable_string(object, "state").value_or("unknown"));
-  out.lobby_size = nullable_number(object, "lobby_size");
-  if (auto root = nullable_string(object, "lobby_root")) out.lobby_root = parse_hex<32>(*root, "lobby_root");
   if (auto beacon = nullable_string(object, "beacon")) {
     auto bytes = from_hex(*beacon);
     if (!bytes) throw bad_input("beacon must be lowercase hex");
     out.beacon = std::move(*bytes);
   }
-  if (auto seed = nullable_string(object, "seed")) out.seed = parse_hex<32>(*seed, "seed");
+  simdjson::dom::object lanes;
+  if (object["lanes"].get_object().get(lanes) == simdjson::SUCCESS) {
+    for (auto [lane, value] : lanes) {
+      simdjson::dom::object draw;
+      if (value.get_object().get(draw)) throw bad_input("\"lanes\" must map lane ids to draws");
+      out.lanes.insert_or_assign(std::string(lane), read_draw(draw));
+    }
+  }
   auto kid = nullable_string(object, "receipt_kid");
   if (auto key = nullable_string(object, "receipt_key"); key && kid) {
     out.receipt_keys.emplace(*kid, parse_hex<32>(*key, "receipt_key"));
@@ -121,7 +142,7 @@ published_lottery read_lottery(const std::string& file) {
   return out;
 }
 
-// GET /api/v1/rooms/{room}/lottery/proof?index=I
+// GET /api/v1/rooms/{room}/lottery/proof?index=I[&lane=L]
 struct inclusion_proof {
   std::uint64_t index;
   std::array<std::uint8_t, receipt::entrant_id_size> entrant_id;
@@ -184,15 +205,27 @@ void verify(const verify_options& options) {
 
   report out;
   fmt::print("{:<19} {}\n", "state", lottery.state);
-  if (!lottery.seed) {
+  // A receipt of a lane's lobby is checked against that lane's own draw.
+  const published_draw* draw = &lottery.general;
+  if (!receipt.lane.empty()) {
+    auto found = lottery.lanes.find(receipt.lane);
+    if (found == lottery.lanes.end()) {
+      out.check("lane", outcome::fail, fmt::format("the room publishes no draw of lane {}", receipt.lane));
+      throw CLI::RuntimeError(1);
+    }
+    out.check("lane", outcome::pass,
+              fmt::format("lane {} draws on its own: its commitment, lobby, seed and places", receipt.lane));
+    draw = &found->second;
+  }
+  if (!draw->seed) {
     out.check("commitment", outcome::fail, "the seed is not revealed yet");
-  } else if (lottery::commitment(*lottery.seed) == lottery.commitment) {
+  } else if (lottery::commitment(*draw->seed) == draw->commitment) {
     out.check("commitment", outcome::pass, "SHA-256(seed) equals the published commitment");
   } else {
     out.check("commitment", outcome::fail, "SHA-256(seed) differs from the published commitment");
   }
 
-  if (receipt.commitment == lottery.commitment) {
+  if (receipt.commitment == draw->commitment) {
     out.check("receipt commitment", outcome::pass, "the receipt carries the published commitment");
   } else {
     out.check("receipt commitment", outcome::fail, "the receipt carries another commitment");
@@ -213,7 +246,7 @@ void verify(const verify_options& options) {
     out.check("inclusion", outcome::skipped, "no proof given");
   } else if (proof->index != receipt.lobby_index || proof->entrant_id != receipt.entrant_id) {
     out.check("inclusion", outcome::fail, "the proof is for another entrant");
-  } else if (proof->lobby_size != lottery.lobby_size || proof->lobby_root != lottery.lobby_root) {
+  } else if (proof->lobby_size != draw->lobby_size || proof->lobby_root != draw->lobby_root) {
     out.check("inclusion", outcome::fail, "the proof is for another lobby");
   } else if (merkle::verify_inclusion(merkle::leaf_hash(proof->entrant_id), proof->index, proof->lobby_size,
                                       proof->path, proof->lobby_root)) {
@@ -223,17 +256,17 @@ void verify(const verify_options& options) {
     out.check("inclusion", outcome::fail, "the proof does not lead to the lobby root");
   }
 
-  if (!lottery.seed || !lottery.lobby_root || !lottery.lobby_size) {
+  if (!draw->seed || !draw->lobby_root || !draw->lobby_size) {
     out.check("key derivation", outcome::fail, "the lobby is not closed or the seed not revealed");
-  } else if (*lottery.lobby_size < lottery::min_lobby_size || *lottery.lobby_size >= lottery::lobby_size_limit) {
+  } else if (*draw->lobby_size < lottery::min_lobby_size || *draw->lobby_size >= lottery::lobby_size_limit) {
     out.check("key derivation", outcome::fail, "the lobby size is outside [1, 2^48)");
-  } else if (receipt.lobby_index >= *lottery.lobby_size) {
+  } else if (receipt.lobby_index >= *draw->lobby_size) {
     out.check("key derivation", outcome::fail, "the lobby index is outside the lobby");
   } else {
-    auto lottery_key = lottery::derive_key(*lottery.seed, *lottery.lobby_root, lottery.beacon);
+    auto lottery_key = lottery::derive_key(*draw->seed, *draw->lobby_root, lottery.beacon);
     out.check("key derivation", outcome::pass, fmt::format("key {}", to_hex(lottery_key)));
-    auto place = lottery::permutation(lottery_key, *lottery.lobby_size).place(receipt.lobby_index);
-    fmt::print("{:<19} {} (lobby index {} of {})\n", "place", place, receipt.lobby_index, *lottery.lobby_size);
+    auto place = lottery::permutation(lottery_key, *draw->lobby_size).place(receipt.lobby_index);
+    fmt::print("{:<19} {} (lobby index {} of {})\n", "place", place, receipt.lobby_index, *draw->lobby_size);
   }
   if (out.failed) throw CLI::RuntimeError(1);
 }
@@ -311,7 +344,7 @@ void add_lottery_commands(CLI::App& app) {
   verify_cmd->add_option("--receipt", verify_opts->receipt_file, "The join's receipt JSON")
       ->required()
       ->check(CLI::ExistingFile);
-  verify_cmd->add_option("--proof", verify_opts->proof_file, "JSON of GET .../lottery/proof?index=I")
+  verify_cmd->add_option("--proof", verify_opts->proof_file, "JSON of GET .../lottery/proof?index=I (&lane=L for a lane's receipt)")
       ->check(CLI::ExistingFile);
   verify_cmd->add_option("--public-key", verify_opts->public_key,
                          "The room's receipt key (64 hex digits); default: the key of the receipt's kid in "

@@ -7,12 +7,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-import { auditDraw, CHECKS } from '../../web/js/audit/audit.js';
+import { auditDraw, CHECKS, LANE_CHECKS } from '../../web/js/audit/audit.js';
 import { parseEntry } from '../../web/js/audit/entries.js';
 import { openNote, parseCheckpoint, parseVkey } from '../../web/js/audit/note.js';
 import { indexPath, logFiles } from '../../web/js/audit/tiles.js';
 import { timelineEvents } from '../../web/js/audit/timeline.js';
-import { checkpointNote, noteKey, placesOf, serveFiles, signatureLine, TestLedger, tileLog } from '../lib/ledger-writer.js';
+import { checkpointNote, noteKey, placesOf, renamedKey, serveFiles, signatureLine, TestLedger, tileLog } from '../lib/ledger-writer.js';
 
 const ROOM = 'sale';
 const cli = fileURLToPath(new URL('../../packaging/foyer-audit.mjs', import.meta.url));
@@ -36,7 +36,7 @@ async function audit(files, options = {}) {
 }
 
 function failed(report) {
-  return report.checks.filter((c) => !c.ok && !c.detail.startsWith('not run')).map((c) => c.name);
+  return report.checks.filter((c) => !c.ok && !c.detail.startsWith('not run')).map((c) => (c.lane ? `${c.name} [${c.lane}]` : c.name));
 }
 
 const replaceEntry = (ledger, kind, edit) => {
@@ -193,6 +193,97 @@ test('ledger entries parse only in the spec\'s exact shape', () => {
   for (const text of bad) assert.throws(() => parseEntry(Buffer.from(text)), Error, JSON.stringify(text));
 });
 
+// A room with two lanes beside the general one, each drawing its own places.
+const LANES = [{ lane: 'members', entrants: entrants(300) }, { lane: 'access', entrants: entrants(7) }];
+const laneLedger = (options = {}, ledgerOptions = {}) => ledgerWith({ lanes: LANES, ...options }, ledgerOptions);
+const replaceLaneEntry = (ledger, kind, lane, edit) => {
+  const i = ledger.entries.findLastIndex((e) => e.toString().includes(`kind ${kind}\nroom ${ROOM}\nlane ${lane}\n`));
+  ledger.entries[i] = Buffer.from(edit(ledger.entries[i].toString()));
+};
+
+test('a room with lanes: each lane\'s draw is checked, the general lane\'s as before', async () => {
+  const ledger = laneLedger({ beacon: { kind: 'operator', value: 'c0ffee' } });
+  const report = await audit(ledger.files(), { vkey: ledger.key.vkey });
+  assert.deepEqual(report.checks.filter((c) => !c.ok), []);
+  assert.equal(report.ok, true);
+  // Every lane's check after the general lane's, in the order of CHECKS.
+  const expected = CHECKS.flatMap((name) => (LANE_CHECKS.has(name) ? [name, `${name} [members]`, `${name} [access]`] : [name]));
+  assert.deepEqual(report.checks.map((c) => (c.lane ? `${c.name} [${c.lane}]` : c.name)), expected);
+  const detail = (name, lane) => report.checks.find((c) => c.name === name && c.lane === lane).detail;
+  assert.match(detail('places', 'members'), /^all 300 places recomputed/);
+  assert.match(detail('places', undefined), /^all 600 places recomputed/);
+  assert.match(detail('distinct entrants', 'access'), /^7 different entrant ids, none in another lane/);
+  assert.match(detail('entries order'), /; lane members: commit at \d+, close at \d+, reveal at \d+; lane access: /);
+  const { lobbySize, lanes, timeline } = report.fairness;
+  assert.equal(lobbySize, 600);
+  assert.deepEqual(lanes.map((l) => [l.lane, l.lobbySize, l.uniformity.bands]), [['members', 300, 7], ['access', 7, 1]]);
+  assert.deepEqual(timeline.lanes.map((l) => [l.lane, l.close - timeline.close, l.reveal - timeline.reveal]),
+    [['members', 0, 0], ['access', 0, 0]]);
+});
+
+test('a lane declared in the open lobby commits later, and is witnessed again', async () => {
+  const at = Date.UTC(2026, 0, 1);
+  const ledger = ledgerWith({ at, lanes: [{ ...LANES[0], committedAt: at + 20_000 }] });
+  const report = await audit(ledger.files());
+  assert.equal(report.ok, true, JSON.stringify(failed(report)));
+  assert.equal(report.fairness.timeline.lanes[0].commit, at + 20_000);
+  // Its commit not witnessed: the order fails.
+  const unwitnessed = ledgerWith({ at, lanes: [{ ...LANES[0], committedAt: at + 20_000 }] });
+  const i = unwitnessed.entries.findLastIndex((e) => e.toString().includes('stage commit'));
+  unwitnessed.entries.splice(i, 1);
+  assert.deepEqual(failed(await audit(unwitnessed.files())), ['entries order']);
+});
+
+test('a changed place, seed or lobby of one lane is caught in that lane', async () => {
+  const swapTwo = (key, n) => {
+    const places = placesOf(key, n);
+    [places[3], places[4]] = [places[4], places[3]];
+    return places;
+  };
+  const places = laneLedger({ lanes: [LANES[0], { ...LANES[1], places: swapTwo }] });
+  assert.deepEqual(failed(await audit(places.files())), ['places [access]']);
+
+  const seed = laneLedger();
+  replaceLaneEntry(seed, 'reveal', 'members', (entry) => entry.replace(/seed [0-9a-f]{64}/, `seed ${'ab'.repeat(32)}`));
+  assert.deepEqual(failed(await audit(seed.files())), ['commitment [members]', 'key [members]']);
+
+  // The lane's lobby signed as the room's: its origin names the lane.
+  const origin = laneLedger();
+  const lobby = origin.lobbies.get(`${ROOM}/lanes/members`);
+  const room = `${origin.origin}/lobby/${ROOM}`;
+  lobby.set('checkpoint', checkpointNote(room, 300, tileLog(LANES[0].entrants).root, renamedKey(origin.key, room)));
+  assert.deepEqual(failed(await audit(origin.files())), ['lobby checkpoint [members]']);
+
+  // An entrant of one lane's lobby also in another's.
+  const shared = laneLedger({ lanes: [{ lane: 'members', entrants: [...LANES[0].entrants, LANES[1].entrants[0]] }, LANES[1]] });
+  assert.deepEqual(failed(await audit(shared.files())), ['distinct entrants [access]']);
+});
+
+test('a lane\'s entries out of order, or drawn with another beacon, are caught', async () => {
+  const noReveal = laneLedger();
+  noReveal.entries.splice(noReveal.entries.findLastIndex((e) => e.toString().includes('lane access\n')), 1);
+  const report = await audit(noReveal.files());
+  assert.deepEqual(failed(report), ['entries order']);
+  assert.match(report.checks[3].detail, /^lane access's entries are commit, close, not commit → close → reveal$/);
+
+  const beacon = laneLedger({ beacon: { kind: 'operator', value: 'c0ffee' } });
+  replaceLaneEntry(beacon, 'reveal', 'members', (entry) => entry.replace('beacon operator c0ffee', 'beacon operator c0ffef'));
+  assert.deepEqual(failed(await audit(beacon.files())), ['beacon']);
+});
+
+test('a lane line parses in commit, close and reveal entries, right after the room', () => {
+  const close = `foyer/ledger/v1\nkind close\nroom r\nlane members\nsize 3\nroot ${'0'.repeat(64)}\nat 5\n`;
+  assert.deepEqual(parseEntry(Buffer.from(close)), { kind: 'close', room: 'r', lane: 'members', size: 3, root: '0'.repeat(64), at: 5 });
+  const bad = [
+    close.replace('room r\nlane members\n', 'lane members\nroom r\n'),
+    close.replace('at 5\n', 'at 5\nlane members\n'),
+    close.replace('lane members', 'lane'),
+    close.replace('lane members', 'lane members x'),
+    `foyer/ledger/v1\nkind witnessed\nroom r\nlane members\nstage close\n\nnote\n`,
+  ];
+  for (const text of bad) assert.throws(() => parseEntry(Buffer.from(text)), Error, JSON.stringify(text));
+});
+
 test('vkeys, notes and checkpoints follow signed-note and tlog-checkpoint', async () => {
   // The example vkey of c2sp.org/signed-note.
   assert.equal(parseVkey('PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW').id, 0xc74f20a3);
@@ -247,6 +338,25 @@ test('foyer-audit prints the report and exits 1 on a failure', async () => {
   }
 });
 
+test('foyer-audit names each lane\'s checks and figures', async () => {
+  const ledger = laneLedger();
+  const files = ledger.files();
+  files.set(`ledger/lobbies/${ROOM}/lanes/access/tile/entries/000.p/7`, Buffer.alloc(0));
+  const server = await serveFiles(files);
+  try {
+    const { code, stdout } = await new Promise((resolve) => {
+      execFile(process.execPath, [cli, server.url, ROOM], (error, out) => resolve({ code: error?.code ?? 0, stdout: out }));
+    });
+    assert.equal(code, 1, stdout);
+    assert.match(stdout, /^ok {4}places \[lane members\]: all 300 places recomputed/m);
+    assert.match(stdout, /^FAIL {2}lobby tiles \[lane access\]: /m);
+    assert.match(stdout, /^ {2}lane members\n {4}lobby size +300$/m);
+    assert.match(stdout, /^ {2}lane access: commit \S+, close \S+, reveal \S+$/m);
+  } finally {
+    await server.close();
+  }
+});
+
 test('the timeline puts the events in time order, a witness step at its last cosignature', () => {
   const labels = { commit: 'c', witnessedCommit: 'wc', close: 'x', witnessedClose: 'wx', beacon: (r) => `b${r}`, reveal: 'r' };
   const events = timelineEvents({
@@ -262,6 +372,15 @@ test('the timeline puts the events in time order, a witness step at its last cos
   // A cosignature stamped in the second of its stage's entry (ms) still follows it.
   assert.deepEqual(timelineEvents({ commit: 53_400, close: 60_000, reveal: 90_000, witnessedCommit: [{ name: 'w1', time: 53_000 }] }, labels)
     .map((e) => e.id), ['commit', 'witnessedCommit', 'close', 'reveal']);
+  // Lanes: a lane's steps at the general lane's times are those events; one declared later has its own.
+  const lanes = timelineEvents({
+    commit: 1000, close: 5000, reveal: 9000,
+    lanes: [{ lane: 'm', commit: 1000, close: 5000, reveal: 9000 }, { lane: 'a', commit: 3000, close: 5000, reveal: 9000 }],
+  }, { ...labels, laneName: (id) => id || 'g', inLanes: (label, n) => `${label}×${n}`, ofLane: (label, name) => `${label} ${name}` });
+  assert.deepEqual(lanes.map((e) => [e.id, e.label, e.time, e.lane, e.detail]), [
+    ['commit', 'c×2', 1000, undefined, 'g, m'], ['commit', 'c a', 3000, 'a', undefined],
+    ['close', 'x×3', 5000, undefined, 'g, m, a'], ['reveal', 'r×3', 9000, undefined, 'g, m, a'],
+  ]);
   // No witnesses, no beacon: three events.
   assert.deepEqual(timelineEvents({ commit: 1, close: 2, reveal: 3 }, labels).map((e) => e.id), ['commit', 'close', 'reveal']);
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -155,6 +155,18 @@ test('receipt message has the documented bytes', () => {
     + 'a0a1a2a3a4a5a6a7a8a9aaabacadaeaf' + '0000019b00000001' + 'cc'.repeat(32));
 });
 
+test('a lane receipt message has the documented bytes', () => {
+  const message = receiptMessage({
+    room: 'ab', lane: 'members', lobby_index: 0x0102030405060708n, entrant_id: 'a0a1a2a3a4a5a6a7a8a9aaabacadaeaf',
+    joined_at: 0x19b00000001, commitment: 'cc'.repeat(32),
+  });
+  assert.equal(toHex(message), Buffer.from('foyer/lane-receipt/v1').toString('hex') + '02' + '6162'
+    + '07' + Buffer.from('members').toString('hex') + '0102030405060708'
+    + 'a0a1a2a3a4a5a6a7a8a9aaabacadaeaf' + '0000019b00000001' + 'cc'.repeat(32));
+  assert.throws(() => receiptMessage({ room: 'ab', lane: 7, lobby_index: 0, entrant_id: '00'.repeat(16), joined_at: 0, commitment: '00'.repeat(32) }),
+    TypeError);
+});
+
 function runFoyer(args, input) {
   assert.ok(existsSync(foyerBin), `${foyerBin} is missing: build the foyer target or set FOYER_BIN`);
   const result = spawnSync(foyerBin, args, { input, encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -188,14 +200,18 @@ test('C++ and JS agree on places and holders of random lobbies', async () => {
 });
 
 // A closed lobby as the server would publish it, with a receipt signed here in the
-// documented format, so the CLI also checks JS-made signatures.
-async function publishedDraw() {
+// documented format, so the CLI also checks JS-made signatures. With `lane`, the lobby is
+// that lane's (docs/fairness.md "Lanes": its seed derived from the room's, here with
+// node:crypto), under the lottery's `lanes`, and the room's own lobby is another.
+async function publishedDraw({ lane } = {}) {
   const v = vectors.inclusion;
-  const seed = vectors.key[0].seed;
-  const commitment = vectors.key[0].commitment;
+  const sha = (...parts) => createHash('sha256').update(Buffer.concat(parts)).digest('hex');
+  const roomSeed = vectors.key[0].seed;
+  const seed = lane ? sha(Buffer.from('foyer/lane-seed/v1'), Buffer.of(0), Buffer.from(roomSeed, 'hex'), Buffer.from(lane)) : roomSeed;
+  const commitment = lane ? sha(Buffer.from(seed, 'hex')) : vectors.key[0].commitment;
   const { privateKey, publicKey } = ed25519FromSeed(sequenceSeed);
   const joins = [4, 5, 6].map((i) => ({
-    room: 'spring-sale', lobby_index: i, entrant_id: v.entrants[i], joined_at: 1767225600000 + i, commitment,
+    room: 'spring-sale', ...(lane ? { lane } : {}), lobby_index: i, entrant_id: v.entrants[i], joined_at: 1767225600000 + i, commitment,
   }));
   const leaves = await Promise.all(joins.map((j) => leafHash(receiptMessage(j))));
   const batchRoot = await merkleRoot(leaves);
@@ -205,10 +221,15 @@ async function publishedDraw() {
     version: 'v1', ...joins[1], kid: 'k1', batch_size: 3, batch_index: 1,
     batch_path: [toHex(leaves[0]), toHex(leaves[2])], signature,
   };
-  const lottery = {
-    version: 'v1', commitment, state: 'open', lobby_size: v.entrants.length, lobby_root: v.root, beacon: null, seed,
-    receipt_key: toHex(publicKey), receipt_kid: 'k1', receipt_keys: { k1: toHex(publicKey) },
-  };
+  const draw = { commitment, lobby_size: v.entrants.length, lobby_root: v.root, seed };
+  const keys = { receipt_key: toHex(publicKey), receipt_kid: 'k1', receipt_keys: { k1: toHex(publicKey) } };
+  const lottery = lane
+    ? {
+      version: 'v1', state: 'open', beacon: null, ...keys, commitment: vectors.key[0].commitment, lobby_size: 2,
+      lobby_root: 'ee'.repeat(32), seed: roomSeed,
+      lanes: { [lane]: { ...draw, lobby_vkey: 'x', lobby: `/ledger/lobbies/spring-sale/lanes/${lane}` } },
+    }
+    : { version: 'v1', state: 'open', ...draw, beacon: null, ...keys };
   const proof = { index: 5, entrant_id: v.entrants[5], lobby_size: v.entrants.length, lobby_root: v.root, path: v.path };
   return { lottery, receipt, proof };
 }
@@ -246,6 +267,27 @@ test('verifyEntry passes a sound draw and fails a forged one', async () => {
   const withoutProof = await verifyEntry({ ...draw, proof: undefined });
   assert.equal(withoutProof.ok, true);
   assert.equal(withoutProof.checks.find((c) => c.name === 'inclusion').status, 'skipped');
+});
+
+test('verifyEntry checks a lane\'s receipt against the lane\'s own draw', async () => {
+  const draw = await publishedDraw({ lane: 'members' });
+  const lane = draw.lottery.lanes.members;
+  const key = await deriveKey(lane.seed, lane.lobby_root, null);
+  for (const hashes of providers) {
+    const result = await verifyEntry(draw, { hashes });
+    assert.equal(result.ok, true, JSON.stringify(result.checks));
+    assert.deepEqual(result.checks.map((c) => c.name), ['lane', 'commitment', 'receipt commitment', 'receipt signature', 'inclusion', 'key derivation']);
+    assert.equal(result.place, await place(key, lane.lobby_size, 5));
+    assert.equal(result.checks.find((c) => c.name === 'receipt signature').status, hashes.subtle ? 'pass' : 'skipped');
+  }
+  // Another lane, no lane (the room's own draw), or the room's lobby's proof: each fails.
+  const unknown = await verifyEntry({ ...draw, receipt: { ...draw.receipt, lane: 'vip' } });
+  assert.deepEqual(unknown.checks, [{ name: 'lane', status: 'fail', detail: 'the room publishes no draw of lane vip' }]);
+  const { lane: _, ...general } = draw.receipt;
+  const asGeneral = await verifyEntry({ ...draw, receipt: general });
+  assert.deepEqual(asGeneral.checks.filter((c) => c.status === 'fail').map((c) => c.name), ['receipt commitment', 'receipt signature', 'inclusion', 'key derivation']);
+  const roomProof = await verifyEntry({ ...draw, proof: { ...draw.proof, lobby_size: 2, lobby_root: 'ee'.repeat(32) } });
+  assert.equal(roomProof.checks.find((c) => c.name === 'inclusion').detail, 'the proof is for another lobby');
 });
 
 // The draw after `foyer keygen` and a restart: a new key signs receipts, the old one is
@@ -309,6 +351,20 @@ test('foyer lottery verify agrees with verifyEntry', async () => {
     const unknownKid = run(rotated.lottery, { ...rotated.receipt, kid: 'k9' }, rotated.proof);
     assert.equal(unknownKid.status, 1);
     assert.match(unknownKid.stdout, /^receipt signature\s+FAIL\s+the receipt names key k9, which the room does not publish$/m);
+
+    // A lane's receipt, checked against the lane's draw.
+    const laneDraw = await publishedDraw({ lane: 'members' });
+    const laneRun = run(laneDraw.lottery, laneDraw.receipt, laneDraw.proof);
+    assert.equal(laneRun.status, 0, laneRun.stdout + laneRun.stderr);
+    assert.match(laneRun.stdout, /^lane\s+pass\s+lane members draws on its own/m);
+    assert.match(laneRun.stdout, new RegExp(`^place\\s+${(await verifyEntry(laneDraw)).place} \\(lobby index 5 of 7\\)$`, 'm'));
+    const otherLane = run(laneDraw.lottery, { ...laneDraw.receipt, lane: 'vip' }, laneDraw.proof);
+    assert.equal(otherLane.status, 1);
+    assert.match(otherLane.stdout, /^lane\s+FAIL\s+the room publishes no draw of lane vip$/m);
+    const { lane: _, ...asGeneral } = laneDraw.receipt;
+    const generalRun = run(laneDraw.lottery, asGeneral, laneDraw.proof);
+    assert.equal(generalRun.status, 1);
+    assert.match(generalRun.stdout, /^receipt signature\s+FAIL/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -121,7 +121,7 @@ export class TestLedger {
     this.witnesses = witnesses.map((name) => noteKey(name, 0x04));
     this.quorum = quorum;
     this.entries = [];
-    this.lobbies = new Map(); // room → Map path → Buffer
+    this.lobbies = new Map(); // room, or room/lanes/lane → Map path → Buffer
   }
 
   append(text) {
@@ -141,32 +141,51 @@ export class TestLedger {
    * and publishes its lobby. `entrants` are 16-byte Buffers; times are Unix ms.
    * `beacon` is {kind: 'none'} | {kind: 'operator', value: hex} |
    * {kind: 'drand-quicknet', round, signature, randomness: Buffer}.
+   * `lanes` ({lane, entrants, seed?, places?, committedAt?}) draw on their own beside the
+   * general lane, as docs/fairness.md "Lanes" has it: each lane's commit, close and reveal
+   * (with its `lane` line) follow the general lane's, its seed derived from the room's, its
+   * lobby published under lanes/<lane>. A lane with `committedAt` was declared in the open
+   * lobby: its commit comes after the witnessed commit, and is witnessed in turn.
+   * Returns the general lane's {key, root, seed}.
    */
   draw({ room, entrants, seed = sha256(Buffer.from(room)), beacon = { kind: 'none' }, at = Date.UTC(2026, 0, 1),
-    closeAfter = 60_000, revealAfter = 10_000, witnessDelay = 2_000, places = placesOf }) {
+    closeAfter = 60_000, revealAfter = 10_000, witnessDelay = 2_000, places = placesOf, lanes = [] }) {
     const witnessed = this.witnesses.length > 0 && this.quorum > 0;
     const hex = (b) => b.toString('hex');
     const closeAt = at + closeAfter;
+    const draws = [{ lane: '', entrants, seed, places }, ...lanes.map((l) => ({
+      places, seed: sha256(Buffer.from('foyer/lane-seed/v1'), Buffer.of(0), seed, Buffer.from(l.lane)), ...l,
+    }))];
+    const head = (kind, lane) => `foyer/ledger/v1\nkind ${kind}\nroom ${room}\n${lane ? `lane ${lane}\n` : ''}`;
     const rule = beacon.kind === 'drand-quicknet' ? `drand-quicknet ${beacon.round}` : beacon.kind;
-    this.append(`foyer/ledger/v1\nkind commit\nroom ${room}\ncommitment ${hex(sha256(seed))}\nbeacon ${rule}\n` +
-      `closes_at ${closeAt}\nat ${at}\n`);
+    const commit = (d, ms) => this.append(`${head('commit', d.lane)}commitment ${hex(sha256(d.seed))}\nbeacon ${rule}\n` +
+      `closes_at ${closeAt}\nat ${ms}\n`);
     const witness = (stage, ms) => this.append(`foyer/ledger/v1\nkind witnessed\nroom ${room}\nstage ${stage}\n\n` +
       this.checkpoint(Math.floor((ms + witnessDelay) / 1000)));
+    for (const d of draws.filter((d) => d.committedAt == null)) commit(d, at);
     if (witnessed) witness('commit', at);
-    const lobby = tileLog(entrants);
-    this.append(`foyer/ledger/v1\nkind close\nroom ${room}\nsize ${entrants.length}\nroot ${hex(lobby.root)}\nat ${closeAt}\n`);
+    for (const d of draws.filter((d) => d.committedAt != null)) {
+      commit(d, d.committedAt);
+      if (witnessed) witness('commit', d.committedAt);
+    }
+    for (const d of draws) {
+      d.lobby = tileLog(d.entrants);
+      this.append(`${head('close', d.lane)}size ${d.entrants.length}\nroot ${hex(d.lobby.root)}\nat ${closeAt}\n`);
+    }
     if (witnessed) witness('close', closeAt);
     const beaconBytes = { none: Buffer.alloc(0), operator: Buffer.from(beacon.value ?? '', 'hex') }[beacon.kind] ?? beacon.randomness;
-    const key = createHmac('sha256', seed).update(Buffer.concat([Buffer.from('foyer/lottery/v1/key'), lobby.root, beaconBytes])).digest();
-    const placesHash = sha256(Buffer.concat(places(key, entrants.length).map(u64be)));
     const value = { none: 'none', operator: `operator ${beacon.value}`, 'drand-quicknet': `drand-quicknet ${beacon.round} ${beacon.signature}` }[beacon.kind];
-    this.append(`foyer/ledger/v1\nkind reveal\nroom ${room}\nseed ${hex(seed)}\nbeacon ${value}\nkey ${hex(key)}\n` +
-      `places ${hex(placesHash)}\nat ${closeAt + revealAfter}\n`);
-    const files = new Map(lobby.files);
-    const lobbyOrigin = `${this.origin}/lobby/${room}`;
-    files.set('checkpoint', checkpointNote(lobbyOrigin, entrants.length, lobby.root, renamedKey(this.key, lobbyOrigin)));
-    this.lobbies.set(room, files);
-    return { key, root: lobby.root, seed };
+    for (const d of draws) {
+      d.key = createHmac('sha256', d.seed).update(Buffer.concat([Buffer.from('foyer/lottery/v1/key'), d.lobby.root, beaconBytes])).digest();
+      const placesHash = sha256(Buffer.concat(d.places(d.key, d.entrants.length).map(u64be)));
+      this.append(`${head('reveal', d.lane)}seed ${hex(d.seed)}\nbeacon ${value}\nkey ${hex(d.key)}\n` +
+        `places ${hex(placesHash)}\nat ${closeAt + revealAfter}\n`);
+      const files = new Map(d.lobby.files);
+      const lobbyOrigin = `${this.origin}/lobby/${room}${d.lane ? `/${d.lane}` : ''}`;
+      files.set('checkpoint', checkpointNote(lobbyOrigin, d.entrants.length, d.lobby.root, renamedKey(this.key, lobbyOrigin)));
+      this.lobbies.set(d.lane ? `${room}/lanes/${d.lane}` : room, files);
+    }
+    return { key: draws[0].key, root: draws[0].lobby.root, seed };
   }
 
   /** Every published file: path (no leading slash) → Buffer or string. */
@@ -180,8 +199,8 @@ export class TestLedger {
     const last = Math.floor(Date.now() / 1000);
     out.set('ledger/checkpoint', this.checkpoint(last));
     for (const [path, bytes] of tileLog(this.entries).files) out.set(`ledger/${path}`, bytes);
-    for (const [room, files] of this.lobbies) {
-      for (const [path, bytes] of files) out.set(`ledger/lobbies/${room}/${path}`, bytes);
+    for (const [lobby, files] of this.lobbies) {
+      for (const [path, bytes] of files) out.set(`ledger/lobbies/${lobby}/${path}`, bytes);
     }
     return out;
   }

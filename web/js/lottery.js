@@ -19,6 +19,7 @@ const encoder = new TextEncoder();
 const KEY_DOMAIN = encoder.encode('foyer/lottery/v1/key');
 const ROUND_DOMAIN = encoder.encode('foyer/lottery/v1');
 const RECEIPT_DOMAIN = encoder.encode('foyer/receipt/v1');
+const LANE_RECEIPT_DOMAIN = encoder.encode('foyer/lane-receipt/v1');
 const BATCH_DOMAIN = encoder.encode('foyer/receipt-batch/v1');
 const ROUNDS = 10;
 const LOBBY_SIZE_LIMIT = 1n << 48n;
@@ -337,18 +338,25 @@ export async function verifyInclusion(leaf, index, size, path, root, options) {
 // ---- receipts ----
 
 /**
- * The signed bytes of a receipt (see src/core/receipt.hpp): "foyer/receipt/v1" ‖ u8
+ * The signed bytes of a receipt (see src/core/fairness/receipt.hpp): "foyer/receipt/v1" ‖ u8
  * room length ‖ room (UTF-8) ‖ u64be lobby_index ‖ entrant id (16) ‖ u64be joined_at
- * (unix ms) ‖ commitment (32).
- * @param {{room: string, lobby_index: number|bigint, entrant_id: string|Uint8Array,
+ * (unix ms) ‖ commitment (32). A receipt for a lane's lobby (it has `lane`) is
+ * "foyer/lane-receipt/v1" ‖ u8 room length ‖ room ‖ u8 lane length ‖ lane ‖ the same rest.
+ * @param {{room: string, lane?: string, lobby_index: number|bigint, entrant_id: string|Uint8Array,
  *          joined_at: number|bigint, commitment: string|Uint8Array}} receipt as the server returns it
  * @returns {Uint8Array}
  */
 export function receiptMessage(receipt) {
+  const lane = receipt.lane ?? '';
+  if (typeof lane !== 'string') throw new TypeError('a lane is named by a string');
   const room = encoder.encode(receipt.room);
-  if (room.length > MAX_ROOM_LENGTH) throw new RangeError('room id longer than 255 bytes');
-  return concat(RECEIPT_DOMAIN, Uint8Array.of(room.length), room, be64(bigOf(receipt.lobby_index)),
-    bytesOf(receipt.entrant_id, 16), be64(bigOf(receipt.joined_at)), bytesOf(receipt.commitment, 32));
+  const laneBytes = encoder.encode(lane);
+  if (room.length > MAX_ROOM_LENGTH || laneBytes.length > MAX_ROOM_LENGTH) throw new RangeError('room or lane id longer than 255 bytes');
+  const head = lane === ''
+    ? [RECEIPT_DOMAIN, Uint8Array.of(room.length), room]
+    : [LANE_RECEIPT_DOMAIN, Uint8Array.of(room.length), room, Uint8Array.of(laneBytes.length), laneBytes];
+  return concat(...head, be64(bigOf(receipt.lobby_index)), bytesOf(receipt.entrant_id, 16),
+    be64(bigOf(receipt.joined_at)), bytesOf(receipt.commitment, 32));
 }
 
 /**
@@ -403,6 +411,20 @@ export function receiptKeyFor(lottery, kid) {
 }
 
 /**
+ * The draw a receipt's lobby belongs to: the room's own (its general lane's) for a receipt
+ * without `lane`, else the lane's entry of `lottery.lanes`; null when the room publishes
+ * no draw of that lane. Each has commitment, lobby_size, lobby_root and seed; the beacon
+ * is the room's, for every lane.
+ * @param {object} lottery GET /api/v1/rooms/{room}/lottery
+ * @param {string} [lane]
+ * @returns {{commitment: string, lobby_size: number|null, lobby_root: string|null, seed: string|null}|null}
+ */
+export function laneDraw(lottery, lane) {
+  if (lane == null || lane === '') return lottery;
+  return lottery.lanes != null && Object.hasOwn(lottery.lanes, lane) ? lottery.lanes[lane] : null;
+}
+
+/**
  * @typedef {object} Check
  * @property {string} name
  * @property {'pass'|'fail'|'skipped'} status
@@ -413,12 +435,15 @@ export function receiptKeyFor(lottery, kid) {
  * Checks one entrant's draw from what the server published and what they hold:
  * the seed against the commitment, the receipt's commitment and signature, the
  * inclusion proof of their entrant id under the lobby root, and the key; then
- * recomputes their place. `ok` is true when no check failed; a check without its
- * input (no public key, no proof, no Ed25519 here) is "skipped".
+ * recomputes their place. A receipt with `lane` is checked against that lane's draw
+ * (its own commitment, lobby, seed, key and places; the proof from ?lane=), and its
+ * first check, "lane", says whether the room publishes that draw. `ok` is true when no
+ * check failed; a check without its input (no public key, no proof, no Ed25519 here)
+ * is "skipped".
  * @param {object} input
  * @param {object} input.lottery GET /api/v1/rooms/{room}/lottery
  * @param {object} input.receipt the join's receipt
- * @param {object} [input.proof] GET /api/v1/rooms/{room}/lottery/proof?index=I
+ * @param {object} [input.proof] GET /api/v1/rooms/{room}/lottery/proof?index=I[&lane=L]
  * @param {string|Uint8Array} [input.publicKey] the room's receipt key; default the published key of the receipt's kid
  * @param {{hashes?: Hashes}} [options]
  * @returns {Promise<{ok: boolean, checks: Check[], key: Uint8Array|null, place: bigint|null}>}
@@ -431,15 +456,24 @@ export async function verifyEntry({ lottery, receipt, proof, publicKey }, { hash
   let key = null;
   let placeValue = null;
 
-  if (lottery.seed == null) {
+  const draw = laneDraw(lottery, receipt.lane);
+  if (receipt.lane != null && receipt.lane !== '') {
+    if (draw == null) {
+      record('lane', 'fail', `the room publishes no draw of lane ${receipt.lane}`);
+      return { ok: false, checks, key, place: placeValue };
+    }
+    record('lane', 'pass', `lane ${receipt.lane} draws on its own: its commitment, lobby, seed and places`);
+  }
+
+  if (draw.seed == null) {
     record('commitment', 'fail', 'the seed is not revealed yet');
-  } else if (await checkCommitment(lottery.seed, lottery.commitment, options)) {
+  } else if (await checkCommitment(draw.seed, draw.commitment, options)) {
     record('commitment', 'pass', 'SHA-256(seed) equals the published commitment');
   } else {
     record('commitment', 'fail', 'SHA-256(seed) differs from the published commitment');
   }
 
-  if (receipt.commitment === lottery.commitment) {
+  if (receipt.commitment === draw.commitment) {
     record('receipt commitment', 'pass', 'the receipt carries the published commitment');
   } else {
     record('receipt commitment', 'fail', 'the receipt carries another commitment');
@@ -461,7 +495,7 @@ export async function verifyEntry({ lottery, receipt, proof, publicKey }, { hash
     record('inclusion', 'skipped', 'no proof given');
   } else if (proof.index !== receipt.lobby_index || proof.entrant_id !== receipt.entrant_id) {
     record('inclusion', 'fail', 'the proof is for another entrant');
-  } else if (proof.lobby_size !== lottery.lobby_size || proof.lobby_root !== lottery.lobby_root) {
+  } else if (proof.lobby_size !== draw.lobby_size || proof.lobby_root !== draw.lobby_root) {
     record('inclusion', 'fail', 'the proof is for another lobby');
   } else if (await verifyInclusion(await leafHash(proof.entrant_id, options), proof.index, proof.lobby_size,
     proof.path, proof.lobby_root, options)) {
@@ -470,13 +504,13 @@ export async function verifyEntry({ lottery, receipt, proof, publicKey }, { hash
     record('inclusion', 'fail', 'the proof does not lead to the lobby root');
   }
 
-  if (lottery.seed == null || lottery.lobby_root == null || lottery.lobby_size == null) {
+  if (draw.seed == null || draw.lobby_root == null || draw.lobby_size == null) {
     record('key derivation', 'fail', 'the lobby is not closed or the seed not revealed');
-  } else if (!(receipt.lobby_index < lottery.lobby_size)) {
+  } else if (!(receipt.lobby_index < draw.lobby_size)) {
     record('key derivation', 'fail', 'the lobby index is outside the lobby');
   } else {
-    key = await deriveKey(lottery.seed, lottery.lobby_root, lottery.beacon, options);
-    placeValue = await place(key, lottery.lobby_size, receipt.lobby_index);
+    key = await deriveKey(draw.seed, draw.lobby_root, lottery.beacon, options);
+    placeValue = await place(key, draw.lobby_size, receipt.lobby_index);
     record('key derivation', 'pass', `key ${toHex(key)}`);
   }
   return { ok: checks.every((c) => c.status !== 'fail'), checks, key, place: placeValue };

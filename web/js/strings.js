@@ -151,6 +151,14 @@ export const strings = {
   seedCheckPass: 'SHA-256(seed) equals the commitment published before the lobby opened.',
   seedCheckFail: 'SHA-256(seed) does NOT equal the published commitment.',
   seedPending: 'The seed stays secret until the lobby closes; only its commitment is public until then.',
+  lanesHeading: 'Lanes',
+  lanesDrawLead:
+    'This room has lanes, and each lane draws its own places: the draw above is the general lane’s; every other ' +
+    'lane has its own seed, committed before its lobby opened, its own lobby and its own places.',
+  lanesShare: (parts) => `Admission is shared between the lanes: ${parts.join(' · ')}.`,
+  laneSharePart: (name, share, now) => `${name} ${share} % (now ${now} %)`,
+  laneDrawTitle: (name) => `Lane: ${name}`,
+  generalLane: 'general',
   receiptHeading: 'Check a receipt',
   receiptLead:
     'Everyone who joins a lobby gets a receipt signed by the room. Your own receipt is filled in when this device ' +
@@ -160,6 +168,7 @@ export const strings = {
   checking: 'Checking…',
   receiptInvalidJson: 'This is not a receipt: paste the JSON object the room gave at joining.',
   checkNames: {
+    lane: 'The lane’s own draw',
     commitment: 'Seed against commitment',
     'receipt commitment': 'Receipt names this draw',
     'receipt signature': 'Receipt signature',
@@ -170,6 +179,8 @@ export const strings = {
   checkFail: 'FAILED',
   checkSkipped: 'not checked',
   placeResult: (number, place) => `This receipt’s number in the queue: ${number} (place ${place}, counted from 0).`,
+  lanePlaceResult: (lane, number, place) =>
+    `This receipt’s lane: ${lane}. Its number in the lane’s queue: ${number} (place ${place}, counted from 0).`,
   allPassed: 'Every check passed: this place follows from the published draw.',
   someFailed: 'At least one check failed.',
   auditHeading: 'Check the whole draw',
@@ -182,6 +193,7 @@ export const strings = {
     lobby: (done, total) => `Reading the lobby: ${done} of ${total} entrants`,
     places: (done, total) => `Recomputing places: ${done} of ${total}`,
   },
+  auditPhaseLane: (lane, text) => `Lane ${lane}: ${text}`,
   auditDone: (seconds) => `Checked in ${seconds} s.`,
   auditPassed: 'Every check passed: the whole draw follows from what was published, in the right order.',
   auditFailed: 'At least one check failed: this draw cannot be trusted as published.',
@@ -203,6 +215,7 @@ export const strings = {
     places: 'Every place',
     'reveal after quorum': 'Seed revealed after the witnesses',
   },
+  auditCheckLane: (name, lane) => `${name}, lane ${lane}`,
   timelineCaption: 'When each step happened. The witnesses’ times come from their own signed clocks.',
   timelineTitle: 'Timeline of the draw',
   timelineLabels: {
@@ -212,11 +225,15 @@ export const strings = {
     witnessedClose: 'witnessed',
     beacon: (round) => `beacon #${round}`,
     reveal: 'reveal',
+    inLanes: (label, count) => `${label} · ${count} lanes`,
+    ofLane: (label, name) => `${label} · ${name}`,
   },
   fieldUniformity: 'Join order against place',
   uniformity: (p, bands) =>
     `no link found (chi-square over ${bands}×${bands} bands, p = ${p}); a fair shuffle gives any p, a rigged one a tiny p`,
   uniformityTooSmall: 'too few entrants to test',
+  fieldLaneLobbySize: (lane) => `People in lane ${lane}’s lobby`,
+  fieldLaneUniformity: (lane) => `Join order against place, lane ${lane}`,
   hashesUsed: (name) => `Hashes computed with ${name === 'webcrypto' ? 'your browser’s WebCrypto' : 'plain JavaScript'}.`,
 
   // Welcome page (the demo room's target)

@@ -2,11 +2,12 @@
 // the commitment, and checks a lobby receipt (the visitor's own, prefilled, or any
 // pasted one): its signature, its inclusion under the lobby root, and its place. "Check
 // the whole draw" runs the full audit (web/js/audit) with a progress bar and draws the
-// draw's timeline.
+// draw's timeline. In a room with lanes it also shows how the lanes share admission and
+// each lane's own draw; a lane's receipt is checked against its lane's draw.
 
 import { strings as s } from './strings.js';
 import { formatNumber, formatTime, queueNumber } from './format.js';
-import { checkCommitment, defaultHashes, verifyEntry } from './lottery.js';
+import { checkCommitment, defaultHashes, laneDraw, verifyEntry } from './lottery.js';
 import { request, retrying } from './api.js';
 import { storedReceipts } from './storage.js';
 import { $, applyBranding, applyStrings, setText, show } from './page.js';
@@ -16,9 +17,63 @@ import { timelineEvents, timelineSvg } from './audit/timeline.js';
 const hashes = defaultHashes();
 const roomPath = (room) => `/api/v1/rooms/${encodeURIComponent(room)}`;
 let lottery = null;
+let lanes = []; // the room's lanes (room info), [] in a room without lanes
 
 function fact(id, value) {
   setText(id, value ?? s.notYet);
+}
+
+/** A lane's name from its id; '' is the general lane's, whose draw is the room's own. */
+function laneName(id) {
+  const wanted = id === '' ? 'general' : id;
+  return lanes.find((lane) => lane.id === wanted)?.name ?? (id === '' ? s.generalLane : id);
+}
+
+async function seedCheck(element, draw) {
+  element.className = 'result';
+  if (draw.seed == null) {
+    element.textContent = s.seedPending;
+    return;
+  }
+  const ok = await checkCommitment(draw.seed, draw.commitment, { hashes });
+  element.textContent = ok ? `✓ ${s.seedCheckPass}` : `✗ ${s.seedCheckFail}`;
+  element.classList.add(ok ? 'pass' : 'fail');
+}
+
+// How the lanes share admission, and each lane's own draw but the general lane's (above).
+async function showLanes() {
+  show('lanes', lanes.length > 0);
+  const percent = (fraction) => formatNumber(Math.round(fraction * 100));
+  setText('lanes-share', s.lanesShare(lanes.map((lane) => s.laneSharePart(lane.name, percent(lane.share), percent(lane.share_now)))));
+  const draws = Object.entries(lottery?.lanes ?? {});
+  show('lanes-draw-lead', draws.length > 0);
+  const list = $('lane-draws');
+  list.replaceChildren();
+  for (const [id, draw] of draws) {
+    const section = document.createElement('section');
+    section.dataset.lane = id;
+    const title = document.createElement('h4');
+    title.textContent = s.laneDrawTitle(laneName(id));
+    const facts = document.createElement('dl');
+    facts.className = 'facts';
+    for (const [label, value, hex] of [
+      [s.fieldCommitment, draw.commitment, true],
+      [s.fieldLobbySize, draw.lobby_size == null ? null : formatNumber(draw.lobby_size)],
+      [s.fieldLobbyRoot, draw.lobby_root, true],
+      [s.fieldSeed, draw.seed, true],
+    ]) {
+      const dt = document.createElement('dt');
+      dt.textContent = label;
+      const dd = document.createElement('dd');
+      dd.textContent = value ?? s.notYet;
+      if (hex) dd.className = 'hex';
+      facts.append(dt, dd);
+    }
+    const check = document.createElement('p');
+    section.append(title, facts, check);
+    list.append(section);
+    await seedCheck(check, draw);
+  }
 }
 
 async function loadRoom(room) {
@@ -30,7 +85,9 @@ async function loadRoom(room) {
     retrying(() => request('GET', `${roomPath(room)}/lottery`)),
   ]);
   if (info.ok) applyBranding(info.json.branding);
+  lanes = info.ok ? info.json.lanes ?? [] : [];
   lottery = draw.ok ? draw.json : null;
+  await showLanes();
   if (!lottery) return;
   const fifo = lottery.state === 'fifo';
   show('fifo', fifo);
@@ -48,19 +105,15 @@ async function loadRoom(room) {
   // A value the operator types in is no public beacon: the grinding guarantee is absent too.
   show('operator-beacon', !fifo && lottery.draw?.beacon === 'operator');
   const check = $('seed-check');
-  check.className = 'result';
   if (fifo) {
+    check.className = 'result';
     check.textContent = '';
-  } else if (lottery.seed == null) {
-    check.textContent = s.seedPending;
   } else {
-    const ok = await checkCommitment(lottery.seed, lottery.commitment, { hashes });
-    check.textContent = ok ? `✓ ${s.seedCheckPass}` : `✗ ${s.seedCheckFail}`;
-    check.classList.add(ok ? 'pass' : 'fail');
+    await seedCheck(check, lottery);
   }
 }
 
-function showChecks(result) {
+function showChecks(result, lane) {
   const list = $('checks');
   list.replaceChildren();
   const label = { pass: s.checkPass, fail: s.checkFail, skipped: s.checkSkipped };
@@ -79,12 +132,18 @@ function showChecks(result) {
   }
   // A place is only worth showing when every check that ran passed.
   const placeResult = $('place-result');
+  delete placeResult.dataset.lane;
   if (result.place == null || !result.ok) {
     placeResult.textContent = '';
     delete placeResult.dataset.place;
   } else {
-    placeResult.textContent = s.placeResult(queueNumber(Number(result.place)), formatNumber(result.place));
+    const number = queueNumber(Number(result.place));
+    // A lane's place is within the lane's own queue.
+    placeResult.textContent = lane
+      ? s.lanePlaceResult(laneName(lane), number, formatNumber(result.place))
+      : s.placeResult(number, formatNumber(result.place));
     placeResult.dataset.place = String(result.place);
+    if (lane) placeResult.dataset.lane = lane;
   }
   setText('verdict', result.ok ? s.allPassed : s.someFailed);
   $('verdict').className = `result ${result.ok ? 'pass' : 'fail'}`;
@@ -115,11 +174,13 @@ async function checkReceipt() {
     }
     if (!lottery) return;
     let proof;
-    if (lottery.lobby_root != null) {
-      const res = await retrying(() => request('GET', `${roomPath(receipt.room)}/lottery/proof?index=${receipt.lobby_index}`));
+    const lane = typeof receipt.lane === 'string' && receipt.lane !== '' ? receipt.lane : null;
+    if (laneDraw(lottery, lane)?.lobby_root != null) {
+      const query = `index=${receipt.lobby_index}${lane ? `&lane=${encodeURIComponent(lane)}` : ''}`;
+      const res = await retrying(() => request('GET', `${roomPath(receipt.room)}/lottery/proof?${query}`));
       if (res.ok) proof = res.json;
     }
-    showChecks(await verifyEntry({ lottery, receipt, proof }, { hashes }));
+    showChecks(await verifyEntry({ lottery, receipt, proof }, { hashes }), lane);
   } finally {
     button.disabled = false;
   }
@@ -130,8 +191,10 @@ function showCheckList(list, checks, names) {
   for (const c of checks) {
     const item = document.createElement('li');
     item.dataset.check = c.name;
+    if (c.lane) item.dataset.lane = c.lane;
     const name = document.createElement('span');
-    name.textContent = `${names[c.name] ?? c.name}: `;
+    const label = names[c.name] ?? c.name;
+    name.textContent = `${c.lane ? s.auditCheckLane(label, laneName(c.lane)) : label}: `;
     const status = document.createElement('span');
     status.className = c.ok ? 'pass' : 'fail';
     status.textContent = c.ok ? s.checkPass : s.checkFail;
@@ -153,14 +216,33 @@ function formatGap(ms) {
   return `+${Math.round(seconds / 86400)} d`;
 }
 
-function showFairness({ lobbySize, uniformity, timeline }) {
+const uniformityText = (u) => (u?.pValue == null ? s.uniformityTooSmall : s.uniformity(u.pValue.toFixed(3), u.bands));
+
+function showFairness({ lobbySize, uniformity, timeline, lanes: laneReports = [] }) {
   const figure = $('timeline');
   figure.querySelector('svg')?.remove();
-  const events = timelineEvents(timeline, s.timelineLabels);
+  const events = timelineEvents(timeline, { ...s.timelineLabels, laneName });
   figure.prepend(timelineSvg(events, { formatTime: (ms) => timeOfDay.format(ms), formatGap, title: s.timelineTitle }));
   show('timeline', events.length > 0);
   setText('fr-size', lobbySize == null ? s.notYet : formatNumber(lobbySize));
-  setText('fr-uniformity', uniformity?.pValue == null ? s.uniformityTooSmall : s.uniformity(uniformity.pValue.toFixed(3), uniformity.bands));
+  setText('fr-uniformity', uniformityText(uniformity));
+  // Each other lane's lobby and shuffle, after the general lane's.
+  const rows = $('fr-lanes');
+  rows.replaceChildren();
+  for (const lane of laneReports) {
+    const name = laneName(lane.lane);
+    for (const [label, value] of [
+      [s.fieldLaneLobbySize(name), lane.lobbySize == null ? s.notYet : formatNumber(lane.lobbySize)],
+      [s.fieldLaneUniformity(name), uniformityText(lane.uniformity)],
+    ]) {
+      const dt = document.createElement('dt');
+      dt.textContent = label;
+      const dd = document.createElement('dd');
+      dd.textContent = value;
+      dd.dataset.lane = lane.lane;
+      rows.append(dt, dd);
+    }
+  }
   show('fairness', lobbySize != null);
 }
 
@@ -180,9 +262,10 @@ async function auditRoom() {
     // ?vkey= pins the ledger key (from a source the reader trusts) instead of the published one.
     const report = await auditDraw(location.origin, $('room').value, {
       vkey: new URL(location.href).searchParams.get('vkey') ?? undefined,
-      onProgress: ({ phase, done, total }) => {
+      onProgress: ({ phase, done, total, lane }) => {
         bar.value = total === 0 ? 1 : done / total;
-        setText('audit-phase', s.auditPhase[phase](formatNumber(done), formatNumber(total)));
+        const text = s.auditPhase[phase](formatNumber(done), formatNumber(total));
+        setText('audit-phase', lane ? s.auditPhaseLane(laneName(lane), text) : text);
       },
     });
     showCheckList($('audit-checks'), report.checks, s.auditCheckNames);

@@ -1,8 +1,8 @@
 // The whole-draw audit (docs/fairness.md, "The public record of every draw"): fetches
-// the ledger and the room's lobby log from a Foyer server and checks every signature,
-// cosignature, tile, the order of the room's entries, the commitment, the beacon, the
-// key and every place. Plain fetch and WebCrypto: it runs in the verify page and under
-// Node 18+ (packaging/foyer-audit.mjs).
+// the ledger and the room's lobby log (one per lane in a room with lanes) from a Foyer
+// server and checks every signature, cosignature, tile, the order of the room's entries,
+// each lane's commitment, lobby, key and places, and the room's beacon. Plain fetch and
+// WebCrypto: it runs in the verify page and under Node 18+ (packaging/foyer-audit.mjs).
 
 import { checkCommitment, deriveKey, fromHex, permutation, toHex } from '../lottery.js';
 import { sha256 } from '../sha256.js';
@@ -17,23 +17,38 @@ export const CHECKS = [
   'places', 'reveal after quorum',
 ];
 
-const ORDER_WITNESSED = /^(C(WC)?)*CWCXWXR$/;
-const ORDER_UNWITNESSED = /^C+XR$/;
+/**
+ * The checks of one lane's draw: in a room with lanes each runs once per lane, the general
+ * lane's first, and is reported with its `lane` (the general lane's with none).
+ */
+export const LANE_CHECKS = new Set(['commitment', 'lobby checkpoint', 'lobby tiles', 'distinct entrants', 'key', 'places']);
+
+// The room's entries, whatever their lane: each lane's commit, close and reveal come in
+// runs, the witnessed entries between them. Unambiguous, so that no run of entries makes
+// the match backtrack.
+const ORDER_WITNESSED = /^C+(WCC+)*WCX+WXR+$/;
+const ORDER_UNWITNESSED = /^C+X+R+$/;
+// One lane's own entries.
+const LANE_ORDER = /^C+XR$/;
 const TOKEN = { commit: 'C', close: 'X', reveal: 'R', witnessed: 'W' };
 const ENTRANT_ID_SIZE = 16;
 const PLACES_CHUNK = 8192;
 
+const kinds = (entries) => entries.map((e) => (e.kind === 'witnessed' ? `witnessed ${e.stage}` : e.kind)).join(', ') || 'none';
+
 /**
- * Audits room `room`'s draw as published by the server at `baseUrl`.
+ * Audits room `room`'s draw, and each of its lanes' draws, as published by the server at
+ * `baseUrl`.
  * @param {string} baseUrl e.g. https://queue.example.com
  * @param {string} room
  * @param {object} [options]
  * @param {string} [options.vkey] the ledger's vkey, pinned: the published one must equal it
- * @param {(p: {phase: string, done: number, total: number}) => void} [options.onProgress]
+ * @param {(p: {phase: string, done: number, total: number, lane?: string}) => void} [options.onProgress]
  * @param {typeof fetch} [options.fetch]
  * @param {() => Promise<object>} [options.drand] loads web/js/drand.js
- * @returns {Promise<{ok: boolean, checks: Array<{name: string, ok: boolean, detail: string, ms?: number}>, fairness: object}>}
- *   `ms` is the time a check took; a check not run has none.
+ * @returns {Promise<{ok: boolean, checks: Array<{name: string, lane?: string, ok: boolean, detail: string, ms?: number}>, fairness: object}>}
+ *   `ms` is the time a check took; a check not run has none. `fairness.lanes` has the
+ *   lobby size and uniformity of each lane but the general one, whose are at the top.
  */
 export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globalThis.fetch, drand = () => import('../drand.js') } = {}) {
   const base = new URL(baseUrl.replace(/\/*$/, '/'));
@@ -48,26 +63,34 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
     if (bytes == null) throw new Error(`${path}: not found`);
     return new TextDecoder().decode(bytes);
   };
-  const progress = (phase) => (done, total) => onProgress?.({ phase, done, total });
+  const progress = (phase, lane) => (done, total) => onProgress?.({ phase, done, total, ...(lane ? { lane } : {}) });
 
   const results = new Map();
-  const run = async (name, needs, body) => {
-    const missing = needs.find((n) => !results.get(n)?.ok);
+  const keyOf = (name, lane) => (lane && LANE_CHECKS.has(name) ? `${name}\n${lane}` : name);
+  // A lane's check needs the checks of its own lane and the room's.
+  const run = async (name, needs, body, lane = '') => {
+    const key = keyOf(name, lane);
+    const named = lane ? { name, lane } : { name };
+    const missing = needs.find((n) => !results.get(keyOf(n, lane))?.ok);
     if (missing) {
-      results.set(name, { name, ok: false, detail: `not run: "${missing}" did not pass` });
+      results.set(key, { ...named, ok: false, detail: `not run: "${missing}" did not pass` });
       return;
     }
     const started = Date.now();
     try {
-      results.set(name, { name, ok: true, detail: await body(), ms: Date.now() - started });
+      results.set(key, { ...named, ok: true, detail: await body(), ms: Date.now() - started });
     } catch (error) {
-      results.set(name, { name, ok: false, detail: error.message, ms: Date.now() - started });
+      results.set(key, { ...named, ok: false, detail: error.message, ms: Date.now() - started });
     }
   };
 
   const s = {}; // what the checks learn, for the checks after them
   const fairness = { room, lobbySize: null, uniformity: null, timeline: {} };
   const timeline = fairness.timeline;
+  // The draws, the general lane's first: {lane, commit, close, reveal} once the entries
+  // are in order, and what each lane's checks learn.
+  let draws = [{ lane: '' }];
+  const report = (d) => (d.lane ? fairness.lanes.find((l) => l.lane === d.lane) : fairness);
 
   await run('ledger key', [], async () => {
     s.ledger = JSON.parse(await readText('api/v1/ledger'));
@@ -111,23 +134,41 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
     const mine = s.entries.filter((e) => e.room === room);
     const tokens = mine.map((e) => (e.kind === 'witnessed' ? `W${TOKEN[e.stage]}` : TOKEN[e.kind])).join('');
     const pattern = s.quorum > 0 ? ORDER_WITNESSED : ORDER_UNWITNESSED;
-    if (!pattern.test(tokens)) {
-      throw new Error(`room ${room}'s entries are ${mine.map((e) => e.kind === 'witnessed' ? `witnessed ${e.stage}` : e.kind).join(', ') || 'none'}, ` +
-        `not commit → ${s.quorum > 0 ? 'witnessed commit → close → witnessed close' : 'close'} → reveal`);
+    const expected = `commit → ${s.quorum > 0 ? 'witnessed commit → close → witnessed close' : 'close'} → reveal`;
+    if (!pattern.test(tokens)) throw new Error(`room ${room}'s entries are ${kinds(mine)}, not ${expected}`);
+    const lanes = new Map(); // lane → its entries, in ledger order: the general lane's commits first
+    for (const e of mine) if (e.kind !== 'witnessed') lanes.set(e.lane ?? '', [...(lanes.get(e.lane ?? '') ?? []), e]);
+    if (!lanes.has('')) throw new Error(`room ${room}'s general lane has no entries`);
+    const found = [];
+    for (const [lane, entries] of lanes) {
+      const name = lane ? `lane ${lane}` : `room ${room}`;
+      if (!LANE_ORDER.test(entries.map((e) => TOKEN[e.kind]).join(''))) {
+        throw new Error(`${name}'s entries are ${kinds(entries)}, not commit → close → reveal`);
+      }
+      const commits = entries.filter((e) => e.kind === 'commit');
+      if (commits.some((c) => c.commitment !== commits[0].commitment)) throw new Error(`${name}'s commits carry different commitments`);
+      found.push({ lane, commit: commits.at(-1), close: entries.at(-2), reveal: entries.at(-1) });
     }
-    const commits = mine.filter((e) => e.kind === 'commit');
-    if (commits.some((c) => c.commitment !== commits[0].commitment)) throw new Error('the commits carry different commitments');
+    draws = [found.find((d) => d.lane === ''), ...found.filter((d) => d.lane !== '')];
     const last = (kind, stage) => mine.findLast((e) => e.kind === kind && (stage === undefined || e.stage === stage));
+    // The witnesses vouch for the room's last commit and close, whatever their lane.
     Object.assign(s, {
-      commit: last('commit'), close: last('close'), reveal: last('reveal'),
+      commit: last('commit'), close: last('close'), firstReveal: mine.find((e) => e.kind === 'reveal'),
       witnessedCommit: last('witnessed', 'commit'), witnessedClose: last('witnessed', 'close'),
     });
-    timeline.closesAt = s.commit.closes_at;
-    timeline.commit = s.commit.at;
-    timeline.close = s.close.at;
-    timeline.reveal = s.reveal.at;
-    return `commit at ${s.commit.index}, close at ${s.close.index}, reveal at ${s.reveal.index}` +
-      (s.quorum > 0 ? `, witnessed at ${s.witnessedCommit.index} and ${s.witnessedClose.index}` : '');
+    const [general, ...others] = draws;
+    timeline.closesAt = general.commit.closes_at;
+    timeline.commit = general.commit.at;
+    timeline.close = general.close.at;
+    timeline.reveal = general.reveal.at;
+    if (others.length > 0) {
+      timeline.lanes = others.map((d) => ({ lane: d.lane, commit: d.commit.at, close: d.close.at, reveal: d.reveal.at }));
+      fairness.lanes = others.map((d) => ({ lane: d.lane, lobbySize: null, uniformity: null }));
+    }
+    const at = (d) => `commit at ${d.commit.index}, close at ${d.close.index}, reveal at ${d.reveal.index}`;
+    return at(general) +
+      (s.quorum > 0 ? `, witnessed at ${s.witnessedCommit.index} and ${s.witnessedClose.index}` : '') +
+      others.map((d) => `; lane ${d.lane}: ${at(d)}`).join('');
   });
 
   // A witnessed entry: its checkpoint is the ledger's, cosigned by a quorum, covers the
@@ -150,121 +191,142 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
     timeline[`witnessed${stage === 'commit' ? 'Commit' : 'Close'}`] = [...times].map(([name, time]) => ({ name, time: time * 1000 }));
     return `checkpoint of ${cp.size} entries cosigned by ${[...times.keys()].join(', ')}; quorum reached at ${new Date(quorumAt).toISOString()}`;
   };
-  await run('witnessed commit', ['entries order'], witnessed('commit'));
-  await run('witnessed close', ['entries order'], witnessed('close'));
 
-  await run('commitment', ['entries order'], async () => {
-    if (!(await checkCommitment(s.reveal.seed, s.commit.commitment))) throw new Error('SHA-256(seed) is not the commitment');
-    return `SHA-256(${s.reveal.seed}) = ${s.commit.commitment}`;
-  });
+  // Each lane's lobby is a log of its own (docs/fairness.md, "Lanes").
+  const lobbyPath = (d) => `ledger/lobbies/${encodeURIComponent(room)}${d.lane ? `/lanes/${encodeURIComponent(d.lane)}` : ''}`;
+  const lobbyOrigin = (d) => `${s.key.name}/lobby/${room}${d.lane ? `/${d.lane}` : ''}`;
+  const seen = new Set(); // every lane's entrant ids: one id in two lanes is one too many
 
-  await run('lobby checkpoint', ['entries order'], async () => {
-    const note = await readText(`ledger/lobbies/${encodeURIComponent(room)}/checkpoint`);
-    s.lobby = await openCheckpoint(note, renamedKey(s.key, `${s.key.name}/lobby/${room}`));
-    if (s.lobby.size !== s.close.size || toHex(s.lobby.root) !== s.close.root) {
-      throw new Error(`the lobby checkpoint (${s.lobby.size}, ${toHex(s.lobby.root)}) is not the close entry's (${s.close.size}, ${s.close.root})`);
-    }
-    fairness.lobbySize = s.lobby.size;
-    return `${s.lobby.size} entrants, root ${s.close.root}`;
-  });
+  // The checks after the entries' order, in CHECKS order: [needs, body]; a lane's body takes its draw.
+  const later = {
+    'witnessed commit': [['entries order'], witnessed('commit')],
+    'witnessed close': [['entries order'], witnessed('close')],
 
-  await run('lobby tiles', ['lobby checkpoint'], async () => {
-    s.ids = new Set();
-    s.duplicate = null;
-    let wrongSize = null;
-    const problem = await checkLog(s.lobby.size, s.lobby.root, (p) => read(`ledger/lobbies/${encodeURIComponent(room)}/${p}`), {
-      progress: progress('lobby'),
-      visit: (index, id) => {
-        if (id.length !== ENTRANT_ID_SIZE) wrongSize ??= index;
-        const text = String.fromCharCode(...id);
-        if (s.ids.has(text)) s.duplicate ??= index;
-        s.ids.add(text);
-      },
-    });
-    if (problem) throw new Error(`lobby ${problem.path} ${problem.what}`);
-    if (wrongSize != null) throw new Error(`entry ${wrongSize} is not a 16-byte entrant id`);
-    return `${s.lobby.size} entrant ids rebuild every tile and the close's root`;
-  });
+    commitment: [['entries order'], async (d) => {
+      if (!(await checkCommitment(d.reveal.seed, d.commit.commitment))) throw new Error('SHA-256(seed) is not the commitment');
+      return `SHA-256(${d.reveal.seed}) = ${d.commit.commitment}`;
+    }],
 
-  await run('distinct entrants', ['lobby tiles'], async () => {
-    if (s.duplicate != null) throw new Error(`entrant ${s.duplicate} repeats an earlier entrant id`);
-    return `${s.ids.size} different entrant ids`;
-  });
-
-  await run('beacon', ['entries order'], async () => {
-    const rule = s.commit.beacon;
-    const value = s.reveal.beacon;
-    if (rule.kind !== value.kind) throw new Error(`the commit names ${rule.kind}, the reveal gives ${value.kind}`);
-    if (rule.kind === 'none') {
-      s.beaconBytes = null;
-      return 'no beacon: the organiser knew the seed before the close and could add entrants to steer the draw';
-    }
-    if (rule.kind === 'operator') {
-      s.beaconBytes = fromHex(value.value);
-      return 'a value the operator typed in: weaker than a public beacon';
-    }
-    if (value.round !== rule.round) throw new Error(`the reveal uses round ${value.round}, the commit named ${rule.round}`);
-    let beacon;
-    try {
-      beacon = await drand();
-    } catch (error) {
-      throw new Error(`the drand verifier could not be loaded: ${error.message}`);
-    }
-    if (!(await beacon.verifyRound(value.round, value.signature))) throw new Error(`round ${value.round}'s signature does not verify`);
-    const randomness = await beacon.randomness(value.signature);
-    s.beaconBytes = typeof randomness === 'string' ? fromHex(randomness) : randomness;
-    s.beaconTime = beacon.timeOfRound(value.round) * 1000;
-    timeline.beaconRound = value.round;
-    timeline.beacon = s.beaconTime;
-    return `drand quicknet round ${value.round}, published at ${new Date(s.beaconTime).toISOString()}`;
-  });
-
-  await run('close before beacon', ['beacon', 'witnessed close'], async () => {
-    if (s.beaconTime == null) return 'nothing to check: the beacon is not a drand round';
-    const closedAt = s.quorum > 0 ? s.closeQuorumAt : s.close.at;
-    if (!(closedAt < s.beaconTime)) {
-      throw new Error(`the close was ${s.quorum > 0 ? 'witnessed' : 'written'} at ${new Date(closedAt).toISOString()}, not before the round`);
-    }
-    return `the close was ${s.quorum > 0 ? 'witnessed' : 'written (no witnesses)'} ${(s.beaconTime - closedAt) / 1000} s before the round`;
-  });
-
-  await run('key', ['beacon', 'lobby checkpoint'], async () => {
-    const key = toHex(await deriveKey(s.reveal.seed, s.close.root, s.beaconBytes));
-    if (key !== s.reveal.key) throw new Error(`the key is ${key}, the reveal says ${s.reveal.key}`);
-    return `HMAC-SHA256(seed, "foyer/lottery/v1/key" ‖ root${s.beaconBytes ? ' ‖ beacon' : ''}) = ${key}`;
-  });
-
-  await run('places', ['key'], async () => {
-    const n = s.close.size;
-    const pi = permutation(s.reveal.key, n);
-    const places = new Uint8Array(8 * n);
-    const view = new DataView(places.buffer);
-    const uniformity = new Uniformity(n);
-    for (let start = 0; start < n; start += PLACES_CHUNK) {
-      for (let i = start; i < Math.min(n, start + PLACES_CHUNK); i++) {
-        const p = pi.place(i);
-        view.setUint32(8 * i, Math.floor(p / 2 ** 32));
-        view.setUint32(8 * i + 4, p >>> 0);
-        uniformity.add(i, p);
+    'lobby checkpoint': [['entries order'], async (d) => {
+      const note = await readText(`${lobbyPath(d)}/checkpoint`);
+      d.lobby = await openCheckpoint(note, renamedKey(s.key, lobbyOrigin(d)));
+      if (d.lobby.size !== d.close.size || toHex(d.lobby.root) !== d.close.root) {
+        throw new Error(`the lobby checkpoint (${d.lobby.size}, ${toHex(d.lobby.root)}) is not the close entry's (${d.close.size}, ${d.close.root})`);
       }
-      onProgress?.({ phase: 'places', done: Math.min(n, start + PLACES_CHUNK), total: n });
-      await new Promise((resolve) => setTimeout(resolve, 0)); // lets a page paint its progress
-    }
-    fairness.uniformity = uniformity.result();
-    const hash = toHex(sha256(places));
-    if (hash !== s.reveal.places) throw new Error(`the ${n} places hash to ${hash}, the reveal says ${s.reveal.places}`);
-    return `all ${n} places recomputed, SHA-256 ${hash}`;
-  });
+      report(d).lobbySize = d.lobby.size;
+      return `${d.lobby.size} entrants, root ${d.close.root}`;
+    }],
 
-  await run('reveal after quorum', ['entries order', 'witnessed commit', 'witnessed close'], async () => {
-    if (s.quorum === 0) return 'no witnesses configured: the reveal follows the close in the ledger';
-    const quorumAt = Math.max(s.commitQuorumAt, s.closeQuorumAt);
-    if (s.reveal.at < quorumAt) throw new Error(`the seed was revealed at ${new Date(s.reveal.at).toISOString()}, before the close's quorum`);
-    return `revealed ${(s.reveal.at - quorumAt) / 1000} s after the close's quorum`;
-  });
+    'lobby tiles': [['lobby checkpoint'], async (d) => {
+      d.distinct = 0;
+      d.duplicate = null;
+      let wrongSize = null;
+      const problem = await checkLog(d.lobby.size, d.lobby.root, (p) => read(`${lobbyPath(d)}/${p}`), {
+        progress: progress('lobby', d.lane),
+        visit: (index, id) => {
+          if (id.length !== ENTRANT_ID_SIZE) wrongSize ??= index;
+          const text = String.fromCharCode(...id);
+          if (seen.has(text)) d.duplicate ??= index;
+          else d.distinct++;
+          seen.add(text);
+        },
+      });
+      if (problem) throw new Error(`lobby ${problem.path} ${problem.what}`);
+      if (wrongSize != null) throw new Error(`entry ${wrongSize} is not a 16-byte entrant id`);
+      return `${d.lobby.size} entrant ids rebuild every tile and the close's root`;
+    }],
 
-  const checks = CHECKS.map((name) => results.get(name));
-  return { ok: checks.every((c) => c.ok), checks, fairness };
+    'distinct entrants': [['lobby tiles'], async (d) => {
+      if (d.duplicate != null) throw new Error(`entrant ${d.duplicate} repeats an earlier entrant id${draws.length > 1 ? ' of this lane or another' : ''}`);
+      return `${d.distinct} different entrant ids${draws.length > 1 ? ', none in another lane' : ''}`;
+    }],
+
+    beacon: [['entries order'], async () => {
+      const [general, ...others] = draws;
+      const rule = general.commit.beacon;
+      const value = general.reveal.beacon;
+      // The room has one beacon: every lane's draw names and uses the same.
+      const other = others.find((d) => JSON.stringify(d.commit.beacon) !== JSON.stringify(rule) ||
+        JSON.stringify(d.reveal.beacon) !== JSON.stringify(value));
+      if (other) throw new Error(`lane ${other.lane} names or uses another beacon than the room's`);
+      if (rule.kind !== value.kind) throw new Error(`the commit names ${rule.kind}, the reveal gives ${value.kind}`);
+      if (rule.kind === 'none') {
+        s.beaconBytes = null;
+        return 'no beacon: the organiser knew the seed before the close and could add entrants to steer the draw';
+      }
+      if (rule.kind === 'operator') {
+        s.beaconBytes = fromHex(value.value);
+        return 'a value the operator typed in: weaker than a public beacon';
+      }
+      if (value.round !== rule.round) throw new Error(`the reveal uses round ${value.round}, the commit named ${rule.round}`);
+      let beacon;
+      try {
+        beacon = await drand();
+      } catch (error) {
+        throw new Error(`the drand verifier could not be loaded: ${error.message}`);
+      }
+      if (!(await beacon.verifyRound(value.round, value.signature))) throw new Error(`round ${value.round}'s signature does not verify`);
+      const randomness = await beacon.randomness(value.signature);
+      s.beaconBytes = typeof randomness === 'string' ? fromHex(randomness) : randomness;
+      s.beaconTime = beacon.timeOfRound(value.round) * 1000;
+      timeline.beaconRound = value.round;
+      timeline.beacon = s.beaconTime;
+      return `drand quicknet round ${value.round}, published at ${new Date(s.beaconTime).toISOString()}`;
+    }],
+
+    'close before beacon': [['beacon', 'witnessed close'], async () => {
+      if (s.beaconTime == null) return 'nothing to check: the beacon is not a drand round';
+      const closedAt = s.quorum > 0 ? s.closeQuorumAt : s.close.at;
+      if (!(closedAt < s.beaconTime)) {
+        throw new Error(`the close was ${s.quorum > 0 ? 'witnessed' : 'written'} at ${new Date(closedAt).toISOString()}, not before the round`);
+      }
+      return `the close was ${s.quorum > 0 ? 'witnessed' : 'written (no witnesses)'} ${(s.beaconTime - closedAt) / 1000} s before the round`;
+    }],
+
+    key: [['beacon', 'lobby checkpoint'], async (d) => {
+      const key = toHex(await deriveKey(d.reveal.seed, d.close.root, s.beaconBytes));
+      if (key !== d.reveal.key) throw new Error(`the key is ${key}, the reveal says ${d.reveal.key}`);
+      return `HMAC-SHA256(seed, "foyer/lottery/v1/key" ‖ root${s.beaconBytes ? ' ‖ beacon' : ''}) = ${key}`;
+    }],
+
+    places: [['key'], async (d) => {
+      const n = d.close.size;
+      const pi = permutation(d.reveal.key, n);
+      const places = new Uint8Array(8 * n);
+      const view = new DataView(places.buffer);
+      const uniformity = new Uniformity(n);
+      const step = progress('places', d.lane);
+      for (let start = 0; start < n; start += PLACES_CHUNK) {
+        for (let i = start; i < Math.min(n, start + PLACES_CHUNK); i++) {
+          const p = pi.place(i);
+          view.setUint32(8 * i, Math.floor(p / 2 ** 32));
+          view.setUint32(8 * i + 4, p >>> 0);
+          uniformity.add(i, p);
+        }
+        step(Math.min(n, start + PLACES_CHUNK), n);
+        await new Promise((resolve) => setTimeout(resolve, 0)); // lets a page paint its progress
+      }
+      report(d).uniformity = uniformity.result();
+      const hash = toHex(sha256(places));
+      if (hash !== d.reveal.places) throw new Error(`the ${n} places hash to ${hash}, the reveal says ${d.reveal.places}`);
+      return `all ${n} places recomputed, SHA-256 ${hash}`;
+    }],
+
+    'reveal after quorum': [['entries order', 'witnessed commit', 'witnessed close'], async () => {
+      if (s.quorum === 0) return 'no witnesses configured: the reveal follows the close in the ledger';
+      const quorumAt = Math.max(s.commitQuorumAt, s.closeQuorumAt);
+      if (s.firstReveal.at < quorumAt) throw new Error(`the seed was revealed at ${new Date(s.firstReveal.at).toISOString()}, before the close's quorum`);
+      return `revealed ${(s.firstReveal.at - quorumAt) / 1000} s after the close's quorum`;
+    }],
+  };
+
+  for (const [name, [needs, body]] of Object.entries(later)) {
+    if (!LANE_CHECKS.has(name)) await run(name, needs, body);
+    else for (const d of draws) await run(name, needs, () => body(d), d.lane);
+  }
+  const all = CHECKS.flatMap((name) => (LANE_CHECKS.has(name) ? draws.map((d) => keyOf(name, d.lane)) : [name]))
+    .map((key) => results.get(key));
+  return { ok: all.every((c) => c.ok), checks: all, fairness };
 }
 
 /**

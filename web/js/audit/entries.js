@@ -1,5 +1,7 @@
 // Ledger entries (docs/fairness.md, "Ledger entries"), parsed strictly: the header line,
-// then exactly the named lines of the entry's kind in the spec's order, nothing more.
+// then exactly the named lines of the entry's kind in the spec's order, nothing more. A
+// commit, close or reveal of a lane's own draw (docs/fairness.md, "Lanes") has a `lane`
+// line after the room's; the general lane's, and every witnessed entry, have none.
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const HEADER = 'foyer/ledger/v1';
@@ -45,8 +47,9 @@ const FIELDS = {
 };
 
 /**
- * One ledger entry (bytes) as {kind, room, ...fields}; a witnessed entry also has
- * `checkpoint`, the cosigned note after the blank line. Throws on any other shape.
+ * One ledger entry (bytes) as {kind, room, lane?, ...fields}: `lane` only for a lane's
+ * own draw; a witnessed entry also has `checkpoint`, the cosigned note after the blank
+ * line. Throws on any other shape.
  */
 export function parseEntry(bytes) {
   const text = decoder.decode(bytes);
@@ -66,11 +69,15 @@ export function parseEntry(bytes) {
   const roomLine = /^room (\S+)$/.exec(lines[2] ?? '');
   if (!roomLine) throw new Error('malformed room line');
   const entry = { kind, room: roomLine[1] };
+  const laneLine = /^lane (\S+)$/.exec(lines[3] ?? '');
+  if (laneLine && kind === 'witnessed') throw new Error('a witnessed entry names no lane');
+  if (laneLine) entry.lane = laneLine[1];
+  const first = laneLine ? 4 : 3;
   const fields = FIELDS[kind];
-  if (lines.length !== 3 + fields.length) throw new Error(`a ${kind} entry has ${3 + fields.length} lines`);
+  if (lines.length !== first + fields.length) throw new Error(`a ${kind} entry has ${first + fields.length} lines`);
   fields.forEach(([name, parse], i) => {
-    const line = lines[3 + i];
-    if (!line.startsWith(`${name} `)) throw new Error(`line ${4 + i} of a ${kind} entry is not ${name}`);
+    const line = lines[first + i];
+    if (!line.startsWith(`${name} `)) throw new Error(`line ${first + 1 + i} of a ${kind} entry is not ${name}`);
     entry[name] = parse(line.slice(name.length + 1));
   });
   if ((kind === 'witnessed') !== (checkpoint !== undefined)) {
