@@ -368,6 +368,7 @@ export function lanesPanel(node, roomId, ctx) {
 
   return (room) => {
     settings = room.config?.lanes ?? {};
+    panel.hidden = false;
     return update();
   };
 }
