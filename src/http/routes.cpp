@@ -108,30 +108,30 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::get}, "/ledger/checkpoint",
         at_once([&c](const request& req, auto&) { return handlers::ledger_checkpoint(c, req); }));
   // A lane's lobby under the room's, before the room's: the first route that matches answers.
+  // Each finds the room and the lane ("" for the room's own lobby) before it answers.
+  auto in_lobby = [&c](auto answer) -> route_handler {
+    return [&c, answer](request& req, const peer&, route_params p) -> task<response> {
+      const room* rm = c.rooms.find(p["room"]);
+      if (!rm) co_return unknown_room(req, p["room"]);
+      response refusal;
+      auto lane = handlers::drawing_lane(req, *rm, p["lane"], refusal);
+      if (!lane) co_return refusal;
+      co_return co_await answer(req, *rm, *lane, p);
+    };
+  };
   for (std::string_view lobby : {"/ledger/lobbies/{room}/lanes/{lane}", "/ledger/lobbies/{room}"}) {
-    r.add({verb::get}, fmt::format("{}/checkpoint", lobby), [&c](request& req, const peer&, route_params p) -> task<response> {
-      const room* rm = c.rooms.find(p["room"]);
-      if (!rm) co_return unknown_room(req, p["room"]);
-      response refusal;
-      auto lane = handlers::drawing_lane(req, *rm, p["lane"], refusal);
-      co_return lane ? handlers::lobby_checkpoint(c, req, *rm, *lane) : refusal;
-    });
-    r.add({verb::get}, fmt::format("{}/proof/{{index}}", lobby), [&c](request& req, const peer&, route_params p) -> task<response> {
-      const room* rm = c.rooms.find(p["room"]);
-      if (!rm) co_return unknown_room(req, p["room"]);
-      response refusal;
-      auto lane = handlers::drawing_lane(req, *rm, p["lane"], refusal);
-      if (!lane) co_return refusal;
-      co_return co_await handlers::lobby_proof(c, req, *rm, *lane, p["index"]);
-    });
-    r.add({verb::get}, fmt::format("{}/{{path...}}", lobby), [&c](request& req, const peer&, route_params p) -> task<response> {
-      const room* rm = c.rooms.find(p["room"]);
-      if (!rm) co_return unknown_room(req, p["room"]);
-      response refusal;
-      auto lane = handlers::drawing_lane(req, *rm, p["lane"], refusal);
-      if (!lane) co_return refusal;
-      co_return co_await handlers::lobby_file(c, req, *rm, *lane, p["path"]);
-    });
+    r.add({verb::get}, fmt::format("{}/checkpoint", lobby),
+          in_lobby([&c](request& req, const room& rm, std::uint8_t lane, route_params) -> task<response> {
+            co_return handlers::lobby_checkpoint(c, req, rm, lane);
+          }));
+    r.add({verb::get}, fmt::format("{}/proof/{{index}}", lobby),
+          in_lobby([&c](request& req, const room& rm, std::uint8_t lane, route_params p) {
+            return handlers::lobby_proof(c, req, rm, lane, p["index"]);
+          }));
+    r.add({verb::get}, fmt::format("{}/{{path...}}", lobby),
+          in_lobby([&c](request& req, const room& rm, std::uint8_t lane, route_params p) {
+            return handlers::lobby_file(c, req, rm, lane, p["path"]);
+          }));
   }
   // After the lobbies: the first route that has a path answers it.
   r.add({verb::get}, "/ledger/{path...}",

@@ -38,6 +38,16 @@ async function visitorPage(t) {
   return { page, problems };
 }
 
+// A visitor's page, with the body of every join it sends to the room "sale".
+async function pageRecordingJoins(t) {
+  const { page, problems } = await visitorPage(t);
+  const joins = [];
+  page.on('request', (req) => {
+    if (req.url().endsWith('/api/v1/rooms/sale/join')) joins.push(req.postDataJSON());
+  });
+  return { page, problems, joins };
+}
+
 test('a visitor types a presale code: a wrong one is refused and kept, the right one joins the members lane', async (t) => {
   const foyer = presale();
   t.after(() => foyer.cleanup());
@@ -45,11 +55,7 @@ test('a visitor types a presale code: a wrong one is refused and kept, the right
   const [code] = await generate(foyer, 'members-1', 3);
   // Visitors in the general lane ahead: both lanes wait, so both have a share now.
   for (let i = 0; i < 3; i++) await joinByApi(foyer, 'sale');
-  const { page, problems } = await visitorPage(t);
-  const joins = [];
-  page.on('request', (req) => {
-    if (req.url().endsWith('/api/v1/rooms/sale/join')) joins.push(req.postDataJSON());
-  });
+  const { page, problems, joins } = await pageRecordingJoins(t);
 
   await page.goto(`${foyer.url}/r/sale`);
   const form = page.locator('#code-form');
@@ -203,11 +209,7 @@ test('a refused invite is said as such and dropped: the code form is still a way
   t.after(() => foyer.cleanup());
   await foyer.start();
   const [code] = await generate(foyer, 'members-1', 1);
-  const { page, problems } = await visitorPage(t);
-  const joins = [];
-  page.on('request', (req) => {
-    if (req.url().endsWith('/api/v1/rooms/sale/join')) joins.push(req.postDataJSON());
-  });
+  const { page, problems, joins } = await pageRecordingJoins(t);
   await page.goto(`${foyer.url}/r/sale?invite=not-a-signed-invite`);
   await page.locator('#code-form').waitFor({ state: 'visible' });
   assert.equal(await page.locator('#title').textContent(), 'Your invitation was not accepted');
@@ -234,11 +236,7 @@ test('a room for invited visitors only: a refused invite leaves no form, and no 
   const foyer = presale({ general: { entry: 'invite' }, access: { name: 'Access', share: 0.2, entry: 'invite' } });
   t.after(() => foyer.cleanup());
   await foyer.start();
-  const { page, problems } = await visitorPage(t);
-  const joins = [];
-  page.on('request', (req) => {
-    if (req.url().endsWith('/api/v1/rooms/sale/join')) joins.push(req.postDataJSON());
-  });
+  const { page, problems, joins } = await pageRecordingJoins(t);
   await page.goto(`${foyer.url}/r/sale?invite=not-a-signed-invite`);
   await page.locator('#title', { hasText: 'Your invitation was not accepted' }).waitFor();
   assert.equal(await page.locator('#code-form').isVisible(), false);
@@ -258,11 +256,7 @@ test('too many codes tried from a network close the form for the server\'s Retry
   const foyer = presale();
   t.after(() => foyer.cleanup());
   await foyer.start();
-  const { page, problems } = await visitorPage(t);
-  const joins = [];
-  page.on('request', (req) => {
-    if (req.url().endsWith('/api/v1/rooms/sale/join')) joins.push(req.postDataJSON());
-  });
+  const { page, problems, joins } = await pageRecordingJoins(t);
   await page.goto(`${foyer.url}/r/sale`);
   const field = page.getByLabel('Access code');
   await field.fill('AAAA-AAAA-AAAA-AAAA');

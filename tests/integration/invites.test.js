@@ -9,7 +9,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
-import { Foyer, repo, until } from '../lib/foyer.js';
+import { Foyer, repo, until, startTrusting } from '../lib/foyer.js';
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -132,16 +132,6 @@ async function jwksSite() {
     rmSync(dir, { recursive: true, force: true });
   };
   return site;
-}
-
-// Starts `f` trusting only the CA file `ca` (OpenSSL reads SSL_CERT_FILE for its default paths).
-async function startTrusting(f, ca) {
-  process.env.SSL_CERT_FILE = ca;
-  try {
-    await f.start();
-  } finally {
-    delete process.env.SSL_CERT_FILE;
-  }
 }
 
 const inviteRoom = { id: 'launch', name: 'Launch', rate_per_minute: 600, target_url: '/shop', lanes: { general: { entry: 'invite' } } };

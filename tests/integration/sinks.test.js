@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { Foyer, until, withFoyer } from '../lib/foyer.js';
+import { Foyer, until, withFoyer, startTrusting } from '../lib/foyer.js';
 
 const TOKEN = 'sinks-test-admin-token';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -86,16 +86,6 @@ async function httpsReceiver(dir, san) {
     port: server.address().port, cert, received, handshakes,
     close: () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); }),
   };
-}
-
-// Starts `f` trusting only the CA file `ca` (OpenSSL reads SSL_CERT_FILE for its default paths).
-async function startTrusting(f, ca) {
-  process.env.SSL_CERT_FILE = ca;
-  try {
-    await f.start();
-  } finally {
-    delete process.env.SSL_CERT_FILE;
-  }
 }
 
 // A port nothing listens on (connections are refused) until something does.

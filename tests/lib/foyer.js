@@ -206,6 +206,16 @@ export async function call(url, method, { bearer, body, key, cookie } = {}) {
 }
 
 /** Polls `check` every 20 ms until it returns something truthy, and returns that; fails after `ms`. */
+// Starts `f` trusting only the CA file `ca` (OpenSSL reads SSL_CERT_FILE for its default paths).
+export async function startTrusting(f, ca) {
+  process.env.SSL_CERT_FILE = ca;
+  try {
+    await f.start();
+  } finally {
+    delete process.env.SSL_CERT_FILE;
+  }
+}
+
 export async function until(what, check, ms = 10000) {
   const deadline = Date.now() + ms;
   for (;;) {
