@@ -91,7 +91,8 @@ class room {
   // count from then); no seats available and none held sells the room out, seats
   // coming back reopen a room the seats (not the operator) sold out. Each returns what
   // it did (seat_ledger::apply).
-  hold_outcome apply(const hold_placed& e);
+  // `account_seats`: what the visitor's account may still hold here (hold_terms).
+  hold_outcome apply(const hold_placed& e, std::optional<std::uint64_t> account_seats = std::nullopt);
   hold_outcome apply(const hold_extended& e);
   hold_outcome apply(const hold_confirmed& e);
   hold_outcome apply(const hold_released& e);
@@ -178,6 +179,11 @@ class room {
   std::uint64_t joined() const { return joined_; }
   // The entry an account's join got, if it joined.
   const joined_entry* account_entry(const id16& account) const;
+  // The account a visitor joined with, if any.
+  std::optional<id16> account_of(const id16& visitor) const;
+  // What a hold by the visitor at `place` (none: not known) is held to: its lane's hold
+  // time and seats per pass where the lane sets them, else the room's. Needs seats.
+  hold_terms hold_terms_for(std::optional<std::uint64_t> place, std::optional<std::uint64_t> account_seats) const;
   std::uint64_t lobby_size() const { return lobby_.size(); }
   bool lobby_open() const { return state_ == room_state::lobby; }
   std::optional<std::int64_t> lobby_closes_at_ms() const;
@@ -262,6 +268,8 @@ class room {
   std::optional<digest> key_;
   std::optional<lottery::permutation> permutation_;
   std::unordered_map<id16, joined_entry, id16_hash> accounts_;
+  // accounts_ the other way round, for the event's max_seats_per_account: not encoded.
+  std::unordered_map<id16, id16, id16_hash> visitor_accounts_;
   lane_queues lanes_;
   code_book codes_;
   invite::jti_book invites_;
