@@ -81,6 +81,7 @@ std::string_view to_string(errc e) {
     case errc::invalid_route: return "invalid_route";
     case errc::waitlist_offered: return "waitlist_offered";
     case errc::seats_per_pass_exceeded: return "seats_per_pass_exceeded";
+    case errc::seats_per_account_exceeded: return "seats_per_account_exceeded";
     case errc::too_many_requests: return "too_many_requests";
     case errc::internal_error: return "internal_error";
   }

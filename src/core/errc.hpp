@@ -84,6 +84,7 @@ enum class errc {
   invalid_route,  // a hold's stations: named without legs, missing, unknown or reversed
   waitlist_offered,  // a placement waits in line for seats that may come back
   seats_per_pass_exceeded,  // a placement would take the pass past max_seats_per_pass
+  seats_per_account_exceeded,  // a placement would take the account past its event's max_seats_per_account
   too_many_requests,        // a pass past its request budget on the holds endpoints
   internal_error,
 };

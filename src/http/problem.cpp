@@ -77,6 +77,7 @@ problem_type type_of(errc e) {
     case errc::invalid_route: return {422, "Invalid route"};
     case errc::waitlist_offered: return {409, "Waitlisted"};
     case errc::seats_per_pass_exceeded: return {409, "Seats per pass exceeded"};
+    case errc::seats_per_account_exceeded: return {409, "Seats per account exceeded"};
     case errc::too_many_requests: return {429, "Too many requests", 1};
     case errc::internal_error: return {500, "Internal error"};
   }

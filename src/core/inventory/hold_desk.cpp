@@ -10,6 +10,11 @@
 namespace foyer {
 namespace {
 
+// The place of the visitor's pass, if its claim is known: its lane's terms hold.
+std::optional<std::uint64_t> place_of(const room& r, const id16& visitor) {
+  return r.place_of_pass(pass::pass_id(r.config().id, visitor));
+}
+
 bool same_request(const seat_ledger& seats, const hold_receipt& first, const hold_request& request) {
   if (first.action != request.action) return false;
   if (request.action != hold_action::place) return request.hold == first.hold;
@@ -21,7 +26,7 @@ bool same_request(const seat_ledger& seats, const hold_receipt& first, const hol
 }
 
 // A refusal recorded under the key when its request was applied, as the desk would say it.
-desk_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats) {
+desk_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats, const hold_terms& terms) {
   switch (first.outcome) {
     case hold_outcome::sold_out:
       return {errc::sold_out, fmt::format("Too few seats were available when the request was applied; {} are available "
@@ -39,7 +44,11 @@ desk_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats) {
     case hold_outcome::seats_per_pass_exceeded:
       return {errc::seats_per_pass_exceeded,
               fmt::format("Your pass had {} seats confirmed when the request was applied; it may take {} in all.",
-                          seats.confirmed_of(first.visitor), seats.settings()->seats_per_pass())};
+                          seats.confirmed_of(first.visitor), terms.seats_per_pass)};
+    case hold_outcome::seats_per_account_exceeded:
+      return {errc::seats_per_account_exceeded,
+              "Your account held or had confirmed too many seats across this event's rooms when the request was "
+              "applied (max_seats_per_account)."};
     case hold_outcome::pass_ended:
       return {errc::pass_required, "Your pass was reported done, or never claimed, when the request was applied."};
     default: return {errc::internal_error, "The request was refused; ask again with a new key."};
@@ -47,7 +56,7 @@ desk_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats) {
 }
 
 hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_view key, const hold_request& request,
-                           std::int64_t now_ms) {
+                           const hold_terms& terms, std::int64_t now_ms) {
   const auto& settings = *seats.settings();
   if (seats.find(request.hold)) return desk_refusal{errc::internal_error, "This hold id is taken; ask again."};
   if (request.seats == 0 || request.seats > settings.max_seats_per_hold) {
@@ -59,15 +68,21 @@ hold_decision decide_place(const room& r, const seat_ledger& seats, std::string_
   }
   const auto legs = std::get<leg_span>(route);
   auto confirmed = seats.confirmed_of(*request.visitor);
-  if (confirmed + request.seats > settings.seats_per_pass()) {
+  if (confirmed + request.seats > terms.seats_per_pass) {
     return desk_refusal{errc::seats_per_pass_exceeded,
                         fmt::format("Your pass has {} seats confirmed and may take {} in all (max_seats_per_pass).",
-                                    confirmed, settings.seats_per_pass())};
+                                    confirmed, terms.seats_per_pass)};
   }
   auto earlier = seats.live_hold_of(*request.visitor);
   if (earlier && settings.second == second_hold::refuse) {
     return desk_refusal{errc::live_hold_exists,
                         fmt::format("You hold seats already (hold {}): confirm or release it first.", to_hex(*earlier))};
+  }
+  if (terms.account_seats && confirmed + request.seats > *terms.account_seats) {
+    return desk_refusal{errc::seats_per_account_exceeded,
+                        fmt::format("Your account may take {} more seats in this room: it holds or has confirmed the "
+                                    "rest of this event's max_seats_per_account in its other rooms.",
+                                    *terms.account_seats > confirmed ? *terms.account_seats - confirmed : 0)};
   }
   if (seats.placement(legs, request.seats, earlier ? &*earlier : nullptr) == hold_outcome::sold_out) {
     return desk_refusal{errc::sold_out, fmt::format("{} seats are available now; {} held may come back.",
@@ -95,7 +110,7 @@ hold_receipt as_ended(const id16& hold_id, const hold& h, std::int64_t now_ms) {
 }  // namespace
 
 bool pass_done(const room& r, const id16& visitor) {
-  auto place = r.place_of_pass(pass::pass_id(r.config().id, visitor));
+  auto place = place_of(r, visitor);
   return place && r.pass_done(*place);
 }
 
@@ -136,7 +151,8 @@ std::variant<const hold*, desk_refusal> hold_for(const room& r, const id16& hold
   return h;
 }
 
-hold_decision decide_hold(const room& r, std::string_view key, const hold_request& request, std::int64_t now_ms) {
+hold_decision decide_hold(const room& r, std::string_view key, const hold_request& request, std::int64_t now_ms,
+                          std::optional<std::uint64_t> account_seats) {
   const seat_ledger& seats = r.seats();
   if (!seats.enabled()) return desk_refusal{errc::no_inventory, "This room has no seats to hold."};
   if (seats.frozen()) {
@@ -148,10 +164,13 @@ hold_decision decide_hold(const room& r, std::string_view key, const hold_reques
       return desk_refusal{errc::idempotency_key_reused,
                           "This Idempotency-Key was first used for another request; use a new key for a new request."};
     }
-    if (refused(first->outcome)) return refusal_of(*first, seats);
+    if (refused(first->outcome)) return refusal_of(*first, seats, r.hold_terms_for(place_of(r, first->visitor), std::nullopt));
     return *first;
   }
-  if (request.action == hold_action::place) return decide_place(r, seats, key, request, now_ms);
+  if (request.action == hold_action::place) {
+    auto place = request.place ? request.place : place_of(r, *request.visitor);
+    return decide_place(r, seats, key, request, r.hold_terms_for(place, account_seats), now_ms);
+  }
   auto found = hold_for(r, request.hold, request.visitor);
   if (auto* refused = std::get_if<desk_refusal>(&found)) return *refused;
   const hold& h = *std::get<const hold*>(found);

@@ -29,9 +29,12 @@ struct hold_request {
   std::optional<std::string> to{};
 };
 
-// A refusal, the first answer to a retried key, or an event to write.
+// A refusal, the first answer to a retried key, or an event to write. `account_seats`: what
+// the visitor's account may still hold in the room under its event's cap
+// (journal::account_seats), checked again when the placement applies.
 using hold_decision = step<hold_receipt, event>;
-hold_decision decide_hold(const room& r, std::string_view key, const hold_request& request, std::int64_t now_ms);
+hold_decision decide_hold(const room& r, std::string_view key, const hold_request& request, std::int64_t now_ms,
+                          std::optional<std::uint64_t> account_seats = std::nullopt);
 
 // The hold as the caller may see it: the visitor their own, the site any.
 std::variant<const hold*, desk_refusal> hold_for(const room& r, const id16& hold_id, const std::optional<id16>& visitor);

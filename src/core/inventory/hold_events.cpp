@@ -26,6 +26,7 @@ std::string_view to_string(hold_outcome outcome) {
     case hold_outcome::waitlisted: return "waitlisted";
     case hold_outcome::seats_per_pass_exceeded: return "seats_per_pass_exceeded";
     case hold_outcome::pass_ended: return "pass_ended";
+    case hold_outcome::seats_per_account_exceeded: return "seats_per_account_exceeded";
   }
   return "unknown";
 }

@@ -97,8 +97,11 @@ enum class hold_outcome : std::uint8_t {
   waitlisted,    // in line for seats that may come back (inventory.waitlist)
   seats_per_pass_exceeded,  // the pass would hold and have confirmed more than max_seats_per_pass
   pass_ended,               // the pass was reported done, or its claim is not known
+  // The account would hold and have confirmed more than the event's max_seats_per_account
+  // across its rooms.
+  seats_per_account_exceeded,
 };
-inline constexpr auto last_hold_outcome = hold_outcome::pass_ended;
+inline constexpr auto last_hold_outcome = hold_outcome::seats_per_account_exceeded;
 std::string_view to_string(hold_outcome outcome);
 
 }  // namespace foyer

@@ -1,6 +1,7 @@
 #pragma once
 // A room's seats as its configuration declares them (room_config::inventory).
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -31,6 +32,10 @@ struct inventory_settings {
   // Default: none, max_seats_per_hold: the seats one pass may hold and have confirmed over
   // its life, however many holds it places one after another.
   std::optional<std::uint32_t> max_seats_per_pass;
+  // Default: none. In a room of an event (room_config::event): the seats one account may
+  // hold, wait for and have confirmed across the event's rooms. A hold placed in this
+  // room is checked against this room's value: give every room of the event the same.
+  std::optional<std::uint32_t> max_seats_per_account;
 
   std::uint32_t seats_per_pass() const { return max_seats_per_pass.value_or(max_seats_per_hold); }
 
@@ -41,11 +46,30 @@ struct inventory_settings {
   std::string leg_name(std::size_t leg) const;
 
   // From placing a hold to the end of its late grace, at the longest: how long a hold
-  // and the Idempotency-Keys of its requests are kept.
-  std::int64_t retention_ms() const {
-    return (std::int64_t{hold_seconds} + extension_seconds + late_grace_seconds) * 1000;
+  // and the Idempotency-Keys of its requests are kept. `longest_hold_seconds`: a lane's
+  // hold time, when longer than the room's.
+  std::int64_t retention_ms(std::uint32_t longest_hold_seconds = 0) const {
+    auto hold = std::max(hold_seconds, longest_hold_seconds);
+    return (std::int64_t{hold} + extension_seconds + late_grace_seconds) * 1000;
   }
   bool operator==(const inventory_settings&) const = default;
+};
+
+// What a placement is held to, decided when it applies: the room's hold time and seats
+// per pass, or its lane's own (lane_config), and the seats the visitor's account may
+// still hold and have confirmed in this room under the event's max_seats_per_account
+// (none: no cap, or no account).
+struct hold_terms {
+  std::uint32_t hold_seconds = 180;
+  std::uint32_t seats_per_pass = 4;
+  std::optional<std::uint64_t> account_seats;
+
+  // The room's terms, with the lane's where it sets its own (0: the room's).
+  static hold_terms of(const inventory_settings& s, std::uint32_t lane_hold_seconds, std::uint32_t lane_seats_per_pass,
+                       std::optional<std::uint64_t> account_seats) {
+    return {lane_hold_seconds ? lane_hold_seconds : s.hold_seconds,
+            lane_seats_per_pass ? lane_seats_per_pass : s.seats_per_pass(), account_seats};
+  }
 };
 
 }  // namespace foyer

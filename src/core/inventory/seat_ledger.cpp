@@ -28,7 +28,8 @@ bool refused(hold_outcome outcome) {
     case hold_outcome::frozen:
     case hold_outcome::bad_route:
     case hold_outcome::seats_per_pass_exceeded:
-    case hold_outcome::pass_ended: return true;
+    case hold_outcome::pass_ended:
+    case hold_outcome::seats_per_account_exceeded: return true;
     case hold_outcome::placed:
     case hold_outcome::waitlisted:
     case hold_outcome::extended:
@@ -214,6 +215,11 @@ std::uint64_t seat_ledger::confirmed_of(const id16& visitor) const {
   return it == confirmed_by_visitor_.end() ? 0 : it->second;
 }
 
+std::uint64_t seat_ledger::seats_of(const id16& visitor) const {
+  auto live = live_hold_of(visitor);
+  return confirmed_of(visitor) + (live ? holds_.at(*live).seats : 0);
+}
+
 const hold* seat_ledger::find(const id16& hold_id) const {
   auto it = holds_.find(hold_id);
   return it == holds_.end() ? nullptr : &it->second;
@@ -256,7 +262,7 @@ void seat_ledger::record(std::string_view key, hold_receipt receipt) {
 }
 
 void seat_ledger::prune(std::int64_t now_ms) {
-  auto before = now_ms - settings_.value_or(inventory_settings{}).retention_ms();
+  auto before = now_ms - settings_.value_or(inventory_settings{}).retention_ms(longest_hold_seconds_);
   while (!key_order_.empty() && key_order_.front().first < before) {
     receipts_.erase(key_order_.front().second);
     key_order_.pop_front();
@@ -286,7 +292,7 @@ void seat_ledger::end(const id16& hold_id, hold& h, hold_state state, std::int64
 
 void seat_ledger::start_holding(const id16& hold_id, hold& h, std::int64_t at_ms) {
   h.state = hold_state::held;
-  h.expires_ms = at_ms + std::int64_t{settings_->hold_seconds} * 1000;
+  h.expires_ms = at_ms + hold_ms(h);
   held_ += h.seats;
   move(h, &leg_seats::available, &leg_seats::held);
   live_by_visitor_.insert_or_assign(h.visitor, hold_id);
@@ -355,13 +361,16 @@ hold_outcome seat_ledger::answer(std::string_view key, hold_action action, const
   return outcome;
 }
 
-hold_outcome seat_ledger::place(const hold_placed& e, leg_span legs) {
+hold_outcome seat_ledger::place(const hold_placed& e, leg_span legs, const hold_terms& terms) {
   if (holds_.contains(e.hold)) return hold_outcome::hold_id_taken;
   if (e.seats == 0 || e.seats > settings_->max_seats_per_hold) return hold_outcome::bad_seats;
   // The visitor's live hold, if any, is refused or replaced below: only confirmed seats count.
-  if (confirmed_of(e.visitor) + e.seats > settings_->seats_per_pass()) return hold_outcome::seats_per_pass_exceeded;
+  if (confirmed_of(e.visitor) + e.seats > terms.seats_per_pass) return hold_outcome::seats_per_pass_exceeded;
   auto earlier = live_hold_of(e.visitor);
   if (earlier && settings_->second == second_hold::refuse) return hold_outcome::live_hold_exists;
+  if (terms.account_seats && confirmed_of(e.visitor) + e.seats > *terms.account_seats) {
+    return hold_outcome::seats_per_account_exceeded;
+  }
   // All or nothing: the earlier hold goes only if the new one can take its place.
   auto outcome = placement(legs, e.seats, earlier ? &*earlier : nullptr);
   if (outcome == hold_outcome::sold_out) return outcome;
@@ -371,11 +380,13 @@ hold_outcome seat_ledger::place(const hold_placed& e, leg_span legs) {
   h.seats = e.seats;
   h.state = hold_state::waitlisted;
   h.legs = legs;
+  h.hold_seconds = terms.hold_seconds;
   if (outcome == hold_outcome::placed) {
     start_holding(e.hold, h, e.at_ms);
   } else {
-    // By then every seat held now has come back or been confirmed.
-    h.expires_ms = e.at_ms + (std::int64_t{settings_->hold_seconds} + settings_->extension_seconds) * 1000;
+    // By then every seat held now has come back or been confirmed (a lane's longer holds
+    // may hold them longer: its place in line lapses the same).
+    h.expires_ms = e.at_ms + hold_ms(h) + std::int64_t{settings_->extension_seconds} * 1000;
     waitlist_.push_back(e.hold);
     owed_ += h.seats;
     live_by_visitor_.emplace(e.visitor, e.hold);
@@ -384,11 +395,15 @@ hold_outcome seat_ledger::place(const hold_placed& e, leg_span legs) {
   return outcome;
 }
 
-hold_outcome seat_ledger::apply(const hold_placed& e, bool pass_usable) {
+hold_outcome seat_ledger::apply(const hold_placed& e, bool pass_usable, const hold_terms& terms) {
   if (auto why = unanswered(e.key, e.at_ms)) return *why;
   auto route = route_of(*settings_, as_station(e.from), as_station(e.to));
   auto* legs = std::get_if<leg_span>(&route);
-  auto outcome = !pass_usable ? hold_outcome::pass_ended : legs ? place(e, *legs) : hold_outcome::bad_route;
+  auto outcome = !pass_usable ? hold_outcome::pass_ended : legs ? place(e, *legs, terms) : hold_outcome::bad_route;
+  // Its key, and the hold once it ends, are kept as long as its hold time asks.
+  if (outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) {
+    longest_hold_seconds_ = std::max(longest_hold_seconds_, terms.hold_seconds);
+  }
   hold_receipt r;
   r.hold = e.hold;
   r.visitor = e.visitor;

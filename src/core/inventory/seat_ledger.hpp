@@ -82,6 +82,9 @@ struct hold {
   std::int64_t ended_ms = 0;  // when it was released, expired or refunded
   refund_reason reason = refund_reason::none;
   leg_span legs{};
+  // How long it holds seats once it holds them (hold_terms); 0: the room's hold_seconds
+  // (ledgers from before lanes had their own).
+  std::uint32_t hold_seconds = 0;
 };
 
 enum class hold_action : std::uint8_t { place, extend, confirm, release };
@@ -127,8 +130,9 @@ class seat_ledger {
   // Each request is answered under its key, refusals included (a retry gets the same):
   // only a repeated key, a frozen ledger and a room without seats record nothing.
   // `pass_usable`: the pass it was asked with is still accepted when it applies (not
-  // reported done, its claim known); else it places nothing (pass_ended).
-  hold_outcome apply(const hold_placed& e, bool pass_usable);
+  // reported done, its claim known); else it places nothing (pass_ended). `terms`: its
+  // hold time and the caps it is checked against (room::hold_terms_for).
+  hold_outcome apply(const hold_placed& e, bool pass_usable, const hold_terms& terms);
   hold_outcome apply(const hold_extended& e);
   hold_outcome apply(const hold_confirmed& e);
   hold_outcome apply(const hold_released& e);
@@ -168,6 +172,9 @@ class seat_ledger {
   const hold* find(const id16& hold_id) const;
   // Seats the visitor's confirmed holds took, which max_seats_per_pass counts with a new hold.
   std::uint64_t confirmed_of(const id16& visitor) const;
+  // Seats the visitor holds, waits for or confirmed: what max_seats_per_account counts in
+  // this room (a live hold past its time counts until the sweep ends it).
+  std::uint64_t seats_of(const id16& visitor) const;
   // Whether the visitor holds, waits for or confirmed seats: their pass placed holds.
   bool knows(const id16& visitor) const { return live_by_visitor_.contains(visitor) || confirmed_of(visitor) > 0; }
   // The visitor's hold in state held or waitlisted, if any (it may be past its expiry,
@@ -191,7 +198,10 @@ class seat_ledger {
   // Why a request is not decided at all: no seats, a frozen ledger, a repeated key.
   // Otherwise prunes what is older than the retention at `at_ms`.
   std::optional<hold_outcome> unanswered(std::string_view key, std::int64_t at_ms);
-  hold_outcome place(const hold_placed& e, leg_span legs);
+  hold_outcome place(const hold_placed& e, leg_span legs, const hold_terms& terms);
+  std::int64_t hold_ms(const hold& h) const {
+    return std::int64_t{h.hold_seconds ? h.hold_seconds : settings_->hold_seconds} * 1000;
+  }
   // Records the answer under `key`, as `h` (if known) stands now, and checks the counts.
   hold_outcome answer(std::string_view key, hold_action action, const id16& hold_id, const hold* h,
                       hold_outcome outcome, std::int64_t at_ms);
@@ -225,6 +235,9 @@ class seat_ledger {
   std::deque<std::pair<std::int64_t, id16>> ended_;  // (ended, hold), oldest first
   std::unordered_map<id16, hold_receipt, id16_hash> receipts_;  // by digest of the key
   std::deque<std::pair<std::int64_t, id16>> key_order_;          // (at, key digest), oldest first
+  // The longest hold time a placement asked for (a lane's may be longer than the room's):
+  // keys and ended holds are kept that much longer.
+  std::uint32_t longest_hold_seconds_ = 0;
 };
 
 }  // namespace foyer

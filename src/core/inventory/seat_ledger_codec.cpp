@@ -13,11 +13,13 @@ constexpr auto last_action = static_cast<std::uint8_t>(hold_action::release);
 //    (room states of format 4 carry it without a format byte);
 // 2: each receipt with its outcome, refusals included;
 // 3: each leg's counts in place of the route's, each hold and receipt with its legs;
-// 4: the waitlist in order, each receipt with its place in line.
+// 4: the waitlist in order, each receipt with its place in line;
+// 5: each hold with its hold time, and the longest hold time placed (lanes' own).
 constexpr std::uint8_t first_ledger_format = 1;
 constexpr std::uint8_t outcomes_ledger_format = 2;
 constexpr std::uint8_t legs_ledger_format = 3;
-constexpr std::uint8_t ledger_format = 4;
+constexpr std::uint8_t waitlist_ledger_format = 4;
+constexpr std::uint8_t ledger_format = 5;
 
 void write_legs(writer& w, leg_span legs) {
   w.u32(legs.from);
@@ -74,6 +76,7 @@ void seat_ledger::encode(writer& w) const {
     w.i64(h->ended_ms);
     w.u8(static_cast<std::uint8_t>(h->reason));
     write_legs(w, h->legs);
+    w.u32(h->hold_seconds);
   }
   // Ended holds and keys in the order they came: the order pruning needs.
   w.u64(ended_.size());
@@ -99,6 +102,7 @@ void seat_ledger::encode(writer& w) const {
   }
   w.u32(static_cast<std::uint32_t>(waitlist_.size()));
   for (const auto& id : waitlist_) w.raw(id);
+  w.u32(longest_hold_seconds_);
 }
 
 bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& settings, bool versioned) {
@@ -140,6 +144,7 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
     h.ended_ms = r.i64();
     auto reason = r.u8();
     h.legs = read_legs(r, format);
+    if (format >= ledger_format) h.hold_seconds = r.u32();
     if (state > last_hold_state || reason > last_reason || h.legs.from >= h.legs.to) return false;
     h.state = static_cast<hold_state>(state);
     h.reason = static_cast<refund_reason>(reason);
@@ -180,7 +185,7 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
     s.at_ms = r.i64();
     auto outcome = format >= outcomes_ledger_format ? r.u8() : std::uint8_t{0};
     s.legs = read_legs(r, format);
-    if (format >= ledger_format) s.waitlist_position = r.u32();
+    if (format >= waitlist_ledger_format) s.waitlist_position = r.u32();
     if (action > last_action || state > last_hold_state || reason > last_reason ||
         outcome > static_cast<std::uint8_t>(last_hold_outcome)) {
       return false;
@@ -194,7 +199,7 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
   }
   std::size_t waitlisted = 0;
   for (const auto& [id, h] : l.holds_) waitlisted += h.state == hold_state::waitlisted;
-  if (format >= ledger_format) {
+  if (format >= waitlist_ledger_format) {
     auto in_line = r.u32();
     for (std::uint32_t i = 0; i < in_line && !r.failed(); ++i) {
       auto id = r.raw<16>();
@@ -209,6 +214,7 @@ bool seat_ledger::decode(reader& r, const std::optional<inventory_settings>& set
       std::set<id16>(l.waitlist_.begin(), l.waitlist_.end()).size() != waitlisted) {
     return false;
   }
+  if (format >= ledger_format) l.longest_hold_seconds_ = r.u32();
   if (r.failed()) return false;
   // After recovery the counters must agree with the holds they count, and the totals
   // with the settings.

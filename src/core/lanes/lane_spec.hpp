@@ -32,6 +32,12 @@ struct lane_config {
   // How long an admitted visitor of this lane has to claim their pass: longer for people
   // who need it. Default: 0, the room's claim_window_seconds.
   std::uint32_t claim_window_seconds = 0;
+  // A hold placed with a pass of this lane lasts this long, and the pass may hold and have
+  // confirmed this many seats over its life: longer or more for people who need it. Only
+  // in a room with seats (inventory). Default: 0, the room's inventory.hold_seconds and
+  // inventory.max_seats_per_pass.
+  std::uint32_t hold_seconds = 0;
+  std::uint32_t max_seats_per_pass = 0;
 
   bool operator==(const lane_config&) const = default;
 };

@@ -50,7 +50,7 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
     auto checked = check_invite(*r, req, network, now_ms);
     if (auto* refused = std::get_if<desk_refusal>(&checked)) return *refused;
     invited = std::get<std::pair<std::uint8_t, invite::claims>>(std::move(checked));
-    account = invited_account(req.room_id, invited->second.account);
+    account = invited_account(account_scope(r->config()), invited->second.account);
   } else if (req.account.empty() && req.account_hint.empty() && r->config().require_account) {
     return desk_refusal{errc::account_required,
                         "This room takes visitors with their account only: join through the link the site gives "
@@ -60,6 +60,8 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
     if (account_secret_.empty()) return desk_refusal{errc::account_hints_off, "This server takes no account hints."};
     account = verify_account_hint(as_bytes(account_secret_), req.room_id, req.account, req.account_hint);
     if (!account) return desk_refusal{errc::bad_account_hint, "The account hint does not match the account."};
+    // The site signs hints per room; the rooms of an event keep one digest of the account.
+    if (!r->config().event.empty()) account = account_digest(as_bytes(account_secret_), account_scope(r->config()), req.account);
   }
   if (account) {
     // Decided from the log's own index: an account that joined gets its entry back.
@@ -136,10 +138,10 @@ std::variant<std::pair<std::uint8_t, digest>, desk_refusal> join_desk::check_cod
   return std::pair{*lane, *code};
 }
 
-id16 join_desk::invited_account(std::string_view room_id, std::string_view account) const {
+id16 join_desk::invited_account(std::string_view scope, std::string_view account) const {
   // Keyed as account hints are, when the site signs them: one entry per account either way.
   auto key = account_secret_.empty() ? byte_view(invites_.account_key) : as_bytes(account_secret_);
-  return account_digest(key, room_id, account);
+  return account_digest(key, scope, account);
 }
 
 std::variant<std::pair<std::uint8_t, invite::claims>, desk_refusal> join_desk::check_invite(const room& r,

@@ -89,8 +89,8 @@ class join_desk {
   std::variant<std::pair<std::uint8_t, invite::claims>, desk_refusal> check_invite(const room& r, const join_request& req,
                                                                                   const network_key& network,
                                                                                   std::int64_t now_ms);
-  // The account an invite names, as an account hint's would be kept.
-  id16 invited_account(std::string_view room_id, std::string_view account) const;
+  // The account an invite names, as an account hint's would be kept (account_scope).
+  id16 invited_account(std::string_view scope, std::string_view account) const;
   std::variant<std::pair<std::uint8_t, digest>, desk_refusal> check_code(const room& r, const join_request& req,
                                                                         const id16& redeemer, const network_key& network,
                                                                         std::int64_t now_ms);

@@ -238,6 +238,22 @@ void journal::requeue(const std::vector<side_record>& side) {
   pending_side_.insert(pending_side_.end(), side.begin(), side.end());
 }
 
+std::optional<std::uint64_t> journal::account_seats(const room& r, const id16& visitor) const {
+  const auto& settings = r.seats().settings();
+  if (!settings || !settings->max_seats_per_account || r.config().event.empty()) return std::nullopt;
+  auto account = r.account_of(visitor);
+  if (!account) return std::nullopt;
+  // The rooms of one event know an account by one digest (account_scope). A removed
+  // room's seats no longer count: its holds were refunded, its confirmations are done.
+  std::uint64_t elsewhere = 0;
+  for (const auto& [id, other] : rooms_) {
+    if (&other == &r || other.config().event != r.config().event) continue;
+    if (const auto* entry = other.account_entry(*account)) elsewhere += other.seats().seats_of(entry->visitor);
+  }
+  std::uint64_t cap = *settings->max_seats_per_account;
+  return cap > elsewhere ? cap - elsewhere : 0;
+}
+
 journal::applied journal::apply(const event& e, std::uint64_t seq) {
   // On the log's own clock, so that replay forgets the same rooms at the same event.
   if (!retired_until_.empty()) forget_retired(at_ms_of(e));
@@ -272,7 +288,12 @@ journal::applied journal::apply(const event& e, std::uint64_t seq) {
             if constexpr (std::is_same_v<decltype(std::declval<room&>().apply(other)), hold_outcome>) {
               room* r = holds_room(other.room, other.at_ms);
               if (!r) return {};
-              auto outcome = r->apply(other);
+              hold_outcome outcome{};
+              if constexpr (std::is_same_v<std::decay_t<decltype(other)>, hold_placed>) {
+                outcome = r->apply(other, account_seats(*r, other.visitor));
+              } else {
+                outcome = r->apply(other);
+              }
               pending_side_.push_back(
                   {hold_outcome_key(other.room, seq), std::string(1, static_cast<char>(outcome))});
               return {{}, outcome};

@@ -56,6 +56,11 @@ class journal {
   // removed room with seats until late_grace_seconds after its removal, its held holds
   // then refund_required (seat_ledger::retire). Replay keeps the same ones.
   const room* find_for_holds(std::string_view id, std::int64_t now_ms) const;
+  // The seats the visitor's account may still hold and have confirmed in `r`: its event's
+  // max_seats_per_account less what the account holds, waits for and confirmed in the
+  // event's other rooms (seat_ledger::seats_of). None without a cap or an account.
+  // Derived from the rooms' ledgers alone, so that replay decides the same.
+  std::optional<std::uint64_t> account_seats(const room& r, const id16& visitor) const;
   // A change of the room's settings is being written: the next one waits for it, so that
   // each is checked against the settings it replaces.
   bool configuring(std::string_view id) const { return configuring_.contains(id); }

@@ -91,6 +91,11 @@ std::optional<field_problem> room::refuses(const room_config& next) const {
                                                 lane.config.id, lane.waiting())};
     }
   }
+  // Accounts that joined are known by a digest of their scope: another scope would let
+  // them join again.
+  if (next.event != config_.event && !accounts_.empty()) {
+    return field_problem{"event", fmt::format("cannot change once accounts joined ({} joined)", accounts_.size())};
+  }
   if (untouched()) return std::nullopt;
   if (next.beacon_rule != config_.beacon_rule) {
     return field_problem{"beacon_rule",
@@ -239,7 +244,10 @@ join_outcome room::apply(const visitor_joined& e, std::vector<merkle::stored_nod
     outcome.place = place;
   }
   ++joined_;
-  if (e.account) accounts_.emplace(*e.account, joined_entry{e.visitor, e.entrant, e.at_ms, outcome});
+  if (e.account) {
+    accounts_.emplace(*e.account, joined_entry{e.visitor, e.entrant, e.at_ms, outcome});
+    visitor_accounts_.emplace(e.visitor, *e.account);
+  }
   return outcome;
 }
 
@@ -291,7 +299,25 @@ void room::follow_supply(std::int64_t at_ms) {
   }
 }
 
-hold_outcome room::apply(const hold_placed& e) {
+std::optional<id16> room::account_of(const id16& visitor) const {
+  auto it = visitor_accounts_.find(visitor);
+  return it == visitor_accounts_.end() ? std::nullopt : std::optional(it->second);
+}
+
+hold_terms room::hold_terms_for(std::optional<std::uint64_t> place, std::optional<std::uint64_t> account_seats) const {
+  // By id: the lane's settings as the configuration now gives them (a lane no longer
+  // declared has the room's).
+  const lane_config* lane = nullptr;
+  if (place && lane_of(*place) < lanes_.size()) {
+    const auto& id = lanes_.at(lane_of(*place)).config.id;
+    auto it = std::find_if(config_.lanes.begin(), config_.lanes.end(), [&](const auto& l) { return l.id == id; });
+    if (it != config_.lanes.end()) lane = &*it;
+  }
+  return hold_terms::of(*seats_.settings(), lane ? lane->hold_seconds : 0, lane ? lane->max_seats_per_pass : 0,
+                        account_seats);
+}
+
+hold_outcome room::apply(const hold_placed& e, std::optional<std::uint64_t> account_seats) {
   // In line or holding, the visitor's seats count from here, not their pass slot. The
   // place is looked up here too: a hold asked for right after the poll that gave the pass
   // was decided before that pass's claim was applied, and the log has the claim first.
@@ -299,7 +325,9 @@ hold_outcome room::apply(const hold_placed& e) {
   // A pass reported done places nothing, nor one whose claim is not known (unless its
   // claim was forgotten after its holds, which the ledger knows).
   bool pass_usable = place ? !lanes_.reported_done(*place) : seats_.knows(e.visitor);
-  auto outcome = seats_.apply(e, pass_usable);
+  // A room without seats places nothing: the ledger says so before it looks at the terms.
+  auto terms = seats_.enabled() ? hold_terms_for(place, account_seats) : hold_terms{};
+  auto outcome = seats_.apply(e, pass_usable, terms);
   if ((outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) && place) lanes_.finish(*place);
   follow_supply(e.at_ms);
   return outcome;

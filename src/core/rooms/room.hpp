@@ -110,7 +110,8 @@ class room {
   // count from then); no seats available and none held sells the room out, seats
   // coming back reopen a room the seats (not the operator) sold out. Each returns what
   // it did (seat_ledger::apply).
-  hold_outcome apply(const hold_placed& e);
+  // `account_seats`: what the visitor's account may still hold here (hold_terms).
+  hold_outcome apply(const hold_placed& e, std::optional<std::uint64_t> account_seats = std::nullopt);
   hold_outcome apply(const hold_extended& e);
   hold_outcome apply(const hold_confirmed& e);
   hold_outcome apply(const hold_released& e);
@@ -197,6 +198,11 @@ class room {
   std::uint64_t joined() const { return joined_; }
   // The entry an account's join got, if it joined.
   const joined_entry* account_entry(const id16& account) const;
+  // The account a visitor joined with, if any.
+  std::optional<id16> account_of(const id16& visitor) const;
+  // What a hold by the visitor at `place` (none: not known) is held to: its lane's hold
+  // time and seats per pass where the lane sets them, else the room's. Needs seats.
+  hold_terms hold_terms_for(std::optional<std::uint64_t> place, std::optional<std::uint64_t> account_seats) const;
   // The lanes that draw at the opening: those declared before the lobby closed (lanes
   // [0, draw_lanes())). A room without an opening has the general lane's, never drawn.
   std::size_t draw_lanes() const { return draws_.size(); }
@@ -285,6 +291,8 @@ class room {
   bool witnessed_commit_ = false;
   bool witnessed_close_ = false;
   std::unordered_map<id16, joined_entry, id16_hash> accounts_;
+  // accounts_ the other way round, for the event's max_seats_per_account: not encoded.
+  std::unordered_map<id16, id16, id16_hash> visitor_accounts_;
   lane_queues lanes_;
   code_book codes_;
   invite::jti_book invites_;

@@ -202,6 +202,8 @@ bool room::decode_state(std::string_view bytes) {
   owner_ = static_cast<room_owner>(owner);
   configured_ = configured;
   accounts_ = std::move(accounts);
+  visitor_accounts_.clear();
+  for (const auto& [account, entry] : accounts_) visitor_accounts_.emplace(entry.visitor, account);
   if (format >= site_state_format) {
     base_rate_ = std::max<std::uint32_t>(base_rate, 1);
     rate_ = std::max<std::uint32_t>(rate, 1);

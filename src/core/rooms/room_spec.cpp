@@ -44,7 +44,7 @@ constexpr setting make_setting(std::string_view name) {
           [](room_config& to, const room_config& from) { to.*member = from.*member; }};
 }
 
-constexpr std::array<setting, 20> settings{
+constexpr std::array<setting, 21> settings{
     make_setting<&room_config::id>("id"),
     make_setting<&room_config::name>("name"),
     make_setting<&room_config::rate_per_minute>("rate_per_minute"),
@@ -65,6 +65,7 @@ constexpr std::array<setting, 20> settings{
     make_setting<&room_config::require_account>("require_account"),
     make_setting<&room_config::lanes>("lanes"),
     make_setting<&room_config::agents_barred_seconds>("agents_barred_seconds"),
+    make_setting<&room_config::event>("event"),
 };
 
 constexpr auto setting_names = [] {
@@ -200,6 +201,7 @@ std::optional<field_problem> set_inventory(inventory_settings& s, std::string_vi
   if (name == "late_grace_seconds") return set_integer(key, value, s.late_grace_seconds, 0, max_late_grace_seconds);
   if (name == "max_seats_per_hold") return set_integer(key, value, s.max_seats_per_hold, 1, 1000);
   if (name == "max_seats_per_pass") return set_optional_integer(key, value, s.max_seats_per_pass, 1, 1000);
+  if (name == "max_seats_per_account") return set_optional_integer(key, value, s.max_seats_per_account, 1, 1000);
   if (name == "legs") return set_stations(s, key, value);
   if (name == "waitlist") return set_integer(key, value, s.waitlist, 0, max_waitlist);
   if (name == "leg_totals") return set_leg_totals(s, key, value);
@@ -281,6 +283,9 @@ std::optional<field_problem> set_lane(std::vector<lane_config>& lanes, std::stri
     return std::nullopt;
   }
   if (name == "claim_window_seconds") return set_integer(key, value, it->claim_window_seconds, 10, max_claim_window_seconds);
+  // Bounded as the room's inventory settings are.
+  if (name == "hold_seconds") return set_integer(key, value, it->hold_seconds, 10, max_hold_seconds);
+  if (name == "max_seats_per_pass") return set_integer(key, value, it->max_seats_per_pass, 1, 1000);
   if (name == "priority") {
     const auto* priority = std::get_if<bool>(&value);
     if (!priority) return problem(key, "must be true or false");
@@ -302,6 +307,10 @@ std::optional<field_problem> check_lanes(room_config& c) {
   bool shared = false;
   for (auto& lane : c.lanes) {
     if (lane.name.empty()) lane.name = lane.id;
+    // Without seats nothing is held: a lane's hold settings would silently do nothing.
+    for (auto [set, name] : {std::pair{lane.hold_seconds != 0, "hold_seconds"}, std::pair{lane.max_seats_per_pass != 0, "max_seats_per_pass"}}) {
+      if (set && !c.inventory) return problem(fmt::format("lanes.{}.{}", lane.id, name), "needs inventory: only a room with seats has holds");
+    }
     shares += lane.share;
     if (lane.priority) priority += lane.share;
     shared = shared || !lane.priority;
@@ -317,6 +326,10 @@ std::optional<field_problem> check_lanes(room_config& c) {
 }
 
 }  // namespace
+
+std::string account_scope(const room_config& config) {
+  return config.event.empty() ? config.id : "event:" + config.event;
+}
 
 std::string_view to_string(room_owner owner) { return owner == room_owner::file ? "file" : "api"; }
 
@@ -351,6 +364,19 @@ std::optional<field_problem> set_room_setting(room_config& c, std::string_view k
     return std::nullopt;
   }
   if (key == "agents_barred_seconds") return set_integer(key, value, c.agents_barred_seconds, 0, 24 * 3600);
+  if (key == "event") {
+    if (removed) {
+      c.event.clear();
+      return std::nullopt;
+    }
+    std::string event;
+    if (auto p = set_text(key, value, event)) return p;
+    if (!event.empty() && !is_room_id(event)) {
+      return problem(key, "must be 1 to 64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit");
+    }
+    c.event = std::move(event);
+    return std::nullopt;
+  }
   if (key == "lanes") {
     if (!removed) return problem(key, "must be a table of lanes by id, or null to remove them all");
     c.lanes.clear();
@@ -443,6 +469,13 @@ std::optional<field_problem> check_room(room_config& c) {
     if (!s->leg_totals.empty() && s->leg_totals.size() != s->leg_count()) {
       return problem("inventory.leg_totals", fmt::format("must give one total for each of the {} legs", s->leg_count()));
     }
+    if (s->max_seats_per_account && c.event.empty()) {
+      return problem("inventory.max_seats_per_account", "needs event: the id of the rooms whose seats it counts together");
+    }
+    // A visitor without an account would escape the cap.
+    if (s->max_seats_per_account && !c.require_account) {
+      return problem("inventory.max_seats_per_account", "needs require_account = true: the cap counts seats by account");
+    }
   }
   return check_lanes(c);
 }
@@ -510,6 +543,7 @@ std::string to_json(const room_config& c) {
                            .num("late_grace_seconds", s->late_grace_seconds)
                            .num("max_seats_per_hold", s->max_seats_per_hold)
                            .opt_num("max_seats_per_pass", s->max_seats_per_pass)
+                           .opt_num("max_seats_per_account", s->max_seats_per_account)
                            .str("second_hold", to_string(s->second))
                            .raw("legs", json_string_list(s->legs))
                            .raw("leg_totals", fmt::format("[{}]", fmt::join(s->leg_totals, ",")))
@@ -526,9 +560,11 @@ std::string to_json(const room_config& c) {
                            .boolean("priority", lane.priority)
                            .str("entry", to_string(lane.entry))
                            .num("claim_window_seconds", lane.claim_window_seconds)
+                           .num("hold_seconds", lane.hold_seconds)
+                           .num("max_seats_per_pass", lane.max_seats_per_pass)
                            .done());
   }
-  o.raw("lanes", lanes.done()).num("agents_barred_seconds", c.agents_barred_seconds);
+  o.raw("lanes", lanes.done()).num("agents_barred_seconds", c.agents_barred_seconds).str("event", c.event);
   return o.done();
 }
 

@@ -55,9 +55,18 @@ struct room_config {
   // An invite whose token says "agent": true is refused this long after the room opens,
   // as Tatkal keeps agents out of its first minutes. Default: 0, no such window.
   std::uint32_t agents_barred_seconds = 0;
+  // The event the room is one date or part of, an id its rooms share: they know an account
+  // by one digest (account_scope), and inventory.max_seats_per_account counts the seats
+  // of an account across them. Default: none. Cannot change once accounts joined.
+  std::string event;
 
   bool operator==(const room_config&) const = default;
 };
+
+// What an account's digest is keyed with (account_hint): the room's id, or in a room of an
+// event the event's, so that the event's rooms know one account by one digest. No room id
+// has a ':', so the two never meet.
+std::string account_scope(const room_config& config);
 
 // Who declares a room. The file's rooms are reconciled into the log at start and on
 // reload; a room created through the admin API is the API's, and no file may declare it.
@@ -99,8 +108,9 @@ std::string to_json(const room_config& config);
 // The encoding of the settings in events and snapshots. Format 1 has no admission
 // settings (max_active and after): they take their defaults; format 2 has no inventory;
 // format 3 no legs, format 4 no waitlist, format 5 neither max_seats_per_pass nor
-// require_account, format 6 no lanes.
-inline constexpr std::uint8_t room_config_format = 7;
+// require_account, format 6 no lanes, format 7 neither the lanes' hold settings nor the
+// event and max_seats_per_account.
+inline constexpr std::uint8_t room_config_format = 8;
 void write_room_config(writer& w, const room_config& config);
 room_config read_room_config(reader& r, std::uint8_t format = room_config_format);
 

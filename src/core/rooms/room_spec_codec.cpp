@@ -49,6 +49,8 @@ void write_room_config(writer& w, const room_config& c) {
   w.u32(s.waitlist);
   w.u8(s.max_seats_per_pass.has_value());
   if (s.max_seats_per_pass) w.u32(*s.max_seats_per_pass);
+  w.u8(s.max_seats_per_account.has_value());
+  if (s.max_seats_per_account) w.u32(*s.max_seats_per_account);
   w.u8(c.require_account);
   w.u32(static_cast<std::uint32_t>(c.lanes.size()));
   for (const auto& lane : c.lanes) {
@@ -58,8 +60,11 @@ void write_room_config(writer& w, const room_config& c) {
     w.u8(lane.priority);
     w.u8(static_cast<std::uint8_t>(lane.entry));
     w.u32(lane.claim_window_seconds);
+    w.u32(lane.hold_seconds);
+    w.u32(lane.max_seats_per_pass);
   }
   w.u32(c.agents_barred_seconds);
+  w.str(c.event);
 }
 
 room_config read_room_config(reader& r, std::uint8_t format) {
@@ -113,6 +118,7 @@ room_config read_room_config(reader& r, std::uint8_t format) {
   }
   if (format >= 5) s.waitlist = r.u32();
   if (format >= 6 && r.u8() != 0) s.max_seats_per_pass = r.u32();
+  if (format >= 8 && r.u8() != 0) s.max_seats_per_account = r.u32();
   if (inventory) c.inventory = s;
   if (format >= 6) c.require_account = r.u8() != 0;
   if (format < 7) return c;
@@ -126,9 +132,14 @@ room_config read_room_config(reader& r, std::uint8_t format) {
     auto entry = r.u8();
     lane.entry = entry <= static_cast<std::uint8_t>(lane_entry::invite) ? static_cast<lane_entry>(entry) : lane_entry::code;
     lane.claim_window_seconds = r.u32();
+    if (format >= 8) {
+      lane.hold_seconds = r.u32();
+      lane.max_seats_per_pass = r.u32();
+    }
     c.lanes.push_back(std::move(lane));
   }
   c.agents_barred_seconds = r.u32();
+  if (format >= 8) c.event = r.str();
   return c;
 }
 

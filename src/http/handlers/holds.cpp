@@ -104,7 +104,10 @@ task<response> carry(context& ctx, const request& req, std::string room_id, std:
   // A retired room's holds answer through its late grace (journal::find_for_holds).
   auto find = [](const context& c, std::string_view id) { return c.rooms.find_for_holds(id, c.clock.steady_ms()); };
   const room* r = find(ctx, room_id);
-  auto decide = [&ctx, key, request](const room& now) { return decide_hold(now, key, request, ctx.clock.steady_ms()); };
+  auto decide = [&ctx, key, request](const room& now) {
+    auto account_seats = request.visitor ? ctx.rooms.account_seats(now, *request.visitor) : std::nullopt;
+    return decide_hold(now, key, request, ctx.clock.steady_ms(), account_seats);
+  };
   // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
   hold_decision first = decide(*r);
   auto again = decide_again(ctx, room_id, decide, find);

@@ -139,9 +139,10 @@ TEST_CASE("a room_configured with settings of format 2 still decodes, and an unk
   auto bytes = encode(room_configured{"r", config, room_owner::file, std::nullopt, 16});
   REQUIRE(bytes[1] == room_config_format);
   // Format 2 is the current format without the inventory at the settings' end (no legs:
-  // two empty lists; the waitlist; no max_seats_per_pass), require_account, the lanes (a
-  // count of none) and agents_barred_seconds, under tag 9.
-  constexpr std::size_t inventory_size = 1 + 8 + 4 * 4 + 1 + 4 + 4 + 4 + 1 + 1 + 4 + 4;
+  // two empty lists; the waitlist; no max_seats_per_pass nor max_seats_per_account),
+  // require_account, the lanes (a count of none), agents_barred_seconds and the event (an
+  // empty string), under tag 9.
+  constexpr std::size_t inventory_size = 1 + 8 + 4 * 4 + 1 + 4 + 4 + 4 + 1 + 1 + 1 + 4 + 4 + 4;
   constexpr std::size_t trailer_size = 1 + 1 + 8;  // owner, no declaration, time
   auto settings_end = bytes.size() - trailer_size;
   std::string old = "\x09" + bytes.substr(2, settings_end - inventory_size - 2) + bytes.substr(settings_end);

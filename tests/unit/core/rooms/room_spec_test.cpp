@@ -101,7 +101,7 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
   CHECK(merged.name == "New");
   CHECK(merged.stock == 10u);
   CHECK(merged.rate_per_minute == 500);
-  CHECK(room_setting_names().size() == 20);
+  CHECK(room_setting_names().size() == 21);
 
   after.opens_at_ms = 1'796'099'400'000;
   writer w;
@@ -113,7 +113,7 @@ TEST_CASE("changes are named, merged and encoded setting by setting") {
         R"({"id":"tatkal-1","name":"New","rate_per_minute":60,"pass_ttl_seconds":900,"target_url":"/checkout",)"
         R"("opens_at":"2026-12-01T04:30:00.000Z","lobby_window_seconds":0,"beacon_rule":"","stock":10,)"
         R"("logo_url":"","accent_colour":"","max_active":null,"claim_window_seconds":600,"no_show_max_multiplier":1,)"
-        R"("adaptive":null,"alternatives":[],"require_account":false,"inventory":null,"lanes":{},"agents_barred_seconds":0})");
+        R"("adaptive":null,"alternatives":[],"require_account":false,"inventory":null,"lanes":{},"agents_barred_seconds":0,"event":""})");
 }
 
 TEST_CASE("require_account is true or false, round-trips, and reads as false from older formats") {
@@ -122,16 +122,17 @@ TEST_CASE("require_account is true or false, round-trips, and reads as false fro
   CHECK(set(c, "require_account", std::string("yes"))->field == "require_account");
   REQUIRE_FALSE(set(c, "require_account", true));
   CHECK(c.require_account);
-  CHECK(to_json(c).ends_with(R"("require_account":true,"inventory":null,"lanes":{},"agents_barred_seconds":0})"));
+  CHECK(to_json(c).ends_with(R"("require_account":true,"inventory":null,"lanes":{},"agents_barred_seconds":0,"event":""})"));
   writer w;
   write_room_config(w, c);
   reader r(w.bytes());
   CHECK(read_room_config(r) == c);
   CHECK(r.done());
-  // Format 5 ends before max_seats_per_pass (absent: its one flag byte), the setting, the
-  // lanes (a count of none) and agents_barred_seconds: it reads as off.
+  // Format 5 ends before max_seats_per_pass and max_seats_per_account (absent: a flag byte
+  // each), the setting, the lanes (a count of none), agents_barred_seconds and the event
+  // (an empty string): it reads as off.
   std::string_view bytes = w.bytes();
-  reader older(bytes.substr(0, bytes.size() - 2 - 4 - 4));
+  reader older(bytes.substr(0, bytes.size() - 3 - 4 - 4 - 4));
   CHECK_FALSE(read_room_config(older, 5).require_account);
   CHECK(older.done());
   CHECK_FALSE(set(c, "require_account", unset_value{}));
@@ -170,8 +171,9 @@ TEST_CASE("an inventory table needs a total, takes its defaults and round-trips"
   CHECK(read_room_config(r) == c);
   CHECK(r.done());
   CHECK(to_json(c).ends_with(R"("inventory":{"total":200,"hold_seconds":60,"extension_seconds":90,)"
-                             R"("late_grace_seconds":300,"max_seats_per_hold":4,"max_seats_per_pass":null,"second_hold":"release_first",)"
-                             R"("legs":[],"leg_totals":[],"waitlist":0},"lanes":{},"agents_barred_seconds":0})"));
+                             R"("late_grace_seconds":300,"max_seats_per_hold":4,"max_seats_per_pass":null,"max_seats_per_account":null,)"
+                             R"("second_hold":"release_first","legs":[],"leg_totals":[],"waitlist":0},"lanes":{},"agents_barred_seconds":0,)"
+                             R"("event":""})"));
   CHECK_FALSE(set(c, "inventory", unset_value{}));
   CHECK_FALSE(c.inventory);
 }
@@ -206,7 +208,7 @@ TEST_CASE("inventory legs are stations in order, leg_totals one per leg, and bot
   reader r(w.bytes());
   CHECK(read_room_config(r) == c);
   CHECK(r.done());
-  CHECK_THAT(to_json(c), Catch::EndsWith(R"("legs":["A","B","C","D"],"leg_totals":[200,150,200],"waitlist":0},"lanes":{},"agents_barred_seconds":0})"));
+  CHECK_THAT(to_json(c), Catch::EndsWith(R"("legs":["A","B","C","D"],"leg_totals":[200,150,200],"waitlist":0},"lanes":{},"agents_barred_seconds":0,"event":""})"));
   // An empty list is the default: total on every leg.
   REQUIRE_FALSE(set(c, "inventory.leg_totals", names{}));
   CHECK(c.inventory->leg_total(1) == 200);
@@ -241,8 +243,10 @@ TEST_CASE("lanes are tables by id: shares sum to at most 1, priority lanes leave
   CHECK(in_force[0].id == "general");
   CHECK(in_force[0].share == 500'000);
   CHECK(in_force[0].entry == lane_entry::open);
-  CHECK_THAT(to_json(c), Catch::EndsWith(R"("lanes":{"access":{"name":"access","share":0.2,"priority":true,"entry":"invite","claim_window_seconds":0},)"
-                                         R"("members":{"name":"Members' presale","share":0.3,"priority":false,"entry":"code","claim_window_seconds":1800}},"agents_barred_seconds":0})"));
+  CHECK_THAT(to_json(c), Catch::EndsWith(R"("lanes":{"access":{"name":"access","share":0.2,"priority":true,"entry":"invite","claim_window_seconds":0,)"
+                                         R"("hold_seconds":0,"max_seats_per_pass":0},"members":{"name":"Members' presale","share":0.3,)"
+                                         R"("priority":false,"entry":"code","claim_window_seconds":1800,"hold_seconds":0,"max_seats_per_pass":0}},)"
+                                         R"("agents_barred_seconds":0,"event":""})"));
   writer w;
   write_room_config(w, c);
   reader r(w.bytes());
