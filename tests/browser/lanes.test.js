@@ -151,7 +151,7 @@ test('the console lists the lanes, changes a share live, and generates, download
   await panel.locator('.lane-status', { hasText: "Saved Members' presale: 40 % of admission." }).waitFor();
   const admin = await call(`${foyer.url}/api/v1/admin/rooms/sale`, 'GET', { bearer: ADMIN_TOKEN });
   assert.deepEqual(admin.json.config.lanes.members,
-    { name: "Members' presale", share: 0.4, priority: false, entry: 'code', claim_window_seconds: 0 });
+    { name: "Members' presale", share: 0.4, priority: false, entry: 'code', claim_window_seconds: 0, hold_seconds: 0, max_seats_per_pass: 0 });
   await row('members').locator('td[data-key="share"]', { hasText: '40 %' }).waitFor();
 
   // Shares over a whole are refused: the server's words beside the form, the 90 still typed.
@@ -342,7 +342,7 @@ test('the console declares lanes, changes one, and shows why one with visitors w
   await row('access').waitFor();
   assert.deepEqual(await cells('access'), ['access priority', 'invite only', '10 %', '10 %', '0', '0', '0']);
   assert.deepEqual((await admin('GET')).json.config.lanes.access,
-    { name: 'access', share: 0.1, priority: true, entry: 'invite', claim_window_seconds: 0 });
+    { name: 'access', share: 0.1, priority: true, entry: 'invite', claim_window_seconds: 0, hold_seconds: 0, max_seats_per_pass: 0 });
 
   // Shares past the whole: refused beside the form, everything typed kept.
   await panel.getByRole('button', { name: 'Add a lane' }).click();
