@@ -139,8 +139,8 @@ test('the console lists the lanes, changes a share live, and generates, download
   const row = (id) => panel.locator(`.lanes-table tr[data-lane="${id}"]`);
   await row('members').waitFor();
   const cells = (id) => row(id).locator('th, td[data-key]').allTextContents();
-  assert.deepEqual(await cells('general'), ['General', 'open', '70 %', '100 %', '2', '0', '2']);
-  assert.deepEqual(await cells('members'), ["Members' presale", 'access code', '30 %', '30 %', '0', '0', '0']);
+  assert.deepEqual(await cells('general'), ['General', 'open', '70 %', '100 %', '2', '0', '2', '0', '0']);
+  assert.deepEqual(await cells('members'), ["Members' presale", 'access code', '30 %', '30 %', '0', '0', '0', '0', '0']);
 
   // A live change of the members' share, in per cent.
   await row('members').getByRole('button', { name: "Edit the lane Members' presale" }).click();
@@ -328,8 +328,8 @@ test('the console declares lanes, changes one, and shows why one with visitors w
   await panel.locator('.lane-status', { hasText: 'Added Members, with 30 % of admission.' }).waitFor();
   assert.deepEqual(patches.at(-1), { lanes: { members: { name: 'Members', share: 0.3, entry: 'code', priority: false, claim_window_seconds: 900 } } });
   await row('members').waitFor();
-  assert.deepEqual(await cells('general'), ['General', 'open', '70 %', '100 %', '1', '0', '1']);
-  assert.deepEqual(await cells('members'), ['Members', 'access code', '30 %', '30 %', '0', '0', '0']);
+  assert.deepEqual(await cells('general'), ['General', 'open', '70 %', '100 %', '1', '0', '1', '0', '0']);
+  assert.deepEqual(await cells('members'), ['Members', 'access code', '30 %', '30 %', '0', '0', '0', '0', '0']);
   assert.equal(await panel.locator('.codes').isVisible(), true);
 
   // An invite-only quota admitted first: both shown as such.
@@ -340,7 +340,7 @@ test('the console declares lanes, changes one, and shows why one with visitors w
   await form.getByLabel('Priority: admitted first, up to its share').check();
   await form.getByRole('button', { name: 'Add the lane' }).click();
   await row('access').waitFor();
-  assert.deepEqual(await cells('access'), ['access priority', 'invite only', '10 %', '10 %', '0', '0', '0']);
+  assert.deepEqual(await cells('access'), ['access priority', 'invite only', '10 %', '10 %', '0', '0', '0', '0', '0']);
   assert.deepEqual((await admin('GET')).json.config.lanes.access,
     { name: 'access', share: 0.1, priority: true, entry: 'invite', claim_window_seconds: 0, hold_seconds: 0, max_seats_per_pass: 0 });
 

@@ -95,6 +95,10 @@ test('a presale lane with codes beside the general lane: codes redeemed once, ke
     // Joins in flight at the kill may have landed unanswered: at least every acknowledged one.
     assert.ok(members.joined >= 1 + acknowledged.length && members.joined <= 31, String(members.joined));
     await until('the first member admitted', async () => (await f.status(first.json.ticket, 'sale')).json.state === 'admitted');
+    // Its pass claimed by that poll: the lane's funnel counts it.
+    await until('the member lane counts a claimed pass', async () =>
+      (await f.request('GET', '/api/v1/rooms/sale')).json.lanes[1].claimed >= 1);
+    assert.equal((await f.request('GET', '/api/v1/rooms/sale')).json.lanes[1].no_shows, 0);
 
     // A revoked batch takes no more joins; a code revoked alone neither.
     const unused = batch.generated.filter((code) => used.get(code) === 0);

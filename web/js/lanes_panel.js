@@ -1,5 +1,5 @@
 // A room card's Lanes panel in the operator console: each lane's entry, share and funnel
-// (joined, served, waiting) from the room's public info; a form that declares a lane,
+// (joined, served, waiting, claimed, never came) from the room's public info; a form that declares a lane,
 // changes its settings or removes it, live, through the admin API, with the server's
 // refusal beside it and everything typed kept; and the room's access code batches:
 // generate, download as CSV, revoke.
@@ -231,7 +231,7 @@ export function lanesPanel(node, roomId, ctx) {
     const name = document.createElement('th');
     name.scope = 'row';
     row.append(name);
-    for (const key of ['entry', 'share', 'share_now', 'joined', 'served', 'waiting']) cell(row, '').dataset.key = key;
+    for (const key of ['entry', 'share', 'share_now', 'joined', 'served', 'waiting', 'claimed', 'no_shows']) cell(row, '').dataset.key = key;
     const edit = button(s.editLane);
     edit.className += ' lane-edit';
     edit.addEventListener('click', () => openForm(infoLanes.find((l) => l.id === lane.id), edit));

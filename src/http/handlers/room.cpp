@@ -135,7 +135,8 @@ response rooms_list(const context& ctx, const request& req) {
   return json_response(req, bhttp::status::ok, json_object().raw("rooms", list).done());
 }
 
-// The lanes, with how each shares admission now and how far it moved.
+// The lanes, with how each shares admission now and how far it moved: joined, served,
+// claimed or never came.
 std::string lanes_of(const room& r) {
   std::string list = "[";
   const auto& lanes = r.lanes();
@@ -153,6 +154,10 @@ std::string lanes_of(const room& r) {
                 .num("joined", l.joined)
                 .num("served", l.served)
                 .num("waiting", l.waiting())
+                // The lane's funnel goes on: admitted visitors who claimed their pass, and
+                // who never came for it.
+                .num("claimed", l.claims.claimed_total())
+                .num("no_shows", l.claims.no_shows())
                 .done();
   }
   return list + "]";
