@@ -1,0 +1,106 @@
+#pragma once
+// The visitors who asked to be told of their turn, and how: side records kept in memory
+// only, never in the event log, its snapshots, backups, the audit, the event sinks or the
+// logs. An address is held from the opt-in until the "turn" notice is handed to the
+// outbox, the visitor opts out, the push service says the subscription is gone, or the
+// room ends or is removed (plan() drops it then), whichever comes first. A restart
+// forgets them all: the waiting page sends its subscription again when it loads.
+//
+// Nothing in admission reads this book, so replaying the log decides the same without it.
+//
+// Single-threaded: the event loop owns it.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/base/ids.hpp"
+#include "core/notify/contact.hpp"
+#include "core/notify/notice.hpp"
+#include "core/rooms/journal.hpp"
+
+namespace foyer::notify {
+
+// A notice to send: a copy of the contact travels with it, so that the book can forget it.
+struct notice {
+  std::string room;
+  id16 visitor{};
+  notice_kind kind = notice_kind::soon;
+  std::uint32_t minutes = 0;  // of a `soon` notice
+  contact to;
+};
+
+// Per channel (push, email).
+using per_channel = std::array<std::uint64_t, 2>;
+
+// A room's opt-ins and notices, for its info and the console.
+struct room_counts {
+  per_channel opted_in{};   // opt-ins taken (a contact replaced is not another)
+  per_channel held{};       // contacts held now
+  per_channel sent{};       // notices handed to the outbox
+  per_channel delivered{};  // notices the push service or relay accepted
+  // Visitors told "it's your turn" whose claim window closed without a claim: no-shows in
+  // admission as any other (claim_book), counted here too.
+  std::uint64_t notified_no_shows = 0;
+};
+
+class contact_book {
+ public:
+  // At most `max_per_room` visitors of one room hold contacts at once.
+  explicit contact_book(std::size_t max_per_room) : max_per_room_(max_per_room) {}
+
+  // The visitor of `room` at `place` (or lobby index, before the draw placed them) is to be
+  // told through `c`, replacing their earlier contact of that channel. False if the room
+  // holds max_per_room visitors already.
+  bool add(std::string_view room, const id16& visitor, std::optional<std::uint64_t> place,
+           std::optional<std::uint64_t> lobby_index, contact c);
+  // Opt-out: every contact of the visitor is forgotten. False if there was none.
+  bool remove(std::string_view room, const id16& visitor);
+  // The push service or relay said the contact is gone.
+  void forget(std::string_view room, const id16& visitor, channel ch);
+  std::optional<contact> find(std::string_view room, const id16& visitor, channel ch) const;
+
+  // The notices due at `now_ms` on the rooms' clock, each once per visitor; `soon_seconds`
+  // as due_notice. Rooms that are gone, closed or sold out are forgotten, contacts and
+  // counts; a visitor's contacts go once their "turn" notice is planned. Visitors told "it's
+  // your turn" are watched until they claim their pass or lapse (notified no-shows).
+  std::vector<notice> plan(const journal& rooms, std::int64_t now_ms, std::uint32_t soon_seconds);
+
+  // What became of a notice of `room` on `ch`.
+  void record(std::string_view room, channel ch, outcome o);
+
+  // Zeros for a room nobody opted into.
+  room_counts counts(std::string_view room) const;
+  // Every notice's outcome since start: [channel][outcome].
+  const std::array<std::array<std::uint64_t, outcome_count>, 2>& outcomes() const { return outcomes_; }
+  std::size_t size() const;
+  // Notified no-shows in every room since start.
+  std::uint64_t notified_no_shows() const { return notified_no_shows_; }
+
+ private:
+  struct entry {
+    std::optional<std::uint64_t> place;
+    std::optional<std::uint64_t> lobby_index;
+    std::optional<push_subscription> push;
+    std::optional<std::string> email;
+    bool soon_sent = false;
+  };
+  struct room_book {
+    std::map<id16, entry> visitors;
+    room_counts counts;
+    // Places told "it's your turn", until they claim or lapse: at most one per contact held.
+    std::vector<std::uint64_t> told;
+  };
+
+  std::size_t max_per_room_;
+  std::map<std::string, room_book, std::less<>> rooms_;
+  std::array<std::array<std::uint64_t, outcome_count>, 2> outcomes_{};
+  std::uint64_t notified_no_shows_ = 0;
+};
+
+}  // namespace foyer::notify
