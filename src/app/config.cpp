@@ -288,6 +288,27 @@ void read_invites(const toml::table& table, invites_settings& invites) {
   }
 }
 
+void read_notifications(const toml::table& table, notifications_settings& n) {
+  table_reader t(table, "notifications");
+  if (const auto* channels = t.take("channels")) {
+    const auto* list = channels->as_array();
+    if (!list) t.fail("channels", "must be an array of channels, [\"push\", \"email\"]");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      auto name = (*list)[i].value<std::string>();
+      if (name == "push") n.channels.push = true;
+      else if (name == "email") n.channels.email = true;
+      else t.fail(fmt::format("channels[{}]", i), "must be \"push\" or \"email\"");
+    }
+  }
+  t.integer("soon_minutes", n.soon_minutes, 1, 24 * 60);
+  n.outbox.soon_seconds = n.soon_minutes * 60;
+  t.integer("max_contacts_per_room", n.max_contacts_per_room, 1, 10'000'000);
+  t.integer("queue", n.outbox.queue_capacity, 1, 10'000'000);
+  t.integer("max_attempts", n.outbox.max_attempts, 1, 100);
+  t.boolean("private_push_endpoints", n.private_push_endpoints);
+  t.refuse_unknown();
+}
+
 void read_ledger(const toml::table& table, config& c) {
   table_reader t(table, "ledger");
   auto& l = c.ledger;
@@ -495,6 +516,10 @@ config read_config(const toml::table& root) {
   if (const auto* invites = top.take("invites")) {
     if (!invites->is_table()) top.fail("invites", "must be a table");
     read_invites(*invites->as_table(), c.invites);
+  }
+  if (const auto* notifications = top.take("notifications")) {
+    if (!notifications->is_table()) top.fail("notifications", "must be a table");
+    read_notifications(*notifications->as_table(), c.notifications);
   }
   if (const auto* ledger = top.take("ledger")) {
     if (!ledger->is_table()) top.fail("ledger", "must be a table");

@@ -16,6 +16,7 @@
 #include "core/lanes/site_keys.hpp"
 #include "core/ops/overload.hpp"
 #include "core/rooms/room.hpp"
+#include "delivery/notifier.hpp"
 #include "delivery/sink.hpp"
 #include "http/handlers/context.hpp"
 #include "http/server.hpp"
@@ -52,6 +53,18 @@ struct invites_settings {
   std::int64_t refresh_seconds = invite::default_refresh_seconds;
 };
 
+// [notifications]: "your turn" notices by Web Push and email (core/notify/contact_book.hpp,
+// delivery/notifier.hpp).
+struct notifications_settings {
+  notify::channel_set channels;  // Default: none, opt-ins are refused
+  std::uint32_t soon_minutes = 5;  // Default: "your turn in about N minutes" from 5 minutes on
+  std::size_t max_contacts_per_room = 100'000;  // Default: 100,000 visitors of one room hold contacts
+  // Push endpoints may name loopback and private addresses (a test's push service).
+  // Default: false.
+  bool private_push_endpoints = false;
+  delivery::notifier::options outbox;  // Defaults: see delivery/notifier.hpp
+};
+
 struct config {
   std::string listen = "127.0.0.1:8080";           // Default: loopback, port 8080
   std::filesystem::path data_dir = "foyer-data";   // Default: ./foyer-data
@@ -69,6 +82,7 @@ struct config {
   std::string event_source;
   ledger_settings ledger;
   invites_settings invites;  // Default: none, invites are refused
+  notifications_settings notifications;  // Default: none, no notifications
 };
 
 // A setting that is missing its mark: the message names the key and the problem.

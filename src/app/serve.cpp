@@ -23,6 +23,7 @@
 #include "core/rooms/reconcile.hpp"
 #include "core/gate/ticket.hpp"
 #include "delivery/event_sinks.hpp"
+#include "delivery/notifier.hpp"
 #include "http/routes.hpp"
 #include "http/server.hpp"
 #include "store/rocks_store.hpp"
@@ -209,6 +210,16 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
                      : c.invites.jwks   ? invite::site_keys(*c.invites.jwks)
                                         : invite::site_keys();
   api_settings.invite_keys = &invite_keys;
+  // Visitors' contacts, in memory only (core/notify/contact_book.hpp), and the notices sent
+  // to them off the visitors' path.
+  notify::contact_book contacts(c.notifications.max_contacts_per_room);
+  delivery::notifier notices(ioc, clock, rooms, contacts, c.notifications.outbox);
+  if (c.notifications.channels.any()) {
+    api_settings.contacts = &contacts;
+    api_settings.notify_channels = c.notifications.channels;
+    api_settings.private_push_endpoints = c.notifications.private_push_endpoints;
+    metrics.add([&notices](ops::metrics_writer& w) { notices.collect(w); });
+  }
   api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, api_settings, overload, publisher,
                                        metrics);
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
@@ -258,6 +269,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   auto start_serving = [&] {
     admissions.start(listen);
     draws.start();
+    if (c.notifications.channels.any()) notices.start();
     await_reload();
   };
 
@@ -278,6 +290,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     health.stop();
     reloads.cancel();
     sinks.stop();
+    notices.stop();
     if (invite_fetches) invite_fetches->stop();
     server->stop([&] { work.reset(); });
   });

@@ -83,6 +83,9 @@ std::string_view to_string(errc e) {
     case errc::seats_per_pass_exceeded: return "seats_per_pass_exceeded";
     case errc::seats_per_account_exceeded: return "seats_per_account_exceeded";
     case errc::too_many_requests: return "too_many_requests";
+    case errc::notifications_off: return "notifications_off";
+    case errc::bad_contact: return "bad_contact";
+    case errc::too_many_contacts: return "too_many_contacts";
     case errc::internal_error: return "internal_error";
   }
   return "unknown";

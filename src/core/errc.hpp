@@ -86,6 +86,10 @@ enum class errc {
   seats_per_pass_exceeded,  // a placement would take the pass past max_seats_per_pass
   seats_per_account_exceeded,  // a placement would take the account past its event's max_seats_per_account
   too_many_requests,        // a pass past its request budget on the holds endpoints
+  // "Your turn" notifications.
+  notifications_off,  // no channel is configured ([notifications])
+  bad_contact,        // a push subscription or email address that can't be used
+  too_many_contacts,  // the room holds as many contacts as it may
   internal_error,
 };
 

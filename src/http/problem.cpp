@@ -79,6 +79,9 @@ problem_type type_of(errc e) {
     case errc::seats_per_pass_exceeded: return {409, "Seats per pass exceeded"};
     case errc::seats_per_account_exceeded: return {409, "Seats per account exceeded"};
     case errc::too_many_requests: return {429, "Too many requests", 1};
+    case errc::notifications_off: return {404, "Notifications off"};
+    case errc::bad_contact: return {422, "Bad contact"};
+    case errc::too_many_contacts: return {503, "Too many contacts", 60};
     case errc::internal_error: return {500, "Internal error"};
   }
   return {500, "Internal error"};

@@ -66,7 +66,7 @@ export function configText(config = {}) {
   for (const [k, v] of Object.entries(server)) text += `${k} = ${toml(v)}\n`;
   text += '[proof_of_work]\n';
   for (const [k, v] of Object.entries(pow)) text += `${k} = ${toml(v)}\n`;
-  for (const section of ['overload', 'ledger', 'invites']) {
+  for (const section of ['overload', 'ledger', 'invites', 'notifications']) {
     if (!config[section]) continue;
     text += `[${section}]\n`;
     for (const [k, v] of Object.entries(config[section])) text += `${k} = ${toml(v)}\n`;

@@ -65,6 +65,7 @@ std::string admin_view(const context& ctx, const room& r) {
       .num("lobby_size", r.lobby_size());
   add_admission(view, r, now);
   if (r.seats().enabled()) view.raw("recent_expiries", recent_expiries(r.seats()));
+  if (auto notices = notifications_of(ctx, r, /*counts=*/true)) view.raw("notifications", *notices);
   return view.opt_num("stock", r.config().stock)
       .boolean("needs_beacon", r.needs_beacon())
       .raw("config", to_json(r.config()))

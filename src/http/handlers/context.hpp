@@ -26,6 +26,7 @@
 #include "core/gate/join_price.hpp"
 #include "core/gate/network.hpp"
 #include "core/gate/ticket.hpp"
+#include "core/notify/contact_book.hpp"
 #include "core/ops/overload.hpp"
 #include "core/passes/pass.hpp"
 #include "core/passes/pass_budget.hpp"
@@ -65,6 +66,14 @@ struct api_settings {
   // Derived from the data dir's secret at start: an invited account's digest is keyed
   // with it when no account_hint_secret is set.
   digest account_key{};
+  // The contacts of visitors who asked to be told of their turn ([notifications]), owned by
+  // the server. None: no channel is configured, opt-ins are refused.
+  notify::contact_book* contacts = nullptr;
+  // The channels opt-ins are taken on ([notifications] channels).
+  notify::channel_set notify_channels;
+  // Push endpoints may name loopback and private addresses: for a push service on loopback
+  // in tests ([notifications] private_push_endpoints). Default: false.
+  bool private_push_endpoints = false;
 };
 
 

@@ -163,6 +163,28 @@ std::string lanes_of(const room& r) {
   return list + "]";
 }
 
+std::optional<std::string> notifications_of(const context& ctx, const room& r, bool counts) {
+  if (!ctx.settings.contacts) return std::nullopt;
+  const auto& on = ctx.settings.notify_channels;
+  std::vector<std::string> channels;
+  for (auto ch : {notify::channel::push, notify::channel::email}) {
+    if (on.has(ch)) channels.emplace_back(notify::to_string(ch));
+  }
+  json_object body;
+  body.raw("channels", json_string_list(channels));
+  if (!counts) return body.done();
+  auto n = ctx.settings.contacts->counts(r.config().id);
+  auto by_channel = [](const notify::per_channel& v) {
+    return json_object().num("push", v[0]).num("email", v[1]).done();
+  };
+  return body.raw("opted_in", by_channel(n.opted_in))
+      .raw("held", by_channel(n.held))
+      .raw("sent", by_channel(n.sent))
+      .raw("delivered", by_channel(n.delivered))
+      .num("notified_no_shows", n.notified_no_shows)
+      .done();
+}
+
 response room_info(const context& ctx, const request& req, const room& r) {
   const auto& c = r.config();
   auto now = ctx.clock.steady_ms();
@@ -188,6 +210,7 @@ response room_info(const context& ctx, const request& req, const room& r) {
   if (!c.logo_url.empty()) brand.str("logo_url", c.logo_url);
   if (!c.accent_colour.empty()) brand.str("accent_colour", c.accent_colour);
   body.raw("branding", brand.done());
+  if (auto notices = notifications_of(ctx, r, /*counts=*/false)) body.raw("notifications", *notices);
   return json_response(req, bhttp::status::ok, body.done());
 }
 

@@ -15,6 +15,10 @@ namespace foyer::http::handlers {
 // The admission figures at `now`: the rate and why it has that value, the passes live,
 // claimed and never claimed, and the stock the site reported.
 void add_admission(json_object& body, const room& r, std::int64_t now_ms);
+// The channels a visitor may opt into for "your turn" notices, and with `counts` (the
+// operators' view) the room's opt-ins, contacts held, notices sent and delivered by
+// channel: a JSON object. nullopt when no channel is configured.
+std::optional<std::string> notifications_of(const context& ctx, const room& r, bool counts);
 // The rooms a sold-out room offers instead, with their live state: a JSON array.
 std::string alternatives_of(const context& ctx, const room& r);
 

@@ -1,0 +1,95 @@
+#pragma once
+// Sends the "your turn" notices: about once a second it asks the contact book which are
+// due (notify::contact_book::plan) and queues each on its channel's bounded outbox; each
+// channel sends one notice at a time, in order, through its sender, retrying a failure
+// with back-off a bounded number of times. Nothing here is on the visitor's path: a poll
+// or a join never waits for it, and a push service or relay that hangs or refuses costs
+// the queue its oldest notices (counted dropped), never the visitors' time.
+//
+// A channel's sender owns its timeouts (a hung push service or relay must end its send).
+//
+// Single-threaded: every member runs on the event loop.
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <utility>  // boost/asio/awaitable.hpp uses std::exchange without it
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <foyer/clock.hpp>
+
+#include "core/notify/contact_book.hpp"
+#include "core/ops/metrics.hpp"
+#include "core/rooms/journal.hpp"
+
+namespace foyer::delivery {
+
+namespace net = boost::asio;
+
+class notifier {
+ public:
+  // Sends one notice and says what became of it (the channel senders' delivery_outcome).
+  // The notice lives until the send completes.
+  using send_function = std::function<net::awaitable<notify::outcome>(const notify::notice&)>;
+
+  struct options {
+    std::uint32_t soon_seconds = 300;        // Default: 5 minutes ([notifications] soon_minutes)
+    std::size_t queue_capacity = 10'000;     // Default: 10,000 notices wait per channel, then the oldest go
+    unsigned max_attempts = 5;               // Default: a failing notice is tried 5 times, then dropped
+    std::chrono::milliseconds retry_base{1'000};   // Default: the first retry within 1 s
+    std::chrono::milliseconds retry_max{60'000};   // Default: retries wait a minute at most
+    std::chrono::milliseconds period{1'000};       // Default: due notices are looked for every second
+  };
+
+  notifier(net::io_context& ioc, const clock& clock, const journal& rooms, notify::contact_book& book, options o);
+
+  // The sender of channel `ch`. Until it has one, the channel's notices wait in its queue.
+  void set_sender(notify::channel ch, send_function send);
+
+  void start();
+  // Stops sending; what is queued is forgotten.
+  void stop();
+
+  // The notices queued on `ch`.
+  std::size_t queued(notify::channel ch) const;
+  // foyer_notifications_total{channel,outcome}, foyer_notified_no_shows_total,
+  // foyer_notification_contacts (visitors whose contacts are held) and
+  // foyer_notification_queue{channel}.
+  void collect(ops::metrics_writer& w) const;
+
+ private:
+  struct pending {
+    notify::notice n;
+    unsigned attempts = 0;
+  };
+  struct lane {
+    explicit lane(net::io_context& ioc) : retry(ioc) {}
+    send_function send;
+    std::deque<pending> queue;
+    std::optional<pending> sending;  // the notice a send is working on
+    net::steady_timer retry;
+    bool busy = false;
+  };
+
+  void schedule();
+  void plan();
+  void enqueue(pending p, bool front);
+  void kick(notify::channel ch);
+  void finished(notify::channel ch, notify::outcome o);
+
+  net::io_context& ioc_;
+  const clock& clock_;
+  const journal& rooms_;
+  notify::contact_book& book_;
+  options options_;
+  net::steady_timer timer_;
+  std::array<lane, 2> lanes_;
+  bool stopped_ = false;
+};
+
+}  // namespace foyer::delivery

@@ -1,0 +1,117 @@
+#include "http/handlers/notifications.hpp"
+
+#include <fmt/core.h>
+
+#include "core/base/json.hpp"
+#include "http/problem.hpp"
+
+namespace foyer::http::handlers {
+namespace {
+
+namespace bhttp = beast::http;
+namespace sj = simdjson::ondemand;
+
+constexpr std::string_view body_shape =
+    "The body must be {\"push\": {\"endpoint\", \"keys\": {\"p256dh\", \"auth\"}}} or {\"email\": \"...\"}.";
+
+// The strings of `object` named in `wanted`, copied; false if one is not a string.
+bool read_strings(sj::object& object, std::initializer_list<std::pair<std::string_view, std::string*>> wanted) {
+  for (auto field : object) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return false;
+    for (auto [name, into] : wanted) {
+      if (key != name) continue;
+      std::string_view value;
+      if (field.value().get_string().get(value)) return false;
+      *into = value;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::variant<notify::contact, field_problem> parse_contact(sj::parser& parser, simdjson::padded_string_view text,
+                                                           bool private_push_endpoints) {
+  const field_problem bad_body{"", std::string(body_shape)};
+  sj::document doc;
+  sj::object object;
+  if (parser.iterate(text).get(doc) || doc.get_object().get(object)) return bad_body;
+  std::optional<notify::push_subscription> push;
+  std::optional<std::string> email;
+  for (auto field : object) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return bad_body;
+    if (key == "email") {
+      std::string_view value;
+      if (field.value().get_string().get(value)) return field_problem{"email", "must be a string"};
+      email = std::string(value);
+    } else if (key == "push") {
+      sj::object sub;
+      if (field.value().get_object().get(sub)) return field_problem{"push", "must be an object"};
+      notify::push_subscription s;
+      for (auto member : sub) {
+        std::string_view name;
+        if (member.unescaped_key().get(name)) return bad_body;
+        if (name == "endpoint") {
+          std::string_view value;
+          if (member.value().get_string().get(value)) return field_problem{"push.endpoint", "must be a string"};
+          s.endpoint = value;
+        } else if (name == "keys") {
+          sj::object keys;
+          if (member.value().get_object().get(keys) || !read_strings(keys, {{"p256dh", &s.p256dh}, {"auth", &s.auth}})) {
+            return field_problem{"push.keys", "must be an object of strings p256dh and auth"};
+          }
+        }
+      }
+      push = std::move(s);
+    } else {
+      return field_problem{std::string(key), "is not a member of an opt-in"};
+    }
+  }
+  if (push.has_value() == email.has_value()) return bad_body;
+  if (push) {
+    if (auto why = notify::check_push(*push, private_push_endpoints)) return *why;
+    return notify::contact{std::move(*push)};
+  }
+  if (auto why = notify::check_email(*email)) return *why;
+  return notify::contact{std::move(*email)};
+}
+
+response notifications::opt_in(const request& req, const room& r) {
+  if (!ctx_.settings.contacts) {
+    return problem(req, errc::notifications_off, "This server sends no notifications: no channel is configured.");
+  }
+  response failure;
+  auto t = tickets_.presented_ticket(req, r.config().id, &failure);
+  if (!t) return failure;
+  auto parsed = parse_contact(ctx_.json_parser, padded(ctx_, req.body()), ctx_.settings.private_push_endpoints);
+  if (auto* why = std::get_if<field_problem>(&parsed)) {
+    // The detail names the field, never the value: an address is not echoed anywhere.
+    auto detail = why->field.empty() ? why->message : fmt::format("{} {}.", why->field, why->message);
+    return problem(req, errc::bad_contact, detail, {{"field", json_quote(why->field)}});
+  }
+  auto& c = std::get<notify::contact>(parsed);
+  auto ch = notify::channel_of(c);
+  if (!ctx_.settings.notify_channels.has(ch)) {
+    return problem(req, errc::notifications_off, fmt::format("This server sends no {} notifications.", notify::to_string(ch)));
+  }
+  if (!ctx_.settings.contacts->add(r.config().id, t->visitor, t->place, t->lobby_index, std::move(c))) {
+    return problem(req, errc::too_many_contacts, "This room takes no more notification requests for now.");
+  }
+  return json_response(req, bhttp::status::created,
+                       json_object().str("channel", notify::to_string(ch)).boolean("opted_in", true).done());
+}
+
+response notifications::opt_out(const request& req, const room& r) {
+  if (!ctx_.settings.contacts) {
+    return problem(req, errc::notifications_off, "This server sends no notifications: no channel is configured.");
+  }
+  response failure;
+  auto t = tickets_.presented_ticket(req, r.config().id, &failure);
+  if (!t) return failure;
+  bool had = ctx_.settings.contacts->remove(r.config().id, t->visitor);
+  return json_response(req, bhttp::status::ok, json_object().boolean("opted_out", had).done());
+}
+
+}  // namespace foyer::http::handlers

@@ -1,0 +1,98 @@
+// The notifier on a real io_context with scripted senders: notices leave through their
+// channel's bounded queue, a failure is retried with back-off a bounded number of times,
+// "gone" forgets the contact, and a full queue drops its oldest notice, counted.
+#include <catch2/catch.hpp>
+
+#include <boost/asio/io_context.hpp>
+
+#include "delivery/notifier.hpp"
+#include "support/journal_fixture.hpp"
+
+using namespace foyer;
+using namespace foyer::notify;
+using foyer::test::journal_fixture;
+using foyer::test::test_room;
+
+namespace {
+
+namespace net = boost::asio;
+
+const push_subscription subscription{"https://push.example.net/s/1", std::string(87, 'B'), std::string(22, 'A')};
+
+std::uint64_t count(const contact_book& book, channel ch, outcome o) {
+  return book.outcomes()[static_cast<std::size_t>(ch)][static_cast<std::size_t>(o)];
+}
+
+// Three visitors of a room that admits one a second: each is due a "soon" notice at once.
+struct notifier_fixture : journal_fixture {
+  net::io_context ioc;
+  contact_book book{100};
+  std::vector<notice> sent;
+
+  notifier_fixture() {
+    start({test_room("hall", 60)});
+    for (std::uint8_t i = 0; i < 3; ++i) {
+      join("hall");
+      id16 v{};
+      v[0] = i;
+      REQUIRE(book.add("hall", v, i, std::nullopt, std::string("v@example.com")));
+      REQUIRE(book.add("hall", v, i, std::nullopt, subscription));
+    }
+  }
+
+  delivery::notifier::send_function answering(outcome o) {
+    return [this, o](const notice& n) -> net::awaitable<outcome> {
+      sent.push_back(n);
+      co_return o;
+    };
+  }
+};
+
+delivery::notifier::options quick(std::size_t queue, unsigned attempts) {
+  delivery::notifier::options o;
+  o.queue_capacity = queue;
+  o.max_attempts = attempts;
+  o.retry_base = std::chrono::milliseconds(1);
+  o.retry_max = std::chrono::milliseconds(2);
+  o.period = std::chrono::milliseconds(5);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(notifier_fixture, "failures are retried a bounded number of times, a full queue drops its oldest") {
+  delivery::notifier notices(ioc, clock, *rooms, book, quick(/*queue=*/2, /*attempts=*/3));
+  notices.set_sender(channel::email, answering(outcome::failed));
+  notices.set_sender(channel::push, answering(outcome::delivered));
+  notices.start();
+  ioc.run_for(std::chrono::milliseconds(300));
+  notices.stop();
+
+  // Three notices into a queue of two: one dropped at once; the other two tried three times each.
+  CHECK(count(book, channel::email, outcome::failed) == 6);
+  CHECK(count(book, channel::email, outcome::dropped) == 3);
+  CHECK(count(book, channel::email, outcome::delivered) == 0);
+  CHECK(notices.queued(channel::email) == 0);
+  // Push, full too, delivered what it kept; one "soon" each, never sent twice.
+  CHECK(count(book, channel::push, outcome::delivered) == 2);
+  CHECK(count(book, channel::push, outcome::dropped) == 1);
+  CHECK(book.counts("hall").delivered[0] == 2);
+  CHECK(sent.size() == 8);
+}
+
+TEST_CASE_METHOD(notifier_fixture, "a gone subscription is forgotten; a channel without a sender holds its notices") {
+  delivery::notifier notices(ioc, clock, *rooms, book, quick(/*queue=*/10, /*attempts=*/3));
+  notices.set_sender(channel::push, answering(outcome::gone));
+  notices.start();
+  ioc.run_for(std::chrono::milliseconds(100));
+
+  CHECK(count(book, channel::push, outcome::gone) == 3);
+  CHECK(book.counts("hall").held == per_channel{0, 3});
+  id16 first{};
+  CHECK_FALSE(book.find("hall", first, channel::push));
+  CHECK(book.find("hall", first, channel::email));
+  CHECK(notices.queued(channel::email) == 3);
+  CHECK(count(book, channel::email, outcome::dropped) == 0);
+  notices.stop();
+  CHECK(notices.queued(channel::email) == 0);  // stopping forgets what waits
+}
