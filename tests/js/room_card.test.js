@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { drawAt, tileApplies, typedConfirms } from '../../web/js/room_card.js';
+import { drawAt, noticeFigures, tileApplies, typedConfirms } from '../../web/js/room_card.js';
 
 // Rooms as GET /api/v1/admin/rooms lists them, with what matters here.
 const fifo = {
@@ -47,4 +47,19 @@ test('an irreversible action is confirmed by typing the room id exactly', () => 
   assert.equal(typedConfirms('Launch', 'launch'), false);
   assert.equal(typedConfirms('', 'launch'), false);
   assert.equal(typedConfirms('launc', 'launch'), false);
+});
+
+test('a room with notifications shows opt-ins as a share of those who joined, and notices sent and delivered', () => {
+  const notified = {
+    ...fifo, joined: 40,
+    notifications: {
+      channels: ['push', 'email'], opted_in: { push: 6, email: 4 }, held: { push: 5, email: 4 },
+      sent: { push: 9, email: 3 }, delivered: { push: 8, email: 2 },
+    },
+  };
+  assert.ok(tileApplies('notices', notified));
+  assert.ok(!tileApplies('notices', fifo));
+  assert.deepEqual(noticeFigures(notified), { optedIn: 10, optInRate: 0.25, sent: 12, delivered: 10 });
+  assert.equal(noticeFigures({ ...notified, joined: 0 }).optInRate, null);
+  assert.equal(noticeFigures(fifo), null);
 });

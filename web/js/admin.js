@@ -12,7 +12,7 @@ import { $, applyStrings, setText, show } from './page.js';
 import { createBody, patchBody, problemOf, roomField, typedValue } from './room_form.js';
 import { openRoomDialog, setFieldError } from './room_dialog.js';
 import { resetOps, updateOps } from './ops_panel.js';
-import { drawAt, tileApplies, typedConfirms } from './room_card.js';
+import { drawAt, noticeFigures, tileApplies, typedConfirms } from './room_card.js';
 import { lanesPanel } from './lanes_panel.js';
 
 const TOKEN_KEY = 'foyer:admin-token';
@@ -378,6 +378,12 @@ function render({ rooms, at }) {
     node.querySelector('.needs-beacon').hidden = !(room.needs_beacon && room.state === 'drawing');
     node.querySelector('.seats-frozen').hidden = !room.inventory?.frozen;
     node.querySelector('.seats-check').textContent = room.inventory ? s.seatsCheck(room.inventory.frozen) : '—';
+    const notices = noticeFigures(room);
+    if (notices) {
+      node.querySelector('.notices-opted-in').textContent = s.noticesOptedIn(formatNumber(notices.optedIn), notices.optInRate);
+      node.querySelector('.notices-sent').textContent = formatNumber(notices.sent);
+      node.querySelector('.notices-delivered').textContent = formatNumber(notices.delivered);
+    }
     const expired = node.querySelector('.seats-expired');
     const expiries = room.recent_expiries ?? [];
     expired.hidden = expiries.length === 0;

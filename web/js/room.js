@@ -11,6 +11,7 @@ import { solve } from './pow.js';
 import { loadEntry, loadSends, saveEntry, saveSends } from './storage.js';
 import { nextSend, refusalReason, wantedPage } from './bounce.js';
 import { $, applyBranding, applyStrings, setText, show } from './page.js';
+import { offerNotices } from './notify.js';
 
 // A refused proof is retried with a fresh challenge this many times before asking the visitor.
 const MAX_PROOF_ATTEMPTS = 5;
@@ -604,6 +605,7 @@ async function main() {
       entry = await enter(room, entry);
       if (!entry) return;
     }
+    offerNotices(room, () => entry.ticket, info.json?.notifications);
     if ((await watch(room, entry)) !== 'expired') return;
     screen(s.expiredTitle, s.expiredLead);
     await choice(s.rejoin);

@@ -25,11 +25,24 @@ const TILE_RULES = {
   'inventory.held': withSeats,
   'inventory.confirmed': withSeats,
   seats_check: withSeats,
+  notices: (room) => room.notifications?.opted_in != null,
 };
 
 /** Whether the tile named `tile` applies to `room`; an unknown tile never does. */
 export function tileApplies(tile, room) {
   return TILE_RULES[tile]?.(room) ?? false;
+}
+
+/**
+ * The room's "your turn" notices, both channels together: visitors opted in and the share
+ * of those who joined, notices sent and delivered. Null for a server without notifications.
+ */
+export function noticeFigures(room) {
+  const n = room.notifications;
+  if (n?.opted_in == null) return null;
+  const both = (v) => (v?.push ?? 0) + (v?.email ?? 0);
+  const optedIn = both(n.opted_in);
+  return { optedIn, optInRate: room.joined > 0 ? optedIn / room.joined : null, sent: both(n.sent), delivered: both(n.delivered) };
 }
 
 /** When an open lobby is drawn (ms since the epoch): its opening plus its window; null otherwise. */

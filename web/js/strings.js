@@ -105,6 +105,19 @@ export const strings = {
   expiredLead: 'This device no longer holds a valid place in this queue. You can join again, at the back.',
   rejoin: 'Join again',
 
+  // "Your turn" notices (notify.js)
+  notifyTitle: 'Get a notice when it is your turn',
+  notifyLead: 'Close this page if you like: we tell you a few minutes before your turn, and when it comes.',
+  notifyPush: 'Notify me on this device',
+  notifyEmailLabel: 'Or by email',
+  notifyEmailSubmit: 'Email me',
+  notifyEmailHint: 'Used for these two notices only, and deleted when the room closes.',
+  notifyOn: (channel) => (channel === 'push' ? 'Notices are on for this device.' : 'We will email you.'),
+  notifyOff: 'Stop notices',
+  notifyStopped: 'Notices are off.',
+  notifyDenied: 'Notices are blocked for this site in your browser settings.',
+  notifyFailed: 'Notices could not be turned on. Keep this page open instead.',
+
   // Durations and odds
   lessThanMinute: 'less than a minute',
   heldWait: 'waiting for places to free up',
@@ -336,6 +349,10 @@ export const strings = {
   colActive: 'Passes live',
   colClaimed: 'Passes claimed',
   colNoShows: 'Never came',
+  colNoticesOptedIn: 'Asked for notices',
+  colNoticesSent: 'Notices sent',
+  colNoticesDelivered: 'Notices delivered',
+  noticesOptedIn: (count, rate) => (rate == null ? count : `${count} (${Math.round(rate * 100)}% of joined)`),
   colStock: 'Stock left',
   colSeatsTotal: 'Seats',
   colSeatsAvailable: 'Seats available',
