@@ -295,10 +295,12 @@ export const strings = {
   laneEntryLabel: 'Entry',
   laneEntryOptions: { code: 'With an access code', invite: 'Invited by the site', open: 'Open to everyone' },
   laneClaimLabel: 'Claim window in seconds (optional)',
+  laneHoldLabel: 'Hold time in seconds (optional)',
+  laneSeatsLabel: 'Seats per pass (optional)',
   lanePriorityLabel: 'Priority: admitted first, up to its share',
   laneFormHint:
     'Shares sum to at most 100 %; the general lane takes what the others leave. The id (a–z, 0–9, - and _) ' +
-    'cannot be changed later. An empty claim window is the room’s.',
+    'cannot be changed later. An empty claim window, hold time or seats per pass is the room’s.',
   createLane: 'Add the lane',
   saveLane: 'Save the lane',
   removeLane: 'Remove the lane',
@@ -449,6 +451,10 @@ export const strings = {
       hint: 'Admit up to this many times the rate to make up for no-shows. Empty: 1, off.',
     },
     alternatives: { label: 'Alternatives', hint: 'Room ids offered when this room sells out, separated by commas.' },
+    event: {
+      label: 'Event',
+      hint: 'Rooms naming the same event share each account’s seat cap. Fixed once accounts joined. Empty: none.',
+    },
     opens_at: {
       label: 'Opens at',
       hint: 'Date and time with an offset (RFC 3339). Everyone who joins before then, plus the lobby window, gets a ' +
