@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates curl
   libboost-dev libboost-system-dev librocksdb-dev libsodium-dev libssl-dev
   libsimdjson-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev libgoogle-perftools-dev
+  libqrencode-dev  # the resume link's QR code
   nginx-light chromium python3 openssl jq  # jq: the README's examples and bench/
   prometheus clang libclang-rt-14-dev
   llvm  # llvm-symbolizer: a sanitizer's or fuzzer's report names the function and line

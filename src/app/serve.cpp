@@ -204,6 +204,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   auto api_settings = c.api;
   api_settings.code_key = subkey(secret, "foyer/access-codes/v1");
   api_settings.account_key = subkey(secret, "foyer/account-key/v1");
+  api_settings.resume_key = subkey(secret, "foyer/resume-key/v1");
   // The site's invite keys: inline, as given; by URL, fetched on the loop, off the join path.
   auto invite_keys = c.invites.jwks_url ? invite::site_keys::fetched(c.invites.refresh_seconds * 1000, clock.steady_ms())
                      : c.invites.jwks   ? invite::site_keys(*c.invites.jwks)

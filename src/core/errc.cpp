@@ -83,6 +83,9 @@ std::string_view to_string(errc e) {
     case errc::seats_per_pass_exceeded: return "seats_per_pass_exceeded";
     case errc::seats_per_account_exceeded: return "seats_per_account_exceeded";
     case errc::too_many_requests: return "too_many_requests";
+    case errc::invalid_resume_link: return "invalid_resume_link";
+    case errc::resume_link_revoked: return "resume_link_revoked";
+    case errc::resume_links_used_up: return "resume_links_used_up";
     case errc::internal_error: return "internal_error";
   }
   return "unknown";

@@ -86,6 +86,10 @@ enum class errc {
   seats_per_pass_exceeded,  // a placement would take the pass past max_seats_per_pass
   seats_per_account_exceeded,  // a placement would take the account past its event's max_seats_per_account
   too_many_requests,        // a pass past its request budget on the holds endpoints
+  // Resume links ("Keep my place").
+  invalid_resume_link,   // malformed, or its signature does not match
+  resume_link_revoked,   // revoked, or replaced by a newer link
+  resume_links_used_up,  // the ticket made as many links as one may
   internal_error,
 };
 

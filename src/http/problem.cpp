@@ -79,6 +79,9 @@ problem_type type_of(errc e) {
     case errc::seats_per_pass_exceeded: return {409, "Seats per pass exceeded"};
     case errc::seats_per_account_exceeded: return {409, "Seats per account exceeded"};
     case errc::too_many_requests: return {429, "Too many requests", 1};
+    case errc::invalid_resume_link: return {404, "Invalid resume link"};
+    case errc::resume_link_revoked: return {410, "Resume link revoked"};
+    case errc::resume_links_used_up: return {409, "Resume links used up"};
     case errc::internal_error: return {500, "Internal error"};
   }
   return {500, "Internal error"};

@@ -11,6 +11,7 @@ import { solve } from './pow.js';
 import { loadEntry, loadSends, saveEntry, saveSends } from './storage.js';
 import { nextSend, refusalReason, wantedPage } from './bounce.js';
 import { $, applyBranding, applyStrings, setText, show } from './page.js';
+import { offerKeep, resumedEntry, withdrawKeep } from './keep.js';
 
 // A refused proof is retried with a fresh challenge this many times before asking the visitor.
 const MAX_PROOF_ATTEMPTS = 5;
@@ -597,6 +598,8 @@ async function main() {
     applyBranding(info.json.branding);
   }
   await measureClock(room);
+  const resumed = await resumedEntry(room);
+  if (resumed) saveEntry(room, resumed);
   for (;;) {
     let entry = loadEntry(room);
     if (!entry.ticket) {
@@ -604,7 +607,10 @@ async function main() {
       entry = await enter(room, entry);
       if (!entry) return;
     }
-    if ((await watch(room, entry)) !== 'expired') return;
+    offerKeep(room, () => entry.ticket);
+    const outcome = await watch(room, entry);
+    withdrawKeep();
+    if (outcome !== 'expired') return;
     screen(s.expiredTitle, s.expiredLead);
     await choice(s.rejoin);
   }

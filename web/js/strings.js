@@ -104,6 +104,15 @@ export const strings = {
   expiredTitle: 'Your place has expired',
   expiredLead: 'This device no longer holds a valid place in this queue. You can join again, at the back.',
   rejoin: 'Join again',
+  keepButton: 'Keep my place',
+  keepTitle: 'Your place, on another device',
+  keepLead: 'Open this link, or scan the code, in another browser or on your phone: it shows this same place. '
+    + 'Whoever has the link has your place, so keep it to yourself.',
+  keepLinkLabel: 'Resume link',
+  keepRevoke: 'Revoke this link',
+  keepRevoked: 'The link no longer works. Press "Keep my place" for a new one.',
+  keepOffline: 'no answer',
+  keepFailed: (message) => `No resume link: ${message}`,
 
   // Durations and odds
   lessThanMinute: 'less than a minute',

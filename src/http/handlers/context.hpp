@@ -65,6 +65,9 @@ struct api_settings {
   // Derived from the data dir's secret at start: an invited account's digest is keyed
   // with it when no account_hint_secret is set.
   digest account_key{};
+  // Derived from the data dir's secret at start: resume links are MACed with it
+  // (core/gate/resume_link.hpp). Not a setting.
+  digest resume_key{};
 };
 
 

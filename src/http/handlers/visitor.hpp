@@ -38,16 +38,17 @@ class visitor {
   task<response> join(const request& req, const room& r, const peer& who);
   response status(const request& req, const room& r);
 
+  // The ticket the request presents for `room_id`; else nullopt, with the answer to give
+  // in `failure` when it is set.
+  std::optional<ticket> presented_ticket(const request& req, std::string_view room_id, response* failure) const;
+  void set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const;
+
  private:
   // The answer to a join that entered the visitor (or found their entry) in room `room_id`.
   task<response> entered(const request& req, std::string room_id, join_entry entry);
   response existing_entry(const request& req, const ticket& t, const room& r);
-  // The ticket the request presents for `room_id`; else nullopt, with the answer to give
-  // in `failure` when it is set.
-  std::optional<ticket> presented_ticket(const request& req, std::string_view room_id, response* failure) const;
   // The client's address: the peer's, or the one its trusted proxies forwarded.
   ip_address client_address(const request& req, const peer& who) const;
-  void set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const;
   double jitter();
   // Claims the pass of the visitor at `place`; returns when it expires. The claim is
   // written to the log and not waited for: a poll never waits for the storage, and a
