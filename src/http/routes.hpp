@@ -9,6 +9,7 @@
 #include "core/ops/metrics.hpp"
 #include "http/handlers/context.hpp"
 #include "http/handlers/pages.hpp"
+#include "http/handlers/plain_queue.hpp"
 #include "http/handlers/visitor.hpp"
 #include "http/http_metrics.hpp"
 #include "http/router.hpp"
@@ -33,6 +34,7 @@ class routes {
  private:
   context ctx_;
   handlers::visitor visitor_;
+  handlers::plain_queue plain_;
   handlers::pages pages_;
   router router_;
   http_metrics http_metrics_;  // set once every route is added
