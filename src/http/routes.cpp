@@ -80,6 +80,7 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
            pass::pass_budget(settings.hold_requests_per_minute)},
       visitor_(ctx_),
       resume_(ctx_, visitor_),
+      plain_(ctx_, visitor_),
       pages_(rooms) {
   auto& c = ctx_;
   auto& r = router_;
@@ -95,6 +96,15 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         in_room(c, [this](request& req, const peer&, room& rm) { return resume_.keep(req, rm); }));
   r.add({verb::delete_}, "/api/v1/rooms/{room}/resume-link",
         in_room(c, [this](request& req, const peer&, room& rm) { return resume_.revoke(req, rm); }));
+  // The queue without JavaScript (handlers/plain_queue.hpp).
+  r.add({verb::get}, "/r/{room}/plain",
+        at_once([this](const request& req, const route_params& p) { return plain_.form(req, p["room"]); }));
+  r.add({verb::post}, "/api/v1/rooms/{room}/plain",
+        in_room(c, [this](request& req, const peer& who, room& rm) { return plain_.join(req, rm, who); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}/plain",
+        in_room(c, [this](request& req, const peer&, room& rm) { return plain_.wait(req, rm); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}/plain/pass",
+        in_room(c, [this](request& req, const peer&, room& rm) { return plain_.pass(req, rm); }));
 
   // Rooms, as anyone may read them.
   r.add({verb::get}, "/api/v1/rooms", at_once([&c](const request& req, auto&) { return handlers::rooms_list(c, req); }));

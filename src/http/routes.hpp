@@ -10,6 +10,7 @@
 #include "http/handlers/context.hpp"
 #include "http/handlers/pages.hpp"
 #include "http/handlers/resume.hpp"
+#include "http/handlers/plain_queue.hpp"
 #include "http/handlers/visitor.hpp"
 #include "http/http_metrics.hpp"
 #include "http/router.hpp"
@@ -35,6 +36,7 @@ class routes {
   context ctx_;
   handlers::visitor visitor_;
   handlers::resume_links resume_;
+  handlers::plain_queue plain_;
   handlers::pages pages_;
   router router_;
   http_metrics http_metrics_;  // set once every route is added

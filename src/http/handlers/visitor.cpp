@@ -256,6 +256,12 @@ std::int64_t visitor::claim_pass(const room& r, std::uint64_t place, const id16&
   return expires;
 }
 
+std::optional<std::int64_t> visitor::pass_until(const room& r, std::uint64_t place, const ticket& t, std::int64_t now_ms) {
+  auto live = r.pass_live_until(place, now_ms);
+  if (!live && !r.pass_claimed_once(place) && !r.lapsed(place, now_ms)) live = claim_pass(r, place, t.visitor, now_ms);
+  return live;
+}
+
 response visitor::status(const request& req, const room& r) {
   response failure;
   auto t = presented_ticket(req, r.config().id, &failure);
@@ -277,10 +283,7 @@ response visitor::status(const request& req, const room& r) {
   std::optional<std::int64_t> pass_until;
   std::optional<live_hold> holding;
   if (st.state == "admitted") {
-    pass_until = r.pass_live_until(*t->place, now);
-    if (!pass_until && !r.pass_claimed_once(*t->place) && !r.lapsed(*t->place, now)) {
-      pass_until = claim_pass(r, *t->place, t->visitor, now);
-    }
+    pass_until = this->pass_until(r, *t->place, *t, now);
     // A hold took the pass's slot: the visitor sees their seats, or their place in line for
     // them, and their time. Else their pass ended, or they never came for it in time.
     if (!pass_until) holding = show_hold(r, t->visitor, now, st);

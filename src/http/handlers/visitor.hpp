@@ -44,6 +44,9 @@ class visitor {
   void set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const;
 
  private:
+  // The queue without JavaScript serves the same tickets, cookie and passes as HTML pages.
+  friend class plain_queue;
+
   // The answer to a join that entered the visitor (or found their entry) in room `room_id`.
   task<response> entered(const request& req, std::string room_id, join_entry entry);
   response existing_entry(const request& req, const ticket& t, const room& r);
@@ -54,6 +57,9 @@ class visitor {
   // written to the log and not waited for: a poll never waits for the storage, and a
   // crash forgets at most the claims in flight.
   std::int64_t claim_pass(const room& r, std::uint64_t place, const id16& visitor, std::int64_t now_ms);
+  // When the pass of `t`, admitted at `place`, expires: live, or claimed now if it may
+  // be; nullopt if it ended or was never claimed in time.
+  std::optional<std::int64_t> pass_until(const room& r, std::uint64_t place, const ticket& t, std::int64_t now_ms);
 
   // Lobby receipts are signed once per batch of joins made durable together.
   task<receipt::receipt> sign_receipt(receipt::receipt_fields fields);
