@@ -8,6 +8,8 @@
 #include <fmt/core.h>
 #include <toml++/toml.h>
 
+#include "app/smtp_config.hpp"
+#include "app/table_reader.hpp"
 #include "core/base/bytes.hpp"
 #include "core/base/url.hpp"
 #include "core/fairness/cosignature.hpp"
@@ -17,64 +19,6 @@
 
 namespace foyer::app {
 namespace {
-
-// Reads one TOML table, remembering which keys were used, so that a misspelt key is
-// refused instead of silently ignored.
-class table_reader {
- public:
-  table_reader(const toml::table& table, std::string where) : table_(table), where_(std::move(where)) {}
-
-  std::string name(std::string_view key) const {
-    return where_.empty() ? std::string(key) : fmt::format("{}.{}", where_, key);
-  }
-
-  [[noreturn]] void fail(std::string_view key, std::string_view problem) const {
-    throw config_error(fmt::format("config: {}: {}", name(key), problem));
-  }
-
-  template <class T>
-  void integer(std::string_view key, T& out, std::int64_t min, std::int64_t max) {
-    const toml::node* node = take(key);
-    if (!node) return;
-    // Only an integer node is read as one: toml++ 3.3 converts a float to an integer
-    // before it checks the range (undefined for 1e100; found by the config fuzz target).
-    auto v = node->is_integer() ? node->value<std::int64_t>() : std::nullopt;
-    if (!v || *v < min || *v > max) {
-      fail(key, fmt::format("must be a whole number from {} to {}", min, max));
-    }
-    out = static_cast<T>(*v);
-  }
-
-  void string(std::string_view key, std::string& out) {
-    const toml::node* node = take(key);
-    if (!node) return;
-    if (!node->is_string()) fail(key, "must be a string");
-    out = *node->value<std::string>();
-  }
-
-  void boolean(std::string_view key, bool& out) {
-    const toml::node* node = take(key);
-    if (!node) return;
-    if (!node->is_boolean()) fail(key, "must be true or false");
-    out = *node->value<bool>();
-  }
-
-  const toml::node* take(std::string_view key) {
-    used_.insert(std::string(key));
-    return table_.get(key);
-  }
-
-  void refuse_unknown() const {
-    for (const auto& [key, node] : table_) {
-      if (!used_.contains(std::string(key.str()))) fail(key.str(), "unknown setting");
-    }
-  }
-
- private:
-  const toml::table& table_;
-  std::string where_;
-  std::set<std::string> used_;
-};
 
 // A room's settings go through the validator the admin API uses: TOML values become
 // room_values, and the core decides.
@@ -411,6 +355,15 @@ void read_overload(const toml::table& table, config& c) {
   t.refuse_unknown();
 }
 
+void read_notifications(const toml::table& table, notification_settings& n) {
+  table_reader t(table, "notifications");
+  if (const auto* email = t.take("email")) {
+    if (!email->is_table()) t.fail("email", "must be a table");
+    n.email = read_email_settings(*email->as_table());
+  }
+  t.refuse_unknown();
+}
+
 }  // namespace
 
 void check_listen(const std::string& listen) {
@@ -513,6 +466,10 @@ config read_config(const toml::table& root) {
       }
       c.sinks.push_back(std::move(sink));
     }
+  }
+  if (const auto* notifications = top.take("notifications")) {
+    if (!notifications->is_table()) top.fail("notifications", "must be a table");
+    read_notifications(*notifications->as_table(), c.notifications);
   }
   top.refuse_unknown();
   return c;

@@ -17,6 +17,7 @@
 #include "core/ops/overload.hpp"
 #include "core/rooms/room.hpp"
 #include "delivery/sink.hpp"
+#include "delivery/smtp_settings.hpp"
 #include "http/handlers/context.hpp"
 #include "http/server.hpp"
 
@@ -52,6 +53,13 @@ struct invites_settings {
   std::int64_t refresh_seconds = invite::default_refresh_seconds;
 };
 
+// [notifications]: telling visitors who asked when their turn comes.
+struct notification_settings {
+  // [notifications.email]: the operator's SMTP relay (app/smtp_config.hpp). Default: none,
+  // no email is sent.
+  std::optional<delivery::smtp_settings> email;
+};
+
 struct config {
   std::string listen = "127.0.0.1:8080";           // Default: loopback, port 8080
   std::filesystem::path data_dir = "foyer-data";   // Default: ./foyer-data
@@ -69,6 +77,7 @@ struct config {
   std::string event_source;
   ledger_settings ledger;
   invites_settings invites;  // Default: none, invites are refused
+  notification_settings notifications;
 };
 
 // A setting that is missing its mark: the message names the key and the problem.
