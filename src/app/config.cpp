@@ -12,6 +12,7 @@
 #include "core/base/url.hpp"
 #include "core/fairness/cosignature.hpp"
 #include "core/gate/network.hpp"
+#include "core/notify/web_push.hpp"
 #include "core/ops/webhook_signature.hpp"
 #include "core/rooms/opening_check.hpp"
 
@@ -398,6 +399,30 @@ delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
   return s;
 }
 
+void read_notifications(const toml::table& table, notifications_settings& n) {
+  table_reader t(table, "notifications");
+  t.string("vapid_subject", n.vapid_subject);
+  if (!n.vapid_subject.empty() && !notify::valid_vapid_subject(n.vapid_subject)) {
+    t.fail("vapid_subject", "must be a mailto: or https:// URI of at most 256 bytes, e.g. \"mailto:ops@example.com\"");
+  }
+  if (const auto* hosts = t.take("allow_private_push_hosts")) {
+    const auto* list = hosts->as_array();
+    if (!list) t.fail("allow_private_push_hosts", "must be an array of host names or addresses, e.g. [\"127.0.0.1\"]");
+    if (list->size() > 64) t.fail("allow_private_push_hosts", "lists at most 64 hosts");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      auto host = (*list)[i].value<std::string>();
+      if (!host || host->empty() || host->size() > 253) {
+        t.fail(fmt::format("allow_private_push_hosts[{}]", i), "must be a host name or an address");
+      }
+      n.push.private_hosts.push_back(*host);
+    }
+  }
+  std::int64_t timeout = n.push.timeout.count();
+  t.integer("push_timeout_ms", timeout, 100, 600'000);
+  n.push.timeout = std::chrono::milliseconds(timeout);
+  t.refuse_unknown();
+}
+
 void read_overload(const toml::table& table, config& c) {
   table_reader t(table, "overload");
   auto& o = c.overload;
@@ -499,6 +524,10 @@ config read_config(const toml::table& root) {
   if (const auto* ledger = top.take("ledger")) {
     if (!ledger->is_table()) top.fail("ledger", "must be a table");
     read_ledger(*ledger->as_table(), c);
+  }
+  if (const auto* notifications = top.take("notifications")) {
+    if (!notifications->is_table()) top.fail("notifications", "must be a table");
+    read_notifications(*notifications->as_table(), c.notifications);
   }
   if (const auto* sinks = top.take("sinks")) {
     const auto* list = sinks->as_array();

@@ -16,6 +16,7 @@
 #include "core/lanes/site_keys.hpp"
 #include "core/ops/overload.hpp"
 #include "core/rooms/room.hpp"
+#include "delivery/push_sender.hpp"
 #include "delivery/sink.hpp"
 #include "http/handlers/context.hpp"
 #include "http/server.hpp"
@@ -52,6 +53,16 @@ struct invites_settings {
   std::int64_t refresh_seconds = invite::default_refresh_seconds;
 };
 
+// [notifications]: Web Push to the push services browsers name (delivery/push_sender.hpp).
+struct notifications_settings {
+  // The VAPID subject (RFC 8292 §2.1): a mailto: or https:// URI where a push service can
+  // reach the operator. Default: empty, and nothing is pushed.
+  std::string vapid_subject;
+  // allow_private_push_hosts, push_timeout_ms. Default: no host may resolve to a loopback,
+  // private or other non-public address; 10 s.
+  delivery::push_reach push;
+};
+
 struct config {
   std::string listen = "127.0.0.1:8080";           // Default: loopback, port 8080
   std::filesystem::path data_dir = "foyer-data";   // Default: ./foyer-data
@@ -69,6 +80,7 @@ struct config {
   std::string event_source;
   ledger_settings ledger;
   invites_settings invites;  // Default: none, invites are refused
+  notifications_settings notifications;
 };
 
 // A setting that is missing its mark: the message names the key and the problem.
