@@ -14,6 +14,7 @@
 #include "core/base/url.hpp"
 #include "core/fairness/cosignature.hpp"
 #include "core/gate/network.hpp"
+#include "core/notify/web_push.hpp"
 #include "core/ops/webhook_signature.hpp"
 #include "core/rooms/opening_check.hpp"
 
@@ -342,6 +343,34 @@ delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
   return s;
 }
 
+void read_notifications(const toml::table& table, notification_settings& n) {
+  table_reader t(table, "notifications");
+  if (const auto* email = t.take("email")) {
+    if (!email->is_table()) t.fail("email", "must be a table");
+    n.email = read_email_settings(*email->as_table());
+  }
+  t.string("vapid_subject", n.vapid_subject);
+  if (!n.vapid_subject.empty() && !notify::valid_vapid_subject(n.vapid_subject)) {
+    t.fail("vapid_subject", "must be a mailto: or https:// URI of at most 256 bytes, e.g. \"mailto:ops@example.com\"");
+  }
+  if (const auto* hosts = t.take("allow_private_push_hosts")) {
+    const auto* list = hosts->as_array();
+    if (!list) t.fail("allow_private_push_hosts", "must be an array of host names or addresses, e.g. [\"127.0.0.1\"]");
+    if (list->size() > 64) t.fail("allow_private_push_hosts", "lists at most 64 hosts");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      auto host = (*list)[i].value<std::string>();
+      if (!host || host->empty() || host->size() > 253) {
+        t.fail(fmt::format("allow_private_push_hosts[{}]", i), "must be a host name or an address");
+      }
+      n.push.private_hosts.push_back(*host);
+    }
+  }
+  std::int64_t timeout = n.push.timeout.count();
+  t.integer("push_timeout_ms", timeout, 100, 600'000);
+  n.push.timeout = std::chrono::milliseconds(timeout);
+  t.refuse_unknown();
+}
+
 void read_overload(const toml::table& table, config& c) {
   table_reader t(table, "overload");
   auto& o = c.overload;
@@ -352,15 +381,6 @@ void read_overload(const toml::table& table, config& c) {
   t.integer("poll_stretch", o.poll_stretch, 1, 10);
   t.integer("far_seconds", o.far_seconds, 0, 86'400);
   t.integer("ready_write_ms", o.ready_write_ms, 2'000, 600'000);
-  t.refuse_unknown();
-}
-
-void read_notifications(const toml::table& table, notification_settings& n) {
-  table_reader t(table, "notifications");
-  if (const auto* email = t.take("email")) {
-    if (!email->is_table()) t.fail("email", "must be a table");
-    n.email = read_email_settings(*email->as_table());
-  }
   t.refuse_unknown();
 }
 
@@ -453,6 +473,10 @@ config read_config(const toml::table& root) {
     if (!ledger->is_table()) top.fail("ledger", "must be a table");
     read_ledger(*ledger->as_table(), c);
   }
+  if (const auto* notifications = top.take("notifications")) {
+    if (!notifications->is_table()) top.fail("notifications", "must be a table");
+    read_notifications(*notifications->as_table(), c.notifications);
+  }
   if (const auto* sinks = top.take("sinks")) {
     const auto* list = sinks->as_array();
     if (!list) top.fail("sinks", "must be [[sinks]] tables");
@@ -466,10 +490,6 @@ config read_config(const toml::table& root) {
       }
       c.sinks.push_back(std::move(sink));
     }
-  }
-  if (const auto* notifications = top.take("notifications")) {
-    if (!notifications->is_table()) top.fail("notifications", "must be a table");
-    read_notifications(*notifications->as_table(), c.notifications);
   }
   top.refuse_unknown();
   return c;

@@ -16,6 +16,7 @@
 #include "core/lanes/site_keys.hpp"
 #include "core/ops/overload.hpp"
 #include "core/rooms/room.hpp"
+#include "delivery/push_sender.hpp"
 #include "delivery/sink.hpp"
 #include "delivery/smtp_settings.hpp"
 #include "http/handlers/context.hpp"
@@ -55,6 +56,12 @@ struct invites_settings {
 
 // [notifications]: telling visitors who asked when their turn comes.
 struct notification_settings {
+  // The VAPID subject (RFC 8292 §2.1): a mailto: or https:// URI where a push service can
+  // reach the operator. Default: empty, and nothing is pushed.
+  std::string vapid_subject;
+  // allow_private_push_hosts, push_timeout_ms. Default: no host may resolve to a loopback,
+  // private or other non-public address; 10 s.
+  delivery::push_reach push;
   // [notifications.email]: the operator's SMTP relay (app/smtp_config.hpp). Default: none,
   // no email is sent.
   std::optional<delivery::smtp_settings> email;

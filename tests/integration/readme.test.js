@@ -34,6 +34,8 @@ const notRun = new Map([
     'the test suite itself'],
   ['cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release',
     'a Release build, a .deb installed as root and a systemd unit (packaging/deb/test.sh installs it in a fresh root)'],
+  ['foyer notify test-push --config /etc/foyer/foyer.toml \\',
+    "a real browser's subscription at a real push service (tests/integration/push.test.js runs it against one on loopback)"],
   ['docker build -f packaging/docker/Dockerfile -t foyer .',
     'no container engine here (tests/js/dockerfile.test.js checks the file)'],
   ['adduser --system --group --home /var/lib/foyer --no-create-home foyer   # the .deb does this',

@@ -189,4 +189,19 @@ bool loopback_or_private(std::string_view host) {
   return false;
 }
 
+bool public_address(const ip_address& address) {
+  static const std::vector<cidr> special = [] {
+    std::vector<cidr> out;
+    for (const char* range : {"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+                              "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16",
+                              "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/3", "::/96",
+                              "::1/128", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
+                              "2002::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8"}) {
+      out.push_back(parse_cidr(range));
+    }
+    return out;
+  }();
+  return std::none_of(special.begin(), special.end(), [&](const cidr& range) { return range.contains(address); });
+}
+
 }  // namespace foyer

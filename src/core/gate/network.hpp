@@ -63,6 +63,12 @@ cidr parse_cidr(std::string_view text);
 // A name other than localhost is not: what it resolves to can change.
 bool loopback_or_private(std::string_view host);
 
+// Whether an address is one on the public internet: not loopback, private (RFC 1918, fc00::/7,
+// 100.64.0.0/10), link-local, unspecified, multicast, reserved or documentation, nor an IPv6
+// form that carries an IPv4 address a router may map to one of those (NAT64, 6to4, Teredo).
+// What a request a visitor can aim (a push endpoint) may reach after resolving its name.
+bool public_address(const ip_address& address);
+
 // The client behind trusted proxies (a CDN, a load balancer). `forwarded_for` is the
 // X-Forwarded-For list, each hop appending the address it received from. Walking it from
 // the right, every entry added by a trusted proxy is passed over; the first address a
