@@ -36,6 +36,8 @@ const notRun = new Map([
     'a Release build, a .deb installed as root and a systemd unit (packaging/deb/test.sh installs it in a fresh root)'],
   ['foyer notify test-push --config /etc/foyer/foyer.toml \\',
     "a real browser's subscription at a real push service (tests/integration/push.test.js runs it against one on loopback)"],
+  ['foyer notify test-email --config /etc/foyer/foyer.toml --to you@example.com',
+    "a real mail relay and mailbox (tests/integration/email.test.js runs it against one on loopback)"],
   ['docker build -f packaging/docker/Dockerfile -t foyer .',
     'no container engine here (tests/js/dockerfile.test.js checks the file)'],
   ['adduser --system --group --home /var/lib/foyer --no-create-home foyer   # the .deb does this',
