@@ -223,7 +223,7 @@ bool room::decode_state(std::string_view bytes) {
   codes_ = std::move(codes);
   invites_ = std::move(invites);
   resume_ = std::move(resume);
-  if (format >= lane_lobbies_state_format) {
+  if (format >= lanes_state_format) {
     lanes_ = std::move(lanes);
   } else {
     lanes_.restore_general(joined_, served_, std::move(claims));
