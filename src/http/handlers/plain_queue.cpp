@@ -144,14 +144,7 @@ response plain_queue::wait(const request& req, const room& r) {
     return refused_page(req, errc::invalid_ticket, "Your ticket for this room is not good any more: join again.",
                         form_path(c.id));
   }
-  std::optional<std::string> reissued;
-  if (!t->place && t->lobby_index) {
-    // As the status poll does: after the draw the place is carried in a new ticket.
-    if (auto place = r.place_of(*t->lobby_index)) {
-      t->place = place;
-      reissued = ctx_.tickets.encode(*t);
-    }
-  }
+  auto reissued = visitors_.place_after_draw(*t, r);
   auto now = ctx_.clock.steady_ms();
   auto st = status_of(r, t->place, now, visitors_.jitter(), ctx_.settings.status_within, t->lobby_index);
   std::string main;

@@ -262,19 +262,19 @@ std::optional<std::int64_t> visitor::pass_until(const room& r, std::uint64_t pla
   return live;
 }
 
+std::optional<std::string> visitor::place_after_draw(ticket& t, const room& r) const {
+  if (t.place || !t.lobby_index) return std::nullopt;
+  auto place = r.place_of(*t.lobby_index);
+  if (!place) return std::nullopt;
+  t.place = place;
+  return ctx_.tickets.encode(t);
+}
+
 response visitor::status(const request& req, const room& r) {
   response failure;
   auto t = presented_ticket(req, r.config().id, &failure);
   if (!t) return failure;
-  std::optional<std::string> reissued;
-  if (!t->place && t->lobby_index) {
-    // After the draw a lobby member's place is computed once and carried in a new
-    // ticket, so that later polls are arithmetic again.
-    if (auto place = r.place_of(*t->lobby_index)) {
-      t->place = place;
-      reissued = ctx_.tickets.encode(*t);
-    }
-  }
+  auto reissued = place_after_draw(*t, r);
   auto now = ctx_.clock.steady_ms();
   auto st = status_of(r, t->place, now, jitter(), ctx_.settings.status_within, t->lobby_index);
   if (ctx_.overload.sheds_poll(st.eta_seconds, st.poll_after_ms)) {

@@ -53,6 +53,10 @@ class visitor {
   // The client's address: the peer's, or the one its trusted proxies forwarded.
   ip_address client_address(const request& req, const peer& who) const;
   double jitter();
+  // After the draw a lobby member's place is computed once and carried in a new ticket,
+  // so that later polls are arithmetic again: sets it in `t` and gives the new ticket's
+  // text, or nullopt when `t` needs none.
+  std::optional<std::string> place_after_draw(ticket& t, const room& r) const;
   // Claims the pass of the visitor at `place`; returns when it expires. The claim is
   // written to the log and not waited for: a poll never waits for the storage, and a
   // crash forgets at most the claims in flight.
