@@ -111,12 +111,20 @@ TEST_CASE("a short ASCII header is as written; anything else becomes folded UTF-
   CHECK(header.starts_with("Subject: =?UTF-8?B?"));
   CHECK(decode_words(header) == room);
   // Each word decodes to whole UTF-8 characters: the 4-byte emoji never straddles two.
-  for (std::size_t open = header.find("=?"); open != std::string::npos; open = header.find("=?", open + 2)) {
-    auto word = decode_words(header.substr(open, header.find("?=", open + 10) + 2 - open));
+  // Word by word: from one word's "=?UTF-8?B?" (10 bytes) to its "?=", then on past it, so
+  // that a base64 padding '=' before the closing "?=" is never taken for a word's start.
+  std::size_t words = 0;
+  for (std::size_t open = header.find("=?"), close = 0; open != std::string::npos; open = header.find("=?", close + 2)) {
+    close = header.find("?=", open + 10);
+    REQUIRE(close != std::string::npos);
+    auto word = decode_words(header.substr(open, close + 2 - open));
+    REQUIRE_FALSE(word.empty());
+    ++words;
     auto last = static_cast<unsigned char>(word.back());
     CHECK((last < 0x80 || (last & 0xC0) == 0x80));
     CHECK((static_cast<unsigned char>(word.front()) & 0xC0) != 0x80);
   }
+  CHECK(words > 1);
 
   auto long_ascii = "Your turn at " + std::string(70, 'y');
   CHECK(decode_words(encode_header("Subject", long_ascii)) == long_ascii);
