@@ -6,7 +6,6 @@
 #include <foyer/clock.hpp>
 
 #include <chrono>
-#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -55,7 +54,7 @@ void reporting_failure(std::string_view command, F check) {
   try {
     check();
   } catch (const std::exception& e) {
-    std::cerr << fmt::format("foyer notify {}: {}\n", command, e.what());
+    fmt::print(stderr, "foyer notify {}: {}\n", command, e.what());
     throw CLI::RuntimeError(1);
   }
 }
@@ -76,19 +75,17 @@ void test_email(const test_email_options& o) {
        to_hex(random_array<16>())},
       notice);
 
-  boost::asio::io_context ioc;
+  net::io_context ioc;
   delivery::smtp_result result;
-  {
-    delivery::smtp_sender sender(ioc, settings);
-    boost::asio::co_spawn(ioc, sender.deliver(o.to, message), [&](std::exception_ptr failure, delivery::smtp_result r) {
-      result = failure ? delivery::smtp_result{delivery_outcome::failed, "the send failed unexpectedly"} : std::move(r);
-    });
-    ioc.run();
-  }
+  delivery::smtp_sender sender(ioc, settings);
+  net::co_spawn(ioc, sender.deliver(o.to, message), [&](std::exception_ptr failure, delivery::smtp_result r) {
+    result = failure ? delivery::smtp_result{delivery_outcome::failed, "the send failed unexpectedly"} : std::move(r);
+  });
+  ioc.run();
   if (result.outcome != delivery_outcome::delivered) {
     throw std::runtime_error(fmt::format("{}: {}", outcome_name(result.outcome), result.detail));
   }
-  std::cout << fmt::format("foyer notify test-email: delivered through relay {}:{}\n", settings.host, settings.port);
+  fmt::print("foyer notify test-email: delivered through relay {}:{}\n", settings.host, settings.port);
 }
 
 void test_push(const test_push_options& options) {
