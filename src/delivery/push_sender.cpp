@@ -88,15 +88,22 @@ net::awaitable<delivery_outcome> push_sender::send(const notify::push_subscripti
   req.prepare_payload();
 
   beast::error_code ec;
-  tcp::resolver resolver(ioc_);
-  auto resolved = co_await resolver.async_resolve(url->host, url->port, net::redirect_error(net::use_awaitable, ec));
-  if (ec) co_return finish(delivery_outcome::failed, fmt::format("{}: cannot resolve: {}", where, ec.message()));
+  std::vector<tcp::endpoint> candidates;
+  if (loopback_name(url->host)) {
+    auto port = static_cast<std::uint16_t>(std::stoi(url->port));
+    candidates = {{net::ip::address_v4::loopback(), port}, {net::ip::address_v6::loopback(), port}};
+  } else {
+    tcp::resolver resolver(ioc_);
+    auto resolved = co_await resolver.async_resolve(url->host, url->port, net::redirect_error(net::use_awaitable, ec));
+    if (ec) co_return finish(delivery_outcome::failed, fmt::format("{}: cannot resolve: {}", where, ec.message()));
+    for (const auto& entry : resolved) candidates.push_back(entry.endpoint());
+  }
   // Only the addresses checked here are connected to: a name cannot resolve again to another.
   bool private_allowed = std::find(reach_.private_hosts.begin(), reach_.private_hosts.end(), url->host) !=
                          reach_.private_hosts.end();
   std::vector<tcp::endpoint> endpoints;
-  for (const auto& entry : resolved) {
-    if (private_allowed || public_address(address_of(entry.endpoint().address()))) endpoints.push_back(entry.endpoint());
+  for (const auto& endpoint : candidates) {
+    if (private_allowed || public_address(address_of(endpoint.address()))) endpoints.push_back(endpoint);
   }
   if (endpoints.empty()) {
     co_return finish(delivery_outcome::refused,

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <stdexcept>
 
@@ -179,8 +180,18 @@ std::uint32_t network_rules::extra_bits(const ip_address& address) const {
   return 0;
 }
 
+bool loopback_name(std::string_view host) {
+  if (host.ends_with('.')) host.remove_suffix(1);
+  constexpr std::string_view name = "localhost";
+  if (host.size() < name.size()) return false;
+  auto tail = host.substr(host.size() - name.size());
+  bool named = std::equal(tail.begin(), tail.end(), name.begin(),
+                          [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  return named && (host.size() == name.size() || host[host.size() - name.size() - 1] == '.');
+}
+
 bool loopback_or_private(std::string_view host) {
-  if (host == "localhost") return true;
+  if (loopback_name(host)) return true;
   auto address = parse_ip(host);
   if (!address) return false;
   for (const char* range : {"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7"}) {

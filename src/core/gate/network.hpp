@@ -58,9 +58,14 @@ struct cidr {
 // prefix out of range, host bits set, IPv4-mapped form). Meant for config loading.
 cidr parse_cidr(std::string_view text);
 
-// Whether plain http:// to `host` stays on this machine or a private network: "localhost",
-// or an address in 127.0.0.0/8, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, ::1 or fc00::/7.
-// A name other than localhost is not: what it resolves to can change.
+// Whether `host` is "localhost" or a name under it ("app.localhost", any case, a trailing dot
+// allowed). RFC 6761 §6.3: such names are loopback and are never asked of DNS, so they mean
+// the same on every machine, /etc/hosts or not.
+bool loopback_name(std::string_view host);
+
+// Whether plain http:// to `host` stays on this machine or a private network:
+// a loopback name, or an address in 127.0.0.0/8, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, ::1 or fc00::/7.
+// Any other name is not: what it resolves to can change.
 bool loopback_or_private(std::string_view host);
 
 // Whether an address is one on the public internet: not loopback, private (RFC 1918, fc00::/7,
