@@ -140,7 +140,7 @@ async function measureClock(room) {
   const sent = Date.now();
   try {
     const res = await request('GET', apiPath(room, 'frontier'));
-    if (res.ok) serverAheadMs = clockOffset(sent, Date.now(), res.json.at);
+    if (res.ok) serverAheadMs = clockOffset(sent, res.json.at);
   } catch {
     // Unreachable for now: the countdown trusts this device's clock.
   }
