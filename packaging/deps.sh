@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates curl
   libboost-dev libboost-system-dev librocksdb-dev libsodium-dev libssl-dev
   libsimdjson-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev libgoogle-perftools-dev
+  libqrencode-dev  # the resume link's QR code
   nginx-light chromium python3 openssl jq  # jq: the README's examples and bench/
   prometheus clang libclang-rt-14-dev
   llvm  # llvm-symbolizer: a sanitizer's or fuzzer's report names the function and line
@@ -15,6 +16,7 @@ packages=(
   # Jetty 9 as a library (libjetty9-java), not the jetty9 service, which would hold port 8080.
   caddy haproxy php-cli php-nyholm-psr7 openjdk-17-jdk-headless libjetty9-java libservlet-api-java
   python3-jwt python3-cryptography python3-uvicorn
+  python3-aiosmtpd  # a real SMTP relay on loopback for the email tests (tests/support/smtp_server.py)
 )
 # Node: keep a newer Node already on the machine, else take Debian's.
 command -v node >/dev/null || packages+=(nodejs)

@@ -11,6 +11,7 @@
 #include "app/keyring.hpp"
 #include "app/log.hpp"
 #include "app/lottery_cli.hpp"
+#include "app/notify_cli.hpp"
 #include "app/serve.hpp"
 
 int main(int argc, char** argv) {
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   foyer::app::add_guard_command(app);
   foyer::app::add_lottery_commands(app);
   foyer::app::add_backup_commands(app);
+  foyer::app::add_notify_commands(app);
 
   CLI11_PARSE(app, argc, argv);
 

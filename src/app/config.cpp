@@ -8,73 +8,18 @@
 #include <fmt/core.h>
 #include <toml++/toml.h>
 
+#include "app/smtp_config.hpp"
+#include "app/table_reader.hpp"
 #include "core/base/bytes.hpp"
 #include "core/base/url.hpp"
 #include "core/fairness/cosignature.hpp"
 #include "core/gate/network.hpp"
+#include "core/notify/web_push.hpp"
 #include "core/ops/webhook_signature.hpp"
 #include "core/rooms/opening_check.hpp"
 
 namespace foyer::app {
 namespace {
-
-// Reads one TOML table, remembering which keys were used, so that a misspelt key is
-// refused instead of silently ignored.
-class table_reader {
- public:
-  table_reader(const toml::table& table, std::string where) : table_(table), where_(std::move(where)) {}
-
-  std::string name(std::string_view key) const {
-    return where_.empty() ? std::string(key) : fmt::format("{}.{}", where_, key);
-  }
-
-  [[noreturn]] void fail(std::string_view key, std::string_view problem) const {
-    throw config_error(fmt::format("config: {}: {}", name(key), problem));
-  }
-
-  template <class T>
-  void integer(std::string_view key, T& out, std::int64_t min, std::int64_t max) {
-    const toml::node* node = take(key);
-    if (!node) return;
-    // Only an integer node is read as one: toml++ 3.3 converts a float to an integer
-    // before it checks the range (undefined for 1e100; found by the config fuzz target).
-    auto v = node->is_integer() ? node->value<std::int64_t>() : std::nullopt;
-    if (!v || *v < min || *v > max) {
-      fail(key, fmt::format("must be a whole number from {} to {}", min, max));
-    }
-    out = static_cast<T>(*v);
-  }
-
-  void string(std::string_view key, std::string& out) {
-    const toml::node* node = take(key);
-    if (!node) return;
-    if (!node->is_string()) fail(key, "must be a string");
-    out = *node->value<std::string>();
-  }
-
-  void boolean(std::string_view key, bool& out) {
-    const toml::node* node = take(key);
-    if (!node) return;
-    if (!node->is_boolean()) fail(key, "must be true or false");
-    out = *node->value<bool>();
-  }
-
-  const toml::node* take(std::string_view key) {
-    used_.insert(std::string(key));
-    return table_.get(key);
-  }
-
-  void refuse_unknown() const {
-    for (const auto& [key, node] : table_) {
-      if (!used_.contains(std::string(key.str()))) fail(key.str(), "unknown setting");
-    }
-  }
-
- private:
-  const toml::table& table_;
-  std::string where_;
-  std::set<std::string> used_;
-};
 
 // A room's settings go through the validator the admin API uses: TOML values become
 // room_values, and the core decides.
@@ -288,27 +233,6 @@ void read_invites(const toml::table& table, invites_settings& invites) {
   }
 }
 
-void read_notifications(const toml::table& table, notifications_settings& n) {
-  table_reader t(table, "notifications");
-  if (const auto* channels = t.take("channels")) {
-    const auto* list = channels->as_array();
-    if (!list) t.fail("channels", "must be an array of channels, [\"push\", \"email\"]");
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      auto name = (*list)[i].value<std::string>();
-      if (name == "push") n.channels.push = true;
-      else if (name == "email") n.channels.email = true;
-      else t.fail(fmt::format("channels[{}]", i), "must be \"push\" or \"email\"");
-    }
-  }
-  t.integer("soon_minutes", n.soon_minutes, 1, 24 * 60);
-  n.outbox.soon_seconds = n.soon_minutes * 60;
-  t.integer("max_contacts_per_room", n.max_contacts_per_room, 1, 10'000'000);
-  t.integer("queue", n.outbox.queue_capacity, 1, 10'000'000);
-  t.integer("max_attempts", n.outbox.max_attempts, 1, 100);
-  t.boolean("private_push_endpoints", n.private_push_endpoints);
-  t.refuse_unknown();
-}
-
 void read_ledger(const toml::table& table, config& c) {
   table_reader t(table, "ledger");
   auto& l = c.ledger;
@@ -419,6 +343,39 @@ delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
   return s;
 }
 
+void read_notifications(const toml::table& table, notification_settings& n) {
+  table_reader t(table, "notifications");
+  if (const auto* email = t.take("email")) {
+    if (!email->is_table()) t.fail("email", "must be a table");
+    n.email = read_email_settings(*email->as_table());
+  }
+  t.string("vapid_subject", n.vapid_subject);
+  if (!n.vapid_subject.empty() && !notify::valid_vapid_subject(n.vapid_subject)) {
+    t.fail("vapid_subject", "must be a mailto: or https:// URI of at most 256 bytes, e.g. \"mailto:ops@example.com\"");
+  }
+  if (const auto* hosts = t.take("allow_private_push_hosts")) {
+    const auto* list = hosts->as_array();
+    if (!list) t.fail("allow_private_push_hosts", "must be an array of host names or addresses, e.g. [\"127.0.0.1\"]");
+    if (list->size() > 64) t.fail("allow_private_push_hosts", "lists at most 64 hosts");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      auto host = (*list)[i].value<std::string>();
+      if (!host || host->empty() || host->size() > 253) {
+        t.fail(fmt::format("allow_private_push_hosts[{}]", i), "must be a host name or an address");
+      }
+      n.push.private_hosts.push_back(*host);
+    }
+  }
+  std::int64_t timeout = n.push.timeout.count();
+  t.integer("push_timeout_ms", timeout, 100, 600'000);
+  n.push.timeout = std::chrono::milliseconds(timeout);
+  t.integer("soon_minutes", n.soon_minutes, 1, 24 * 60);
+  n.outbox.soon_seconds = n.soon_minutes * 60;
+  t.integer("max_contacts_per_room", n.max_contacts_per_room, 1, 10'000'000);
+  t.integer("queue", n.outbox.queue_capacity, 1, 10'000'000);
+  t.integer("max_attempts", n.outbox.max_attempts, 1, 100);
+  t.refuse_unknown();
+}
+
 void read_overload(const toml::table& table, config& c) {
   table_reader t(table, "overload");
   auto& o = c.overload;
@@ -517,13 +474,13 @@ config read_config(const toml::table& root) {
     if (!invites->is_table()) top.fail("invites", "must be a table");
     read_invites(*invites->as_table(), c.invites);
   }
-  if (const auto* notifications = top.take("notifications")) {
-    if (!notifications->is_table()) top.fail("notifications", "must be a table");
-    read_notifications(*notifications->as_table(), c.notifications);
-  }
   if (const auto* ledger = top.take("ledger")) {
     if (!ledger->is_table()) top.fail("ledger", "must be a table");
     read_ledger(*ledger->as_table(), c);
+  }
+  if (const auto* notifications = top.take("notifications")) {
+    if (!notifications->is_table()) top.fail("notifications", "must be a table");
+    read_notifications(*notifications->as_table(), c.notifications);
   }
   if (const auto* sinks = top.take("sinks")) {
     const auto* list = sinks->as_array();

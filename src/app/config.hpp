@@ -17,7 +17,9 @@
 #include "core/ops/overload.hpp"
 #include "core/rooms/room.hpp"
 #include "delivery/notifier.hpp"
+#include "delivery/push_sender.hpp"
 #include "delivery/sink.hpp"
+#include "delivery/smtp_settings.hpp"
 #include "http/handlers/context.hpp"
 #include "http/server.hpp"
 
@@ -53,16 +55,25 @@ struct invites_settings {
   std::int64_t refresh_seconds = invite::default_refresh_seconds;
 };
 
-// [notifications]: "your turn" notices by Web Push and email (core/notify/contact_book.hpp,
-// delivery/notifier.hpp).
-struct notifications_settings {
-  notify::channel_set channels;  // Default: none, opt-ins are refused
+// [notifications]: telling visitors who asked when their turn comes (core/notify/contact_book.hpp,
+// delivery/notifier.hpp). Visitors may opt in to push once vapid_subject is set, to email
+// once the relay is.
+struct notification_settings {
+  // The VAPID subject (RFC 8292 §2.1): a mailto: or https:// URI where a push service can
+  // reach the operator. Default: empty, and nothing is pushed.
+  std::string vapid_subject;
+  // allow_private_push_hosts, push_timeout_ms. Default: no host may resolve to a loopback,
+  // private or other non-public address; 10 s.
+  delivery::push_reach push;
+  // [notifications.email]: the operator's SMTP relay (app/smtp_config.hpp). Default: none,
+  // no email is sent.
+  std::optional<delivery::smtp_settings> email;
   std::uint32_t soon_minutes = 5;  // Default: "your turn in about N minutes" from 5 minutes on
   std::size_t max_contacts_per_room = 100'000;  // Default: 100,000 visitors of one room hold contacts
-  // Push endpoints may name loopback and private addresses (a test's push service).
-  // Default: false.
-  bool private_push_endpoints = false;
-  delivery::notifier::options outbox;  // Defaults: see delivery/notifier.hpp
+  delivery::notifier::options outbox;  // queue, max_attempts. Defaults: see delivery/notifier.hpp
+
+  // The channels visitors may opt in to.
+  notify::channel_set channels() const { return {.push = !vapid_subject.empty(), .email = email.has_value()}; }
 };
 
 struct config {
@@ -82,7 +93,7 @@ struct config {
   std::string event_source;
   ledger_settings ledger;
   invites_settings invites;  // Default: none, invites are refused
-  notifications_settings notifications;  // Default: none, no notifications
+  notification_settings notifications;
 };
 
 // A setting that is missing its mark: the message names the key and the problem.

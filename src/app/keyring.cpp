@@ -112,11 +112,13 @@ std::string key_state(const pass::keyring& ring, const pass::signing_key& k) {
 }
 
 void list_keys(const pass::keyring& ring) {
-  fmt::print("{:<18}{:<7}{:<21}{}\n", "KID", "ALG", "CREATED (UTC)", "STATE");
-  for (const auto& k : ring.keys()) {
+  auto row = [](const pass::signing_key& k, std::string_view state) {
     auto created = fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(static_cast<std::time_t>(k.created_at)));
-    fmt::print("{:<18}{:<7}{:<21}{}\n", k.kid, pass::jws_alg(k.type), created, key_state(ring, k));
-  }
+    fmt::print("{:<18}{:<7}{:<21}{}\n", k.kid, pass::jws_alg(k.type), created, state);
+  };
+  fmt::print("{:<18}{:<7}{:<21}{}\n", "KID", "ALG", "CREATED (UTC)", "STATE");
+  for (const auto& k : ring.keys()) row(k, key_state(ring, k));
+  if (const auto* vapid = ring.vapid()) row(*vapid, "VAPID, signs Web Push requests");
 }
 
 void keygen(const keygen_options& options) {
@@ -157,10 +159,13 @@ void keygen(const keygen_options& options) {
 std::filesystem::path keyring_path(const std::filesystem::path& data_dir) { return data_dir / keyring_file; }
 
 pass::keyring load_or_create_keyring(const std::filesystem::path& data_dir, std::int64_t now) {
-  if (auto ring = load_keyring(data_dir)) return std::move(*ring);
-  pass::keyring ring(pass::generate_key(now));
-  save_keyring(data_dir, ring);
-  return ring;
+  auto ring = load_keyring(data_dir);
+  if (ring && ring->vapid()) return std::move(*ring);
+  if (!ring) ring.emplace(pass::generate_key(now));
+  // A ring from before Web Push gets its VAPID key at the next start.
+  ring->set_vapid(pass::generate_key(now, pass::key_type::es256));
+  save_keyring(data_dir, *ring);
+  return std::move(*ring);
 }
 
 void save_keyring(const std::filesystem::path& data_dir, const pass::keyring& ring) {

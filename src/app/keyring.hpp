@@ -23,7 +23,7 @@ namespace foyer::app {
 std::filesystem::path keyring_path(const std::filesystem::path& data_dir);
 
 // Reads the key ring, or at first start creates it with one new key created at `now` (unix
-// seconds). Throws std::runtime_error naming the file if it exists but cannot be read, is
+// seconds). A ring without a VAPID key (Web Push) is given one, created at `now`, and saved. Throws std::runtime_error naming the file if it exists but cannot be read, is
 // not a key file, or is open to group or others: a server must never start with a key that
 // others could have read, nor silently replace keys whose passes are in circulation.
 pass::keyring load_or_create_keyring(const std::filesystem::path& data_dir, std::int64_t now);

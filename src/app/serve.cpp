@@ -22,7 +22,9 @@
 #include "core/rooms/journal.hpp"
 #include "core/rooms/reconcile.hpp"
 #include "core/gate/ticket.hpp"
+#include "core/notify/web_push.hpp"
 #include "delivery/event_sinks.hpp"
+#include "delivery/notice_senders.hpp"
 #include "delivery/notifier.hpp"
 #include "http/routes.hpp"
 #include "http/server.hpp"
@@ -205,19 +207,28 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   auto api_settings = c.api;
   api_settings.code_key = subkey(secret, "foyer/access-codes/v1");
   api_settings.account_key = subkey(secret, "foyer/account-key/v1");
+  api_settings.resume_key = subkey(secret, "foyer/resume-key/v1");
   // The site's invite keys: inline, as given; by URL, fetched on the loop, off the join path.
   auto invite_keys = c.invites.jwks_url ? invite::site_keys::fetched(c.invites.refresh_seconds * 1000, clock.steady_ms())
                      : c.invites.jwks   ? invite::site_keys(*c.invites.jwks)
                                         : invite::site_keys();
   api_settings.invite_keys = &invite_keys;
-  // Visitors' contacts, in memory only (core/notify/contact_book.hpp), and the notices sent
-  // to them off the visitors' path.
+  // Visitors' contacts (core/notify/contact_book.hpp), and the notices sent to them off the
+  // visitors' path: push once a VAPID subject is set, email once a relay is.
   notify::contact_book contacts(c.notifications.max_contacts_per_room);
   delivery::notifier notices(ioc, clock, rooms, contacts, c.notifications.outbox);
-  if (c.notifications.channels.any()) {
+  delivery::notice_senders notice_senders(ioc, clock, rooms);
+  auto channels = c.notifications.channels();
+  if (channels.push) {
+    notice_senders.use_push(*keys.vapid(), c.notifications.vapid_subject, c.notifications.push);
+    api_settings.vapid_public_key = notify::vapid_public_key(*keys.vapid());
+  }
+  if (channels.email) notice_senders.use_email(*c.notifications.email);
+  if (channels.any()) {
+    notice_senders.attach(notices);
     api_settings.contacts = &contacts;
-    api_settings.notify_channels = c.notifications.channels;
-    api_settings.private_push_endpoints = c.notifications.private_push_endpoints;
+    api_settings.notify_channels = channels;
+    api_settings.private_push_hosts = c.notifications.push.private_hosts;
     metrics.add([&notices](ops::metrics_writer& w) { notices.collect(w); });
   }
   api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, api_settings, overload, publisher,
@@ -269,7 +280,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   auto start_serving = [&] {
     admissions.start(listen);
     draws.start();
-    if (c.notifications.channels.any()) notices.start();
+    if (channels.any()) notices.start();
     await_reload();
   };
 

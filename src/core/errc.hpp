@@ -90,6 +90,10 @@ enum class errc {
   notifications_off,  // no channel is configured ([notifications])
   bad_contact,        // a push subscription or email address that can't be used
   too_many_contacts,  // the room holds as many contacts as it may
+  // Resume links ("Keep my place").
+  invalid_resume_link,   // malformed, or its signature does not match
+  resume_link_revoked,   // revoked, or replaced by a newer link
+  resume_links_used_up,  // the ticket made as many links as one may
   internal_error,
 };
 

@@ -42,20 +42,22 @@ boost::asio::awaitable<boost::beast::error_code> exchange(Stream& stream, boost:
   co_return ec;
 }
 
-// Connects to `endpoints` and, for TLS, names `host` to the peer and shakes hands, each
-// step within `timeout`.
-inline boost::asio::awaitable<boost::beast::error_code> connect(
-    boost::beast::tcp_stream& stream, const boost::asio::ip::tcp::resolver::results_type& endpoints,
-    std::chrono::milliseconds timeout) {
+// Connects to the first of `endpoints` (a resolver's results, or a list of tcp endpoints)
+// that answers and, for TLS, names `host` to the peer and shakes hands, each step within
+// `timeout`.
+template <class Endpoints>
+boost::asio::awaitable<boost::beast::error_code> connect(boost::beast::tcp_stream& stream, const Endpoints& endpoints,
+                                                         std::chrono::milliseconds timeout) {
   boost::beast::error_code ec;
   stream.expires_after(timeout);
   co_await stream.async_connect(endpoints, boost::asio::redirect_error(boost::asio::use_awaitable, ec));
   co_return ec;
 }
 
-inline boost::asio::awaitable<boost::beast::error_code> connect(
-    boost::beast::ssl_stream<boost::beast::tcp_stream>& stream, const std::string& host,
-    const boost::asio::ip::tcp::resolver::results_type& endpoints, std::chrono::milliseconds timeout) {
+template <class Endpoints>
+boost::asio::awaitable<boost::beast::error_code> connect(boost::beast::ssl_stream<boost::beast::tcp_stream>& stream,
+                                                         const std::string& host, const Endpoints& endpoints,
+                                                         std::chrono::milliseconds timeout) {
   if (!name_tls_peer(stream, host)) {
     co_return boost::system::error_code(static_cast<int>(::ERR_get_error()), boost::asio::error::get_ssl_category());
   }

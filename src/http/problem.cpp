@@ -82,6 +82,9 @@ problem_type type_of(errc e) {
     case errc::notifications_off: return {404, "Notifications off"};
     case errc::bad_contact: return {422, "Bad contact"};
     case errc::too_many_contacts: return {503, "Too many contacts", 60};
+    case errc::invalid_resume_link: return {404, "Invalid resume link"};
+    case errc::resume_link_revoked: return {410, "Resume link revoked"};
+    case errc::resume_links_used_up: return {409, "Resume links used up"};
     case errc::internal_error: return {500, "Internal error"};
   }
   return {500, "Internal error"};

@@ -79,7 +79,9 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
            overload, ledger, pass::room_gates(keys.jwks_json(), settings.issuer),
            pass::pass_budget(settings.hold_requests_per_minute)},
       visitor_(ctx_),
-      notifications_(ctx_, visitor_),
+      resume_(ctx_, visitor_),
+      notifications_(ctx_, visitor_, resume_),
+      plain_(ctx_, visitor_),
       pages_(rooms) {
   auto& c = ctx_;
   auto& r = router_;
@@ -95,6 +97,19 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         in_room(c, [this](request& req, const peer&, room& rm) { return notifications_.opt_in(req, rm); }));
   r.add({verb::delete_}, "/api/v1/rooms/{room}/notifications",
         in_room(c, [this](request& req, const peer&, room& rm) { return notifications_.opt_out(req, rm); }));
+  r.add({verb::post}, "/api/v1/rooms/{room}/resume-link",
+        in_room(c, [this](request& req, const peer&, room& rm) { return resume_.keep(req, rm); }));
+  r.add({verb::delete_}, "/api/v1/rooms/{room}/resume-link",
+        in_room(c, [this](request& req, const peer&, room& rm) { return resume_.revoke(req, rm); }));
+  // The queue without JavaScript (handlers/plain_queue.hpp).
+  r.add({verb::get}, "/r/{room}/plain",
+        at_once([this](const request& req, const route_params& p) { return plain_.form(req, p["room"]); }));
+  r.add({verb::post}, "/api/v1/rooms/{room}/plain",
+        in_room(c, [this](request& req, const peer& who, room& rm) { return plain_.join(req, rm, who); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}/plain",
+        in_room(c, [this](request& req, const peer&, room& rm) { return plain_.wait(req, rm); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}/plain/pass",
+        in_room(c, [this](request& req, const peer&, room& rm) { return plain_.pass(req, rm); }));
 
   // Rooms, as anyone may read them.
   r.add({verb::get}, "/api/v1/rooms", at_once([&c](const request& req, auto&) { return handlers::rooms_list(c, req); }));
@@ -226,6 +241,11 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::get}, "/", at_once([this](const request& req, auto&) { return pages_.front(req); }));
   r.add({verb::get}, "/r/{room}",
         at_once([this](const request& req, const route_params& p) { return pages_.room_page(req, p["room"]); }));
+  r.add({verb::get}, "/r/{room}/resume/{token}", [this, &c](request& req, const peer&, route_params p) -> task<response> {
+    room* rm = c.rooms.find(p["room"]);
+    if (!rm) co_return unknown_room(req, p["room"]);
+    co_return resume_.open(req, *rm, p["token"]);
+  });
   for (std::string_view page : {"/verify", "/admin", "/welcome"}) {
     r.add({verb::get}, page, at_once([this, file = fmt::format("{}.html", page)](const request& req, auto&) {
             return pages_.file(req, file);

@@ -10,6 +10,8 @@
 #include "http/handlers/context.hpp"
 #include "http/handlers/pages.hpp"
 #include "http/handlers/notifications.hpp"
+#include "http/handlers/resume.hpp"
+#include "http/handlers/plain_queue.hpp"
 #include "http/handlers/visitor.hpp"
 #include "http/http_metrics.hpp"
 #include "http/router.hpp"
@@ -34,7 +36,9 @@ class routes {
  private:
   context ctx_;
   handlers::visitor visitor_;
-  handlers::notifications notifications_;
+  handlers::resume_links resume_;
+  handlers::notifications notifications_;  // after resume_: an email carries the resume link
+  handlers::plain_queue plain_;
   handlers::pages pages_;
   router router_;
   http_metrics http_metrics_;  // set once every route is added

@@ -43,9 +43,9 @@ std::string gzip(std::string_view in) {
   return rc == Z_STREAM_END ? out : std::string();
 }
 
-// Every page: no framing, no sniffing, no referrer, and a CSP without inline scripts or
-// third-party origins, but for images: a room's logo_url may be on any https host.
-// docs/security.md states this header exactly; keep the two alike.
+}  // namespace
+
+// docs/security.md states the CSP exactly; keep the two alike.
 void add_security_headers(response& res) {
   res.set("Content-Security-Policy",
           "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "
@@ -56,6 +56,8 @@ void add_security_headers(response& res) {
   res.set("Referrer-Policy", "no-referrer");
   res.set("Cross-Origin-Opener-Policy", "same-origin");
 }
+
+namespace {
 
 // A coding's weight is zero when its q parameter is: "0", "0.", "0.0" up to "0.000".
 bool weighs_nothing(std::string_view params) {

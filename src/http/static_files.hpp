@@ -16,6 +16,10 @@ namespace foyer::http {
 // above zero for "gzip" (or "x-gzip") itself, or, if it is not named, for "*".
 bool accepts_gzip(const request& req);
 
+// Every page's headers: no framing, no sniffing, no referrer, and a CSP without inline
+// scripts or third-party origins, but for images (a room's logo_url may be on any https host).
+void add_security_headers(response& res);
+
 class static_files {
  public:
   static_files();

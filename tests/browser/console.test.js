@@ -242,6 +242,7 @@ test('the console creates, edits and deletes rooms, with the server\'s messages 
   await screenshot(page, 'admin-room-form', { commit: true });
 
   await rateInput.fill('30');
+  await form.getByLabel('Event (optional)', { exact: true }).fill('spring-tour');
   await create.click();
   await form.waitFor({ state: 'hidden' });
   await card('drop').waitFor();
@@ -252,7 +253,7 @@ test('the console creates, edits and deletes rooms, with the server\'s messages 
   assert.equal(await page.evaluate(() => document.activeElement.closest('article')?.dataset.room), 'drop');
   const created = (await admin('GET', '/api/v1/admin/rooms/drop')).json;
   assert.equal(created.owner, 'api');
-  assert.deepEqual([created.config.rate_per_minute, created.config.target_url], [30, '/welcome']);
+  assert.deepEqual([created.config.rate_per_minute, created.config.target_url, created.config.event], [30, '/welcome', 'spring-tour']);
 
   // The quick rate control: a refusal beside its input, then the new rate on the card.
   const rate = card('drop').getByLabel('New rate per minute');

@@ -15,10 +15,10 @@ const ADMIN_TOKEN = 'lanes-browser-token-0123456789';
 const CODE = /^[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){3}$/;
 
 // One slow room, so that visitors stay waiting while the page is looked at; `null` lanes: none.
-function presale(lanes = { members: { name: "Members' presale", share: 0.3 } }) {
+function presale(lanes = { members: { name: "Members' presale", share: 0.3 } }, settings = {}) {
   return new Foyer({
     server: { admin_token: ADMIN_TOKEN },
-    rooms: [{ id: 'sale', name: 'Sale', rate_per_minute: 1, target_url: '/welcome', ...(lanes ? { lanes } : {}) }],
+    rooms: [{ id: 'sale', name: 'Sale', rate_per_minute: 1, target_url: '/welcome', ...(lanes ? { lanes } : {}), ...settings }],
     proof_of_work: { base_bits: 4 },
   });
 }
@@ -291,7 +291,8 @@ test('too many codes tried from a network close the form for the server\'s Retry
 });
 
 test('the console declares lanes, changes one, and shows why one with visitors waiting cannot be removed', async (t) => {
-  const foyer = presale(null);
+  // Seats on sale, so that a lane may hold them longer than the room does.
+  const foyer = presale(null, { inventory: { total: 100 } });
   t.after(() => foyer.cleanup());
   await foyer.start();
   await joinByApi(foyer, 'sale');
@@ -314,7 +315,7 @@ test('the console declares lanes, changes one, and shows why one with visitors w
   const row = (id) => panel.locator(`.lanes-table tr[data-lane="${id}"]`);
   const cells = (id) => row(id).locator('th, td[data-key]').allTextContents();
 
-  // A members' presale with codes and a claim window of its own.
+  // A members' presale with codes, and a claim window, a hold time and seats per pass of its own.
   await panel.getByRole('button', { name: 'Add a lane' }).click();
   assert.equal(await form.locator('h4').textContent(), 'New lane');
   assert.equal(await page.evaluate(() => document.activeElement.name), 'id');
@@ -324,9 +325,13 @@ test('the console declares lanes, changes one, and shows why one with visitors w
   const entry = form.getByRole('combobox', { name: /^Entry/ });
   assert.equal(await entry.inputValue(), 'code');
   await field('Claim window in seconds (optional)').fill('900');
+  await field('Hold time in seconds (optional)').fill('1200');
+  await field('Seats per pass (optional)').fill('2');
   await form.getByRole('button', { name: 'Add the lane' }).click();
   await panel.locator('.lane-status', { hasText: 'Added Members, with 30 % of admission.' }).waitFor();
-  assert.deepEqual(patches.at(-1), { lanes: { members: { name: 'Members', share: 0.3, entry: 'code', priority: false, claim_window_seconds: 900 } } });
+  assert.deepEqual(patches.at(-1), {
+    lanes: { members: { name: 'Members', share: 0.3, entry: 'code', priority: false, claim_window_seconds: 900, hold_seconds: 1200, max_seats_per_pass: 2 } },
+  });
   await row('members').waitFor();
   assert.deepEqual(await cells('general'), ['General', 'open', '70 %', '100 %', '1', '0', '1', '0', '0']);
   assert.deepEqual(await cells('members'), ['Members', 'access code', '30 %', '30 %', '0', '0', '0', '0', '0']);
@@ -363,6 +368,8 @@ test('the console declares lanes, changes one, and shows why one with visitors w
   // A change of share sends that setting only.
   await row('members').getByRole('button', { name: 'Edit the lane Members' }).click();
   assert.equal(await field('Claim window in seconds (optional)').inputValue(), '900');
+  assert.equal(await field('Hold time in seconds (optional)').inputValue(), '1200');
+  assert.equal(await field('Seats per pass (optional)').inputValue(), '2');
   assert.equal(await field('Id').getAttribute('readonly'), '');
   await field('Share (%)').fill('40');
   await form.getByRole('button', { name: 'Save the lane' }).click();

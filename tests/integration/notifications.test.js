@@ -1,7 +1,8 @@
 // "Your turn" notifications on the real binary: a visitor's ticket opts into Web Push or
 // email; bad input is refused with problem details; the contact is held in memory only and
 // appears in no event, audit line, log line or sink; opt-out forgets it, and so does the
-// room's removal. No sender is reached here: push and email delivery have their own tests.
+// room's removal. The senders reach nothing here (a relay on a closed port, a push service
+// that does not resolve): delivery has its own tests (notices.test.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,6 +14,8 @@ const TOKEN = 'notifications-test-token-0123';
 const ADDRESS = 'ada.lovelace+queue@example.org';
 const ENDPOINT = 'https://push.example.net/wpush/v2/secret-endpoint-token-42';
 const subscription = { endpoint: ENDPOINT, expirationTime: null, keys: { p256dh: 'B'.repeat(87), auth: 'A'.repeat(22) } };
+// No relay listens on port 9 of loopback: every send fails and is retried.
+const CLOSED_RELAY = { host: '127.0.0.1', port: 9, from: 'rooms@shop.example.com', starttls: false };
 const admin = (f, method, p, body) =>
   f.request(method, `/api/v1/admin/rooms${p}`, { body, headers: { authorization: `Bearer ${TOKEN}` } });
 const optIn = (f, ticket, body, room = 'slow') =>
@@ -37,14 +40,16 @@ test('a ticket opts into push and email, bad contacts are refused, and opting ou
   const sinkFile = path.join(dir, 'events.ndjson');
   const f = new Foyer({
     server: { admin_token: TOKEN },
-    notifications: { channels: ['push', 'email'] },
+    notifications: { vapid_subject: 'mailto:ops@example.com', email: CLOSED_RELAY },
     rooms: [{ id: 'slow', name: 'Slow', rate_per_minute: 1, target_url: '/welcome' }],
     sinks: [{ type: 'file', path: sinkFile }],
   });
   try {
     await f.start();
     const info = (await f.request('GET', '/api/v1/rooms/slow')).json;
-    assert.deepEqual(info.notifications, { channels: ['push', 'email'] });  // no counts for the public
+    // No counts for the public: the channels, and the key a page subscribes with.
+    assert.deepEqual(Object.keys(info.notifications), ['channels', 'vapid_public_key']);
+    assert.deepEqual(info.notifications.channels, ['push', 'email']);
 
     const ticket = (await f.join('slow')).json.ticket;
     assertProblem(await optIn(f, undefined, { email: ADDRESS }), 401, 'missing_ticket');
@@ -77,8 +82,8 @@ test('a ticket opts into push and email, bad contacts are refused, and opting ou
     const view = (await admin(f, 'GET', '/slow')).json.notifications;
     assert.deepEqual(view.opted_in, { push: 1, email: 1 });
     assert.deepEqual(view.held, { push: 1, email: 1 });
-    await until('the soon notices queued', async () =>
-      (await metric(f, 'foyer_notification_queue{channel="email"}')) === 1);
+    await until('the soon notices sent', async () =>
+      (await admin(f, 'GET', '/slow')).json.notifications.sent.email === 1);
     assert.deepEqual((await admin(f, 'GET', '/slow')).json.notifications.sent, { push: 1, email: 1 });
     assert.equal(await metric(f, 'foyer_notifications_total{channel="push",outcome="delivered"}'), 0);
     assert.equal(await metric(f, 'foyer_notification_contacts'), 1);
@@ -105,7 +110,7 @@ test('a ticket opts into push and email, bad contacts are refused, and opting ou
 });
 
 test('a removed room takes its visitors\' contacts along', async () => {
-  const f = new Foyer({ server: { admin_token: TOKEN }, notifications: { channels: ['email'] } });
+  const f = new Foyer({ server: { admin_token: TOKEN }, notifications: { email: CLOSED_RELAY } });
   try {
     await f.start();
     await admin(f, 'POST', '', { id: 'pop', rate_per_minute: 1, target_url: '/welcome' });

@@ -24,6 +24,7 @@ const config = {
   no_show_max_multiplier: 1.5,
   adaptive: null,
   alternatives: ['concert-2', 'concert-3'],
+  event: '',
 };
 
 test('the form has one field per room setting, each in a group, with its words in strings.js', () => {

@@ -15,10 +15,10 @@ const percent = (fraction) => `${formatNumber(Math.round(fraction * 1000) / 10)}
 const DOWNLOAD_URL_LIFETIME_MS = 60_000;
 const GENERAL_LANE = 'general';
 // The lane settings the form edits, in the order a new lane's body lists them.
-const LANE_KEYS = ['name', 'share', 'entry', 'priority', 'claim_window_seconds'];
+const LANE_KEYS = ['name', 'share', 'entry', 'priority', 'claim_window_seconds', 'hold_seconds', 'max_seats_per_pass'];
 
 
-/** What the form shows for a lane's settings: share in per cent, no claim window for the room's own. */
+/** What the form shows for a lane's settings: share in per cent, empty where the lane takes the room's. */
 function laneTexts(settings) {
   return {
     name: settings.name ?? '',
@@ -26,6 +26,8 @@ function laneTexts(settings) {
     entry: settings.entry ?? 'code',
     priority: Boolean(settings.priority),
     claim_window_seconds: settings.claim_window_seconds ? String(settings.claim_window_seconds) : '',
+    hold_seconds: settings.hold_seconds ? String(settings.hold_seconds) : '',
+    max_seats_per_pass: settings.max_seats_per_pass ? String(settings.max_seats_per_pass) : '',
   };
 }
 

@@ -11,6 +11,7 @@ import { solve } from './pow.js';
 import { loadEntry, loadSends, saveEntry, saveSends } from './storage.js';
 import { nextSend, refusalReason, wantedPage } from './bounce.js';
 import { $, applyBranding, applyStrings, setText, show } from './page.js';
+import { offerKeep, resumedEntry, withdrawKeep } from './keep.js';
 import { offerNotices } from './notify.js';
 
 // A refused proof is retried with a fresh challenge this many times before asking the visitor.
@@ -140,7 +141,7 @@ async function measureClock(room) {
   const sent = Date.now();
   try {
     const res = await request('GET', apiPath(room, 'frontier'));
-    if (res.ok) serverAheadMs = clockOffset(sent, Date.now(), res.json.at);
+    if (res.ok) serverAheadMs = clockOffset(sent, res.json.at);
   } catch {
     // Unreachable for now: the countdown trusts this device's clock.
   }
@@ -598,6 +599,8 @@ async function main() {
     applyBranding(info.json.branding);
   }
   await measureClock(room);
+  const resumed = await resumedEntry(room);
+  if (resumed) saveEntry(room, resumed);
   for (;;) {
     let entry = loadEntry(room);
     if (!entry.ticket) {
@@ -605,8 +608,11 @@ async function main() {
       entry = await enter(room, entry);
       if (!entry) return;
     }
+    offerKeep(room, () => entry.ticket);
     offerNotices(room, () => entry.ticket, info.json?.notifications);
-    if ((await watch(room, entry)) !== 'expired') return;
+    const outcome = await watch(room, entry);
+    withdrawKeep();
+    if (outcome !== 'expired') return;
     screen(s.expiredTitle, s.expiredLead);
     await choice(s.rejoin);
   }

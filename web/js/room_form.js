@@ -21,6 +21,7 @@ export const ROOM_FIELDS = [
   { key: 'claim_window_seconds', kind: 'number', group: 'admission' },
   { key: 'no_show_max_multiplier', kind: 'fraction', group: 'admission' },
   { key: 'alternatives', kind: 'list', group: 'admission' },
+  { key: 'event', kind: 'text', group: 'admission' },
   { key: 'opens_at', kind: 'datetime', group: 'lottery', nullable: true },
   { key: 'lobby_window_seconds', kind: 'number', group: 'lottery' },
   { key: 'beacon_rule', kind: 'text', group: 'lottery' },

@@ -104,6 +104,15 @@ export const strings = {
   expiredTitle: 'Your place has expired',
   expiredLead: 'This device no longer holds a valid place in this queue. You can join again, at the back.',
   rejoin: 'Join again',
+  keepButton: 'Keep my place',
+  keepTitle: 'Your place, on another device',
+  keepLead: 'Open this link, or scan the code, in another browser or on your phone: it shows this same place. '
+    + 'Whoever has the link has your place, so keep it to yourself.',
+  keepLinkLabel: 'Resume link',
+  keepRevoke: 'Revoke this link',
+  keepRevoked: 'The link no longer works. Press "Keep my place" for a new one.',
+  keepOffline: 'no answer',
+  keepFailed: (message) => `No resume link: ${message}`,
 
   // "Your turn" notices (notify.js)
   notifyTitle: 'Get a notice when it is your turn',
@@ -293,7 +302,7 @@ export const strings = {
   colEntry: 'Entry',
   colShare: 'Share',
   colShareNow: 'Share now',
-  laneEntries: { open: 'open', code: 'access code', invite: 'invite only' },
+  laneEntries: { open: 'open', code: 'access code', invite: 'invite only', no_script: 'without JavaScript' },
   lanePriority: 'priority',
   laneRemoved: (name) => `${name} (removed)`,
   lanesNone: 'One queue: every visitor waits in the general lane. Add a lane for a presale, a quota or an invite-only group.',
@@ -306,12 +315,15 @@ export const strings = {
   laneNameLabel: 'Name (optional)',
   laneShareLabel: 'Share (%)',
   laneEntryLabel: 'Entry',
-  laneEntryOptions: { code: 'With an access code', invite: 'Invited by the site', open: 'Open to everyone' },
+  laneEntryOptions: { code: 'With an access code', invite: 'Invited by the site', open: 'Open to everyone',
+    no_script: 'Without JavaScript, no proof of work' },
   laneClaimLabel: 'Claim window in seconds (optional)',
+  laneHoldLabel: 'Hold time in seconds (optional)',
+  laneSeatsLabel: 'Seats per pass (optional)',
   lanePriorityLabel: 'Priority: admitted first, up to its share',
   laneFormHint:
     'Shares sum to at most 100 %; the general lane takes what the others leave. The id (a–z, 0–9, - and _) ' +
-    'cannot be changed later. An empty claim window is the room’s.',
+    'cannot be changed later. An empty claim window, hold time or seats per pass is the room’s.',
   createLane: 'Add the lane',
   saveLane: 'Save the lane',
   removeLane: 'Remove the lane',
@@ -466,6 +478,10 @@ export const strings = {
       hint: 'Admit up to this many times the rate to make up for no-shows. Empty: 1, off.',
     },
     alternatives: { label: 'Alternatives', hint: 'Room ids offered when this room sells out, separated by commas.' },
+    event: {
+      label: 'Event',
+      hint: 'Rooms naming the same event share each account’s seat cap. Fixed once accounts joined. Empty: none.',
+    },
     opens_at: {
       label: 'Opens at',
       hint: 'Date and time with an offset (RFC 3339). Everyone who joins before then, plus the lobby window, gets a ' +

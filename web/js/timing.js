@@ -59,10 +59,11 @@ export function retryDelay(retryAfter, attempt, random) {
 }
 
 /**
- * How far the server's clock is ahead of ours, from one request sent at `sentMs`,
- * answered at `receivedMs` (our clock) with the server's time `serverMs` (NTP's
- * midpoint estimate).
+ * The most the server's clock can be ahead of ours, from one request sent at `sentMs`
+ * that the server answered with its time `serverMs`: it read its clock after we sent.
+ * Countdowns to the server's deadlines (a hold's expiry) use this bound rather than the
+ * round trip's midpoint, so a slow answer never shows a visitor more time than is left.
  */
-export function clockOffset(sentMs, receivedMs, serverMs) {
-  return serverMs - (sentMs + receivedMs) / 2;
+export function clockOffset(sentMs, serverMs) {
+  return serverMs - sentMs;
 }

@@ -115,7 +115,7 @@ function seatsPanel(room, token) {
     async start(inventory) {
       const sent = Date.now();
       const frontier = await request('GET', roomPath(room, '/frontier')).catch(() => null);
-      if (frontier?.ok) serverAheadMs = clockOffset(sent, Date.now(), frontier.json.at);
+      if (frontier?.ok) serverAheadMs = clockOffset(sent, frontier.json.at);
       setText('seats-lead', s.seatsLead(inventory.available, inventory.total));
       const count = $('hold-count');
       for (let n = 1; n <= inventory.max_seats_per_hold; n++) count.append(new Option(String(n), String(n)));

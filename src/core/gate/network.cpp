@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <stdexcept>
 
@@ -179,14 +180,39 @@ std::uint32_t network_rules::extra_bits(const ip_address& address) const {
   return 0;
 }
 
+bool loopback_name(std::string_view host) {
+  if (host.ends_with('.')) host.remove_suffix(1);
+  constexpr std::string_view name = "localhost";
+  if (host.size() < name.size()) return false;
+  auto tail = host.substr(host.size() - name.size());
+  bool named = std::equal(tail.begin(), tail.end(), name.begin(),
+                          [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  return named && (host.size() == name.size() || host[host.size() - name.size() - 1] == '.');
+}
+
 bool loopback_or_private(std::string_view host) {
-  if (host == "localhost") return true;
+  if (loopback_name(host)) return true;
   auto address = parse_ip(host);
   if (!address) return false;
   for (const char* range : {"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7"}) {
     if (parse_cidr(range).contains(*address)) return true;
   }
   return false;
+}
+
+bool public_address(const ip_address& address) {
+  static const std::vector<cidr> special = [] {
+    std::vector<cidr> out;
+    for (const char* range : {"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+                              "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16",
+                              "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/3", "::/96",
+                              "::1/128", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
+                              "2002::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8"}) {
+      out.push_back(parse_cidr(range));
+    }
+    return out;
+  }();
+  return std::none_of(special.begin(), special.end(), [&](const cidr& range) { return range.contains(address); });
 }
 
 }  // namespace foyer

@@ -58,10 +58,21 @@ struct cidr {
 // prefix out of range, host bits set, IPv4-mapped form). Meant for config loading.
 cidr parse_cidr(std::string_view text);
 
-// Whether plain http:// to `host` stays on this machine or a private network: "localhost",
-// or an address in 127.0.0.0/8, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, ::1 or fc00::/7.
-// A name other than localhost is not: what it resolves to can change.
+// Whether `host` is "localhost" or a name under it ("app.localhost", any case, a trailing dot
+// allowed). RFC 6761 §6.3: such names are loopback and are never asked of DNS, so they mean
+// the same on every machine, /etc/hosts or not.
+bool loopback_name(std::string_view host);
+
+// Whether plain http:// to `host` stays on this machine or a private network:
+// a loopback name, or an address in 127.0.0.0/8, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, ::1 or fc00::/7.
+// Any other name is not: what it resolves to can change.
 bool loopback_or_private(std::string_view host);
+
+// Whether an address is one on the public internet: not loopback, private (RFC 1918, fc00::/7,
+// 100.64.0.0/10), link-local, unspecified, multicast, reserved or documentation, nor an IPv6
+// form that carries an IPv4 address a router may map to one of those (NAT64, 6to4, Teredo).
+// What a request a visitor can aim (a push endpoint) may reach after resolving its name.
+bool public_address(const ip_address& address);
 
 // The client behind trusted proxies (a CDN, a load balancer). `forwarded_for` is the
 // X-Forwarded-For list, each hop appending the address it received from. Walking it from

@@ -10,6 +10,7 @@ std::string_view to_string(lane_entry entry) {
     case lane_entry::open: return "open";
     case lane_entry::code: return "code";
     case lane_entry::invite: return "invite";
+    case lane_entry::no_script: return "no_script";
   }
   return "code";
 }
@@ -18,6 +19,7 @@ std::optional<lane_entry> lane_entry_from(std::string_view text) {
   if (text == "open") return lane_entry::open;
   if (text == "code") return lane_entry::code;
   if (text == "invite") return lane_entry::invite;
+  if (text == "no_script") return lane_entry::no_script;
   return std::nullopt;
 }
 

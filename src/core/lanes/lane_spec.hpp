@@ -10,8 +10,9 @@
 
 namespace foyer {
 
-// How a visitor gets into a lane: anyone, with an access code, or with the site's invite.
-enum class lane_entry : std::uint8_t { open, code, invite };
+// How a visitor gets into a lane: anyone, with an access code, with the site's invite, or
+// from the page without JavaScript, which pays no proof of work (core/rooms/no_script).
+enum class lane_entry : std::uint8_t { open, code, invite, no_script };
 std::string_view to_string(lane_entry entry);
 std::optional<lane_entry> lane_entry_from(std::string_view text);
 

@@ -4,6 +4,7 @@
 
 #include "core/base/url.hpp"
 #include "core/gate/network.hpp"
+#include "core/notify/email_message.hpp"
 
 namespace foyer::notify {
 namespace {
@@ -26,11 +27,12 @@ std::string_view to_string(channel c) { return c == channel::push ? "push" : "em
 
 channel channel_of(const contact& c) { return std::holds_alternative<push_subscription>(c) ? channel::push : channel::email; }
 
-std::optional<field_problem> check_push(const push_subscription& s, bool allow_private) {
-  if (s.endpoint.size() > max_endpoint_bytes) return field_problem{"push.endpoint", "is longer than 1024 bytes"};
+std::optional<field_problem> check_push(const push_subscription& s, const std::vector<std::string>& private_hosts) {
+  if (s.endpoint.size() > max_push_endpoint_bytes) return field_problem{"push.endpoint", "is longer than 1024 bytes"};
   auto url = parse_url(s.endpoint);
   if (!url || !url->tls) return field_problem{"push.endpoint", "must be an https:// URL"};
-  if (!allow_private && loopback_or_private(url->host)) {
+  bool allowed = std::find(private_hosts.begin(), private_hosts.end(), url->host) != private_hosts.end();
+  if (!allowed && loopback_or_private(url->host)) {
     return field_problem{"push.endpoint", "must not name a loopback or private address"};
   }
   if (!key_of(s.p256dh, 65)) return field_problem{"push.keys.p256dh", "must be a P-256 public key (65 bytes) in base64url"};
@@ -39,20 +41,8 @@ std::optional<field_problem> check_push(const push_subscription& s, bool allow_p
 }
 
 std::optional<field_problem> check_email(std::string_view address) {
-  if (address.size() > max_email_bytes) return field_problem{"email", "is longer than 254 bytes"};
-  // Nothing a header could read as its own syntax: no space, control, comma, angle or quote.
-  bool plain = std::all_of(address.begin(), address.end(), [](char c) {
-    auto u = static_cast<unsigned char>(c);
-    return u > 0x20 && u != 0x7f && c != ',' && c != '<' && c != '>' && c != '"' && c != ';' && c != '(' &&
-           c != ')' && c != '\\';
-  });
-  auto at = address.find('@');
-  bool shaped = at != std::string_view::npos && at > 0 && address.find('@', at + 1) == std::string_view::npos;
-  auto domain = shaped ? address.substr(at + 1) : std::string_view{};
-  auto dot = domain.find('.');
-  if (!plain || !shaped || dot == std::string_view::npos || dot == 0 || domain.back() == '.') {
-    return field_problem{"email", "must be one address, as name@example.com"};
-  }
+  if (address.size() > max_address_bytes) return field_problem{"email", "is longer than 254 bytes"};
+  if (!valid_address(address)) return field_problem{"email", "must be one plain address, as name@example.com"};
   return std::nullopt;
 }
 

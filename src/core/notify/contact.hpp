@@ -9,22 +9,17 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "core/base/field_problem.hpp"
+#include "core/notify/web_push.hpp"
 
 namespace foyer::notify {
 
 enum class channel : std::uint8_t { push, email };
 std::string_view to_string(channel c);
 
-// What a push service returned for a subscription as the browser's PushManager gives it.
-struct push_subscription {
-  std::string endpoint;  // https only
-  std::string p256dh;    // base64url, the browser's P-256 public key (65 bytes)
-  std::string auth;      // base64url, the 16-byte authentication secret
-};
-
-// The channels a server takes opt-ins on ([notifications] channels).
+// The channels a server takes opt-ins on.
 struct channel_set {
   bool push = false;
   bool email = false;
@@ -32,19 +27,22 @@ struct channel_set {
   bool any() const { return push || email; }
 };
 
-using contact = std::variant<push_subscription, std::string>;  // a subscription or an address
+// An address, and the visitor's resume link the notices carry (core/gate/resume_link.hpp):
+// the mail may be read on another device than the page's.
+struct email_contact {
+  std::string address;
+  std::string link;
+};
+
+using contact = std::variant<push_subscription, email_contact>;
 channel channel_of(const contact& c);
 
-// Every byte a visitor can make the server hold is bounded.
-inline constexpr std::size_t max_endpoint_bytes = 1024;
-inline constexpr std::size_t max_email_bytes = 254;  // RFC 5321's path limit, less the brackets
-
-// Why the subscription can't be used, or nullopt. The endpoint must be https, a name or a
-// public address (the SSRF rules of the webhook sinks: no loopback, private or link-local
-// literal unless `allow_private` is set, for a push service on loopback in tests).
-std::optional<field_problem> check_push(const push_subscription& s, bool allow_private);
-// Why the address can't be used, or nullopt: one '@', a dot in the domain, no space,
-// control character, or anything a mail header would read as syntax.
+// Why the subscription can't be used, or nullopt: an https:// endpoint of at most
+// max_push_endpoint_bytes that names no loopback or private address unless its host is one
+// of `private_hosts` (the push sender's rules, checked early so a visitor hears of it), and
+// keys of the right lengths.
+std::optional<field_problem> check_push(const push_subscription& s, const std::vector<std::string>& private_hosts);
+// Why the address can't be used, or nullopt (valid_address: one plain ASCII address).
 std::optional<field_problem> check_email(std::string_view address);
 
 }  // namespace foyer::notify

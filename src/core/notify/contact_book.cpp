@@ -27,7 +27,7 @@ bool contact_book::add(std::string_view room, const id16& visitor, std::optional
   if (auto* push = std::get_if<push_subscription>(&c)) {
     e.push = std::move(*push);
   } else {
-    e.email = std::move(std::get<std::string>(c));
+    e.email = std::move(std::get<email_contact>(c));
   }
   // A page sends its subscription again on every load: one opt-in, however often.
   if (!had) {

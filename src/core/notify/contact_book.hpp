@@ -87,7 +87,7 @@ class contact_book {
     std::optional<std::uint64_t> place;
     std::optional<std::uint64_t> lobby_index;
     std::optional<push_subscription> push;
-    std::optional<std::string> email;
+    std::optional<email_contact> email;
     bool soon_sent = false;
   };
   struct room_book {

@@ -67,6 +67,13 @@ struct describe {
     if (e.code) line.str("code_sha256", to_hex(*e.code));
     return line.done();
   }
+  // The link id stays out: with the ticket it would open the visitor's place.
+  std::string operator()(const resume_link_changed& e) const {
+    return header(seq, e.at_ms, "resume_link_changed")
+        .str("visitor_id", to_hex(e.visitor))
+        .boolean("live", e.link.has_value())
+        .done();
+  }
   std::string operator()(const pass_claimed& e) const {
     return header(seq, e.at_ms, "pass_claimed").num("place", e.place).str("jti", to_hex(e.pass)).done();
   }

@@ -1,10 +1,7 @@
 #include "core/passes/pass.hpp"
 
-#include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/evp.h>
-#include <openssl/obj_mac.h>
-#include <openssl/param_build.h>
 #include <sodium.h>
 #include <simdjson.h>
 
@@ -13,9 +10,9 @@
 #include <stdexcept>
 
 #include "core/base/bytes.hpp"
-#include "core/base/openssl_ptr.hpp"
 #include "core/base/crypto.hpp"
 #include "core/base/json.hpp"
+#include "core/base/openssl_ptr.hpp"
 
 namespace foyer::pass {
 namespace {
@@ -26,65 +23,10 @@ static_assert(std::tuple_size_v<decltype(signing_key::public_key)> == crypto_sig
 
 constexpr std::size_t kid_hash_bytes = 12;
 constexpr std::string_view keyring_format = "foyer-keyring-1";
-constexpr std::size_t p256_coordinate_bytes = 32;
 constexpr std::size_t es256_signature_bytes = 2 * p256_coordinate_bytes;
-using p256_point = std::array<std::uint8_t, 1 + 2 * p256_coordinate_bytes>;  // 04 || x || y
-
-using secret_bignum_ptr = openssl_ptr<BIGNUM, BN_clear_free>;
-using group_ptr = openssl_ptr<EC_GROUP, EC_GROUP_free>;
-using point_ptr = openssl_ptr<EC_POINT, EC_POINT_free>;
-
-// OpenSSL fails here only when out of memory or misbuilt; neither is the caller's input.
-void openssl_check(bool ok, std::string_view what) {
-  if (!ok) throw std::runtime_error("OpenSSL: " + std::string(what) + " failed");
-}
-
-p256_point point_of(const signing_key& key) {
-  p256_point point{0x04};
-  std::copy(key.public_key.begin(), key.public_key.end(), point.begin() + 1);
-  std::copy(key.public_y.begin(), key.public_y.end(), point.begin() + 1 + p256_coordinate_bytes);
-  return point;
-}
-
-// Q = d·G; refuses a scalar outside [1, n-1].
-p256_point p256_public_point(const seed_bytes& scalar) {
-  group_ptr group(EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1));
-  secret_bignum_ptr d(BN_bin2bn(scalar.data(), static_cast<int>(scalar.size()), nullptr));
-  openssl_check(group && d, "P-256 set-up");
-  if (BN_is_zero(d.get()) || BN_cmp(d.get(), EC_GROUP_get0_order(group.get())) >= 0) {
-    throw std::invalid_argument("a P-256 private key must be within [1, n-1]");
-  }
-  point_ptr q(EC_POINT_new(group.get()));
-  p256_point out{};
-  openssl_check(q && EC_POINT_mul(group.get(), q.get(), d.get(), nullptr, nullptr, nullptr) == 1 &&
-                    EC_POINT_point2oct(group.get(), q.get(), POINT_CONVERSION_UNCOMPRESSED, out.data(), out.size(),
-                                       nullptr) == out.size(),
-                "P-256 public key");
-  return out;
-}
-
-// A P-256 EVP_PKEY from the public point and, for signing, the private scalar. OpenSSL
-// refuses a point that is not on the curve.
-pkey_ptr p256_pkey(const p256_point& point, const std::uint8_t* scalar) {
-  param_bld_ptr build(OSSL_PARAM_BLD_new());
-  secret_bignum_ptr d(scalar == nullptr ? nullptr : BN_bin2bn(scalar, p256_coordinate_bytes, nullptr));
-  openssl_check(build && (scalar == nullptr || d), "P-256 parameters");
-  openssl_check(OSSL_PARAM_BLD_push_utf8_string(build.get(), OSSL_PKEY_PARAM_GROUP_NAME, SN_X9_62_prime256v1, 0) &&
-                    OSSL_PARAM_BLD_push_octet_string(build.get(), OSSL_PKEY_PARAM_PUB_KEY, point.data(), point.size()) &&
-                    (!d || OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_PRIV_KEY, d.get())),
-                "P-256 parameters");
-  param_ptr params(OSSL_PARAM_BLD_to_param(build.get()));
-  pkey_ctx_ptr ctx(EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
-  openssl_check(params && ctx && EVP_PKEY_fromdata_init(ctx.get()) == 1, "P-256 key set-up");
-  EVP_PKEY* raw = nullptr;
-  if (EVP_PKEY_fromdata(ctx.get(), &raw, d ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, params.get()) != 1) {
-    return nullptr;
-  }
-  return pkey_ptr(raw);
-}
 
 std::array<std::uint8_t, es256_signature_bytes> es256_sign(const signing_key& key, std::string_view input) {
-  auto pkey = p256_pkey(point_of(key), key.secret.data());
+  auto pkey = p256_pkey(es256_public_point(key), key.secret.data());
   md_ctx_ptr md(EVP_MD_CTX_new());
   openssl_check(pkey && md && EVP_DigestSignInit(md.get(), nullptr, EVP_sha256(), nullptr, pkey.get()) == 1,
                 "ES256 signing set-up");
@@ -197,6 +139,17 @@ signing_key decode_key(simdjson::dom::element element) {
   return key;
 }
 
+// The seed is the first half of libsodium's secret key; the rest is derived from it.
+std::string encode_key(const signing_key& k) {
+  return json_object()
+      .str("kid", k.kid)
+      .str("alg", jws_alg(k.type))
+      .num("created_at", k.created_at)
+      .boolean("retired", k.retired)
+      .str("seed", base64url_encode(byte_view(k.secret.data(), std::tuple_size_v<seed_bytes>)))
+      .done();
+}
+
 }  // namespace
 
 std::string_view jws_alg(key_type type) { return type == key_type::es256 ? "ES256" : "EdDSA"; }
@@ -211,6 +164,13 @@ key_type key_type_of(std::string_view alg) {
 std::string key_id(byte_view public_key) {
   auto hash = sha256(public_key);
   return base64url_encode(byte_view(hash.data(), kid_hash_bytes));
+}
+
+p256_point es256_public_point(const signing_key& key) {
+  p256_point point{0x04};
+  std::copy(key.public_key.begin(), key.public_key.end(), point.begin() + 1);
+  std::copy(key.public_y.begin(), key.public_y.end(), point.begin() + 1 + p256_coordinate_bytes);
+  return point;
 }
 
 signing_key key_from_seed(const seed_bytes& seed, std::int64_t created_at, key_type type) {
@@ -288,22 +248,22 @@ void keyring::retire(std::string_view kid) {
   it->retired = true;
 }
 
+void keyring::set_vapid(signing_key key) {
+  if (key.type != key_type::es256 || key.retired) throw std::invalid_argument("a VAPID key must be an active ES256 key");
+  vapid_ = std::move(key);
+}
+
 std::string keyring::encode() const {
   std::string keys = "[";
   for (const auto& k : keys_) {
     if (keys.size() > 1) keys.push_back(',');
-    // The seed is the first half of libsodium's secret key; the rest is derived from it.
     keys += '\n';
-    keys += json_object()
-                       .str("kid", k.kid)
-                       .str("alg", jws_alg(k.type))
-                       .num("created_at", k.created_at)
-                       .boolean("retired", k.retired)
-                       .str("seed", base64url_encode(byte_view(k.secret.data(), std::tuple_size_v<seed_bytes>)))
-                       .done();
+    keys += encode_key(k);
   }
   keys += "\n]";
-  return json_object().str("format", keyring_format).raw("keys", keys).done() + "\n";
+  auto file = json_object().str("format", keyring_format).raw("keys", keys);
+  if (vapid_) file.raw("vapid", encode_key(*vapid_));
+  return file.done() + "\n";
 }
 
 keyring keyring::decode(std::string_view text) {
@@ -316,8 +276,17 @@ keyring keyring::decode(std::string_view text) {
   }
   simdjson::dom::array keys;
   if (root["keys"].get_array().get(keys)) bad_file("\"keys\" is not an array");
-  if (root.size() != 2) bad_file("unexpected top-level fields");
+  simdjson::dom::element vapid;
+  bool has_vapid = root["vapid"].get(vapid) == simdjson::SUCCESS;
+  if (root.size() != (has_vapid ? 3 : 2)) bad_file("unexpected top-level fields");
   keyring ring;
+  if (has_vapid) {
+    try {
+      ring.set_vapid(decode_key(vapid));
+    } catch (const std::invalid_argument& e) {
+      bad_file(std::string("vapid: ") + e.what());
+    }
+  }
   for (auto element : keys) {
     try {
       ring.append(decode_key(element));

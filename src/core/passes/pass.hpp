@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 #include <foyer/pass_verifier.hpp>
 
 #include "core/base/bytes.hpp"
+#include "core/base/p256.hpp"
 
 namespace foyer::pass {
 
@@ -47,6 +49,8 @@ struct signing_key {
 };
 
 std::string key_id(byte_view public_key);
+// An ES256 key's public point, 04 || x || y.
+p256_point es256_public_point(const signing_key& key);
 
 // Deterministic from the seed (the Ed25519 seed or the P-256 private scalar); tests and the
 // key file rely on that. Throws std::invalid_argument for a scalar outside [1, n-1].
@@ -74,7 +78,15 @@ class keyring {
   // unretired Ed25519 key.
   void retire(std::string_view kid);
 
-  // The key file: JSON holding each key's type, seed (secret!), kid, creation time and state.
+  // The server's VAPID key (RFC 8292), which signs its Web Push requests: ES256, never
+  // published in the JWKS and never signing passes. Null in a ring from before Web Push.
+  const signing_key* vapid() const { return vapid_ ? &*vapid_ : nullptr; }
+  // Sets it; refuses a key that is not ES256 or is retired. A new VAPID key orphans every
+  // push subscription made with the old one (browsers bind them to the key).
+  void set_vapid(signing_key key);
+
+  // The key file: JSON holding each key's type, seed (secret!), kid, creation time and state,
+  // and the VAPID key under "vapid" if there is one.
   std::string encode() const;
   // Throws std::runtime_error naming the problem if the text is not a valid key file.
   static keyring decode(std::string_view text);
@@ -88,6 +100,7 @@ class keyring {
   keyring() = default;
   void append(signing_key key);  // refuses a duplicate kid
   std::vector<signing_key> keys_;
+  std::optional<signing_key> vapid_;
 };
 
 // Registered JWT claims of a pass (RFC 7519 §4.1). Times are unix seconds.

@@ -39,6 +39,7 @@ enum class tag : std::uint8_t {
   visitor_joined_in_lane = 24,
   codes_added = 25,
   codes_revoked = 26,
+  resume_link_changed = 27,
 };
 
 // The events that name one hold by a request's key share a layout.
@@ -104,6 +105,14 @@ struct encoder {
     w.str(e.batch);
     w.u8(e.code.has_value());
     if (e.code) w.raw(*e.code);
+    w.i64(e.at_ms);
+  }
+  void operator()(const resume_link_changed& e) {
+    w.u8(static_cast<std::uint8_t>(tag::resume_link_changed));
+    w.str(e.room);
+    w.raw(e.visitor);
+    w.u8(e.link.has_value());
+    if (e.link) w.raw(*e.link);
     w.i64(e.at_ms);
   }
   void operator()(const visitors_admitted& e) {
@@ -272,6 +281,14 @@ std::optional<event> read_event(reader& r) {
       e.room = r.str();
       e.batch = r.str();
       if (r.u8() != 0) e.code = r.raw<32>();
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::resume_link_changed: {
+      resume_link_changed e;
+      e.room = r.str();
+      e.visitor = r.raw<16>();
+      if (r.u8() != 0) e.link = r.raw<16>();
       e.at_ms = r.i64();
       return e;
     }

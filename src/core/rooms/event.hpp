@@ -153,10 +153,19 @@ struct rate_changed {
   std::int64_t at_ms = 0;
 };
 
+// A visitor's resume link ("Keep my place"): from here `link` is their live link, or
+// they hold none (revoked). Bound to the room and the visitor's ticket; no personal data.
+struct resume_link_changed {
+  std::string room;
+  id16 visitor{};
+  std::optional<id16> link;
+  std::int64_t at_ms = 0;
+};
+
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,
                            state_changed, room_configured, room_removed, pass_claimed, passes_done, stock_reported,
                            rate_changed, hold_placed, hold_extended, hold_confirmed, hold_released, holds_expired,
-                           seats_recounted, draw_witnessed, codes_added, codes_revoked>;
+                           seats_recounted, draw_witnessed, codes_added, codes_revoked, resume_link_changed>;
 
 std::string encode(const event& e);
 // Whether `e` is a hold event, whose applying has a hold_outcome.

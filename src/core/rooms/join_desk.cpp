@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/gate/account_hint.hpp"
+#include "core/rooms/no_script.hpp"
 
 namespace foyer {
 namespace {
@@ -43,6 +44,9 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
   std::optional<id16> account;
   auto network = network_of(req.address);
   std::optional<std::pair<std::uint8_t, invite::claims>> invited;
+  if (req.no_script && (!req.invite.empty() || !req.code.empty())) {
+    return desk_refusal{errc::bad_join_body, "A join without JavaScript takes no code or invite."};
+  }
   if (!req.invite.empty()) {
     if (!req.code.empty() || !req.account.empty() || !req.account_hint.empty()) {
       return desk_refusal{errc::bad_join_body, "An invite names its account and lane: send it without a code or account."};
@@ -79,6 +83,10 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
   if (invited) {
     c.event.lane = invited->first;
     c.event.invite = invite::invite_used{req.room_id, invited->second.jti, invited->second.exp_ms, now_ms};
+  } else if (req.no_script) {
+    auto lane = no_script_lane_of(*r, network, now_ms);
+    if (auto* refused = std::get_if<desk_refusal>(&lane)) return *refused;
+    c.event.lane = std::get<std::uint8_t>(lane);
   } else if (!req.code.empty()) {
     auto code = check_code(*r, req, account.value_or(c.event.visitor), network, now_ms);
     if (auto* refused = std::get_if<desk_refusal>(&code)) return *refused;
@@ -88,11 +96,15 @@ join_step join_desk::decide(const journal& rooms, const join_request& req, std::
   } else if (!r->lane_takes(general_lane, lane_entry::open)) {
     return desk_refusal{errc::code_required, "This room takes visitors with an access code: enter yours to join."};
   }
-  auto proof = check_proof(req, network, now_ms);
-  if (auto* refused = std::get_if<desk_refusal>(&proof)) return *refused;
+  // The lane's share and the network's budget stand in for the proof a page without
+  // JavaScript cannot compute.
+  if (!req.no_script) {
+    auto proof = check_proof(req, network, now_ms);
+    if (auto* refused = std::get_if<desk_refusal>(&proof)) return *refused;
+    c.spent_challenge = std::get<std::optional<std::uint64_t>>(proof);
+  }
 
   c.event.at_ms = now_ms;
-  c.spent_challenge = std::get<std::optional<std::uint64_t>>(proof);
   c.network = network;
   if (account) accounts_joining_.insert(*account);
   return c;
@@ -105,11 +117,15 @@ desk_refusal code_refused() {
   return desk_refusal{errc::invalid_code, "This access code is not accepted. Check it and try again."};
 }
 
-desk_refusal too_many_refused(std::int64_t wait_ms) {
+desk_refusal too_many(std::string_view what, std::int64_t wait_ms) {
   auto seconds = (wait_ms + 999) / 1000;
   return desk_refusal{.code = errc::too_many_requests,
-                      .detail = fmt::format("Too many codes were refused from your network; try again in {} s.", seconds),
+                      .detail = fmt::format("{} from your network; try again in {} s.", what, seconds),
                       .retry_after_s = seconds};
+}
+
+desk_refusal too_many_refused(std::int64_t wait_ms) {
+  return too_many("Too many codes were refused", wait_ms);
 }
 
 // A network as a budget's key.
@@ -136,6 +152,17 @@ std::variant<std::pair<std::uint8_t, digest>, desk_refusal> join_desk::check_cod
     return code_refused();
   }
   return std::pair{*lane, *code};
+}
+
+std::variant<std::uint8_t, desk_refusal> join_desk::no_script_lane_of(const room& r, const network_key& network,
+                                                                       std::int64_t now_ms) {
+  const auto* lane = no_script_lane(r.config().lanes);
+  auto index = lane ? r.lanes().index_of(lane->id) : std::nullopt;
+  if (!index) return desk_refusal{errc::not_found, "This room has no queue for visitors without JavaScript."};
+  if (auto wait = no_script_joins_.spend(budget_key(network), now_ms)) {
+    return too_many("Many visitors joined without JavaScript", *wait);
+  }
+  return *index;
 }
 
 id16 join_desk::invited_account(std::string_view scope, std::string_view account) const {

@@ -35,6 +35,8 @@ struct join_request {
   std::string_view account, account_hint;
   std::string_view code;    // an access code for a lane, as the visitor typed it
   std::string_view invite;  // an invite token the site signed (core/lanes/invite_token)
+  // From the page without JavaScript: no proof, the room's no_script lane (core/rooms/no_script).
+  bool no_script = false;
   ip_address address;                 // the client's, for its price
   std::array<std::uint8_t, 32> ids{};  // fresh randomness: the visitor and entrant ids
 };
@@ -94,6 +96,9 @@ class join_desk {
   std::variant<std::pair<std::uint8_t, digest>, desk_refusal> check_code(const room& r, const join_request& req,
                                                                         const id16& redeemer, const network_key& network,
                                                                         std::int64_t now_ms);
+  // The lane a join without JavaScript takes, or why not: the room has none, or the
+  // network joined that way too often of late.
+  std::variant<std::uint8_t, desk_refusal> no_script_lane_of(const room& r, const network_key& network, std::int64_t now_ms);
   // The challenge spent, or why the proof is refused.
   std::variant<std::optional<std::uint64_t>, desk_refusal> check_proof(const join_request& req,
                                                                        const network_key& network,
@@ -107,9 +112,13 @@ class join_desk {
   std::set<id16> accounts_joining_;
   // Refused access codes by network: a few a minute, so guessing codes goes nowhere.
   pass::pass_budget refused_codes_{refused_codes_per_minute};
+  // Joins without JavaScript by network: they pay no proof of work, so one network
+  // cannot fill the lane they take.
+  pass::pass_budget no_script_joins_{no_script_joins_per_minute};
 
  public:
   static constexpr std::uint32_t refused_codes_per_minute = 10;
+  static constexpr std::uint32_t no_script_joins_per_minute = 5;
 
  private:
   std::map<std::string, std::uint64_t, std::less<>> proof_rejections_;

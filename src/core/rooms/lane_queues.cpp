@@ -193,7 +193,7 @@ bool lane_queues::decode(reader& r) {
     l.config.share = r.u32();
     l.config.priority = r.u8() != 0;
     auto entry = r.u8();
-    if (entry > static_cast<std::uint8_t>(lane_entry::invite)) return false;
+    if (entry > static_cast<std::uint8_t>(lane_entry::no_script)) return false;
     l.config.entry = static_cast<lane_entry>(entry);
     l.config.claim_window_seconds = r.u32();
     l.declared = r.u8() != 0;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/gate/resume_book.hpp"
 #include "core/rooms/lane_queues.hpp"
 #include "core/rooms/event.hpp"
 #include "core/inventory/seat_ledger.hpp"
@@ -125,6 +126,7 @@ class room {
   // takes no codes adds nothing.
   void apply(const codes_added& e);
   void apply(const codes_revoked& e) { codes_.apply(e); }
+  void apply(const resume_link_changed& e) { resume_.set(e.visitor, e.link); }
 
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
@@ -180,6 +182,8 @@ class room {
   // The lanes: the general one first (lane 0), then the others as they were first declared.
   const lane_queues& lanes() const { return lanes_; }
   const code_book& codes() const { return codes_; }
+  // The visitors' live resume links (core/gate/resume_link.hpp).
+  const resume_book& resume_links() const { return resume_; }
   // The jtis of the invites used in this room, until they expire.
   const invite::jti_book& invites() const { return invites_; }
   // Whether `lane` takes visitors by `entry` now.
@@ -296,6 +300,7 @@ class room {
   lane_queues lanes_;
   code_book codes_;
   invite::jti_book invites_;
+  resume_book resume_;
   stock_ledger stock_;
   seat_ledger seats_;
   std::uint32_t base_rate_ = 0;

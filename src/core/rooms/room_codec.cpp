@@ -17,7 +17,8 @@ namespace {
 // 7: the lottery's commit terms and what its draw waits for from the witnesses;
 // 8: the lanes, each with its counts and its passes' claims, where the claims were, then
 //    the access codes and the invites used;
-// 9: the lobbies of the lanes other than the general one, for their own draws.
+// 9: the lobbies of the lanes other than the general one, for their own draws;
+// 10: the visitors' live resume links, before the seat ledger.
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
@@ -26,7 +27,8 @@ constexpr std::uint8_t ledger_state_format = 5;
 constexpr std::uint8_t config_format_state_format = 6;
 constexpr std::uint8_t commit_state_format = 7;
 constexpr std::uint8_t lanes_state_format = 8;
-constexpr std::uint8_t state_format = 9;
+constexpr std::uint8_t lane_lobbies_state_format = 9;
+constexpr std::uint8_t state_format = 10;
 
 void write_optional(writer& w, const std::optional<std::int64_t>& v) {
   w.u8(v.has_value());
@@ -94,6 +96,7 @@ std::string room::encode_state() const {
   w.u8(static_cast<std::uint8_t>(awaits_witnesses_ | witnessed_commit_ << 1 | witnessed_close_ << 2));
   w.u64(draws_.size() - 1);
   for (std::size_t i = 1; i < draws_.size(); ++i) w.str(draws_[i].lobby.encode());
+  resume_.encode(w);
   // Last: the seat ledger's tests find it at the end.
   seats_.encode(w);
   return w.take();
@@ -168,11 +171,13 @@ bool room::decode_state(std::string_view bytes) {
   }
   // The general lane's lobby first, then the other lanes' in lane order.
   std::vector<std::optional<merkle::frontier>> lobbies{std::move(lobby)};
-  if (format >= state_format) {
+  if (format >= lane_lobbies_state_format) {
     auto count = r.u64();
     if (count >= max_lane_ids) return false;
     for (std::uint64_t i = 0; i < count && !r.failed(); ++i) lobbies.push_back(merkle::frontier::decode(r.str()));
   }
+  resume_book resume;
+  if (format >= state_format && !resume.decode(r)) return false;
   bool lobbies_good = std::all_of(lobbies.begin(), lobbies.end(), [](const auto& l) {
     // A lobby the lottery cannot shuffle: refused here, before anything is applied.
     return l && l->size() < lottery::lobby_size_limit;
@@ -185,7 +190,7 @@ bool room::decode_state(std::string_view bytes) {
       stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) ||
       !lobbies_good || state > static_cast<std::uint8_t>(room_state::closed) || served > joined || seed != draws_[0].seed ||
       (format >= lanes_state_format && lanes.totals() != std::pair{joined, served}) ||
-      (format >= state_format && lanes.size() < lobbies.size())) {
+      (format >= lane_lobbies_state_format && lanes.size() < lobbies.size())) {
     return false;
   }
   created_at_ms_ = created;
@@ -217,7 +222,8 @@ bool room::decode_state(std::string_view bytes) {
   }
   codes_ = std::move(codes);
   invites_ = std::move(invites);
-  if (format >= state_format) {
+  resume_ = std::move(resume);
+  if (format >= lanes_state_format) {
     lanes_ = std::move(lanes);
   } else {
     lanes_.restore_general(joined_, served_, std::move(claims));

@@ -9,6 +9,7 @@
 
 #include "core/base/json.hpp"
 #include "core/base/time_text.hpp"
+#include "core/rooms/no_script.hpp"
 
 namespace foyer {
 namespace {
@@ -295,7 +296,7 @@ std::optional<field_problem> set_lane(std::vector<lane_config>& lanes, std::stri
   if (name == "entry") {
     const auto* text = std::get_if<std::string>(&value);
     auto entry = text ? lane_entry_from(*text) : std::nullopt;
-    if (!entry) return problem(key, "must be \"open\", \"code\" or \"invite\"");
+    if (!entry) return problem(key, "must be \"open\", \"code\", \"invite\" or \"no_script\"");
     it->entry = *entry;
     return std::nullopt;
   }
@@ -310,6 +311,11 @@ std::optional<field_problem> check_lanes(room_config& c) {
     // Without seats nothing is held: a lane's hold settings would silently do nothing.
     for (auto [set, name] : {std::pair{lane.hold_seconds != 0, "hold_seconds"}, std::pair{lane.max_seats_per_pass != 0, "max_seats_per_pass"}}) {
       if (set && !c.inventory) return problem(fmt::format("lanes.{}.{}", lane.id, name), "needs inventory: only a room with seats has holds");
+    }
+    // The general lane is the one JavaScript visitors join without a code; one lane is enough
+    // for the page without JavaScript to name.
+    if (lane.entry == lane_entry::no_script && (lane.id == general_lane || &lane != no_script_lane(c.lanes))) {
+      return problem(fmt::format("lanes.{}.entry", lane.id), "one lane, not the general lane, may take joins without JavaScript");
     }
     shares += lane.share;
     if (lane.priority) priority += lane.share;

@@ -130,7 +130,7 @@ room_config read_room_config(reader& r, std::uint8_t format) {
     lane.share = r.u32();
     lane.priority = r.u8() != 0;
     auto entry = r.u8();
-    lane.entry = entry <= static_cast<std::uint8_t>(lane_entry::invite) ? static_cast<lane_entry>(entry) : lane_entry::code;
+    lane.entry = entry <= static_cast<std::uint8_t>(lane_entry::no_script) ? static_cast<lane_entry>(entry) : lane_entry::code;
     lane.claim_window_seconds = r.u32();
     if (format >= 8) {
       lane.hold_seconds = r.u32();

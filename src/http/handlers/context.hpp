@@ -66,14 +66,19 @@ struct api_settings {
   // Derived from the data dir's secret at start: an invited account's digest is keyed
   // with it when no account_hint_secret is set.
   digest account_key{};
+  // Derived from the data dir's secret at start: resume links are MACed with it
+  // (core/gate/resume_link.hpp). Not a setting.
+  digest resume_key{};
   // The contacts of visitors who asked to be told of their turn ([notifications]), owned by
   // the server. None: no channel is configured, opt-ins are refused.
   notify::contact_book* contacts = nullptr;
-  // The channels opt-ins are taken on ([notifications] channels).
+  // The channels opt-ins are taken on: push with a VAPID subject, email with a relay.
   notify::channel_set notify_channels;
-  // Push endpoints may name loopback and private addresses: for a push service on loopback
-  // in tests ([notifications] private_push_endpoints). Default: false.
-  bool private_push_endpoints = false;
+  // The VAPID public key (base64url, uncompressed P-256) the page subscribes with.
+  std::string vapid_public_key;
+  // Push endpoint hosts that may name loopback or private addresses
+  // ([notifications] allow_private_push_hosts).
+  std::vector<std::string> private_push_hosts;
 };
 
 

@@ -32,7 +32,7 @@ bool read_strings(sj::object& object, std::initializer_list<std::pair<std::strin
 }  // namespace
 
 std::variant<notify::contact, field_problem> parse_contact(sj::parser& parser, simdjson::padded_string_view text,
-                                                           bool private_push_endpoints) {
+                                                           const std::vector<std::string>& private_push_hosts) {
   const field_problem bad_body{"", std::string(body_shape)};
   sj::document doc;
   sj::object object;
@@ -71,36 +71,51 @@ std::variant<notify::contact, field_problem> parse_contact(sj::parser& parser, s
   }
   if (push.has_value() == email.has_value()) return bad_body;
   if (push) {
-    if (auto why = notify::check_push(*push, private_push_endpoints)) return *why;
+    if (auto why = notify::check_push(*push, private_push_hosts)) return *why;
     return notify::contact{std::move(*push)};
   }
   if (auto why = notify::check_email(*email)) return *why;
-  return notify::contact{std::move(*email)};
+  return notify::contact{notify::email_contact{std::move(*email), {}}};
 }
 
-response notifications::opt_in(const request& req, const room& r) {
+task<response> notifications::opt_in(const request& req, const room& r) {
   if (!ctx_.settings.contacts) {
-    return problem(req, errc::notifications_off, "This server sends no notifications: no channel is configured.");
+    co_return problem(req, errc::notifications_off, "This server sends no notifications: no channel is configured.");
   }
   response failure;
   auto t = tickets_.presented_ticket(req, r.config().id, &failure);
-  if (!t) return failure;
-  auto parsed = parse_contact(ctx_.json_parser, padded(ctx_, req.body()), ctx_.settings.private_push_endpoints);
+  if (!t) co_return failure;
+  auto parsed = parse_contact(ctx_.json_parser, padded(ctx_, req.body()), ctx_.settings.private_push_hosts);
   if (auto* why = std::get_if<field_problem>(&parsed)) {
     // The detail names the field, never the value: an address is not echoed anywhere.
     auto detail = why->field.empty() ? why->message : fmt::format("{} {}.", why->field, why->message);
-    return problem(req, errc::bad_contact, detail, {{"field", json_quote(why->field)}});
+    co_return problem(req, errc::bad_contact, detail, {{"field", json_quote(why->field)}});
   }
-  auto& c = std::get<notify::contact>(parsed);
+  auto c = std::get<notify::contact>(std::move(parsed));
   auto ch = notify::channel_of(c);
   if (!ctx_.settings.notify_channels.has(ch)) {
-    return problem(req, errc::notifications_off, fmt::format("This server sends no {} notifications.", notify::to_string(ch)));
+    co_return problem(req, errc::notifications_off,
+                      fmt::format("This server sends no {} notifications.", notify::to_string(ch)));
   }
-  if (!ctx_.settings.contacts->add(r.config().id, t->visitor, t->place, t->lobby_index, std::move(c))) {
-    return problem(req, errc::too_many_contacts, "This room takes no more notification requests for now.");
-  }
-  return json_response(req, bhttp::status::created,
-                       json_object().str("channel", notify::to_string(ch)).boolean("opted_in", true).done());
+  auto held = [this, &req, room_id = r.config().id, visitor = t->visitor, place = t->place,
+               lobby_index = t->lobby_index](notify::contact c) {
+    auto ch = notify::channel_of(c);
+    if (!ctx_.settings.contacts->add(room_id, visitor, place, lobby_index, std::move(c))) {
+      return problem(req, errc::too_many_contacts, "This room takes no more notification requests for now.");
+    }
+    return json_response(req, bhttp::status::created,
+                         json_object().str("channel", notify::to_string(ch)).boolean("opted_in", true).done());
+  };
+  if (ch == notify::channel::push) co_return held(std::move(c));
+  co_return co_await links_.with_link(
+      req, r, *t, [&](const std::string&, const std::optional<std::string>& url) {
+        if (!url) {
+          return problem(req, errc::bad_request, "The request's Host is not a plain host name: no link can be mailed.");
+        }
+        auto& email = std::get<notify::email_contact>(c);
+        email.link = *url;
+        return held(std::move(c));
+      });
 }
 
 response notifications::opt_out(const request& req, const room& r) {

@@ -1,8 +1,9 @@
 #pragma once
 // A visitor's "your turn" notifications: POST opts their ticket into one channel (a Web
 // Push subscription or an email address), DELETE opts it out of every channel. The contact
-// goes to the contact book (core/notify/contact_book.hpp), in memory, never to the log:
-// nothing is written, so both answer at once.
+// goes to the contact book (core/notify/contact_book.hpp), never to the log. An email opt-in
+// also makes the visitor's resume link when they hold none (a resume_link_changed event),
+// for the mail to carry: it may be read on another device.
 
 #include <variant>
 
@@ -11,6 +12,7 @@
 #include "core/base/field_problem.hpp"
 #include "core/notify/contact.hpp"
 #include "http/handlers/context.hpp"
+#include "http/handlers/resume.hpp"
 #include "http/handlers/visitor.hpp"
 
 namespace foyer::http::handlers {
@@ -20,18 +22,20 @@ namespace foyer::http::handlers {
 // check_email). Else the field at fault, "" for the body as a whole.
 std::variant<notify::contact, field_problem> parse_contact(simdjson::ondemand::parser& parser,
                                                            simdjson::padded_string_view text,
-                                                           bool private_push_endpoints);
+                                                           const std::vector<std::string>& private_push_hosts);
 
 class notifications {
  public:
-  notifications(context& ctx, const visitor& tickets) : ctx_(ctx), tickets_(tickets) {}
+  notifications(context& ctx, const visitor& tickets, resume_links& links)
+      : ctx_(ctx), tickets_(tickets), links_(links) {}
 
-  response opt_in(const request& req, const room& r);
+  task<response> opt_in(const request& req, const room& r);
   response opt_out(const request& req, const room& r);
 
  private:
   context& ctx_;
   const visitor& tickets_;
+  resume_links& links_;
 };
 
 }  // namespace foyer::http::handlers

@@ -172,6 +172,7 @@ std::optional<std::string> notifications_of(const context& ctx, const room& r, b
   }
   json_object body;
   body.raw("channels", json_string_list(channels));
+  if (on.push) body.str("vapid_public_key", ctx.settings.vapid_public_key);
   if (!counts) return body.done();
   auto n = ctx.settings.contacts->counts(r.config().id);
   auto by_channel = [](const notify::per_channel& v) {

@@ -256,19 +256,25 @@ std::int64_t visitor::claim_pass(const room& r, std::uint64_t place, const id16&
   return expires;
 }
 
+std::optional<std::int64_t> visitor::pass_until(const room& r, std::uint64_t place, const ticket& t, std::int64_t now_ms) {
+  auto live = r.pass_live_until(place, now_ms);
+  if (!live && !r.pass_claimed_once(place) && !r.lapsed(place, now_ms)) live = claim_pass(r, place, t.visitor, now_ms);
+  return live;
+}
+
+std::optional<std::string> visitor::place_after_draw(ticket& t, const room& r) const {
+  if (t.place || !t.lobby_index) return std::nullopt;
+  auto place = r.place_of(*t.lobby_index);
+  if (!place) return std::nullopt;
+  t.place = place;
+  return ctx_.tickets.encode(t);
+}
+
 response visitor::status(const request& req, const room& r) {
   response failure;
   auto t = presented_ticket(req, r.config().id, &failure);
   if (!t) return failure;
-  std::optional<std::string> reissued;
-  if (!t->place && t->lobby_index) {
-    // After the draw a lobby member's place is computed once and carried in a new
-    // ticket, so that later polls are arithmetic again.
-    if (auto place = r.place_of(*t->lobby_index)) {
-      t->place = place;
-      reissued = ctx_.tickets.encode(*t);
-    }
-  }
+  auto reissued = place_after_draw(*t, r);
   auto now = ctx_.clock.steady_ms();
   auto st = status_of(r, t->place, now, jitter(), ctx_.settings.status_within, t->lobby_index);
   if (ctx_.overload.sheds_poll(st.eta_seconds, st.poll_after_ms)) {
@@ -277,10 +283,7 @@ response visitor::status(const request& req, const room& r) {
   std::optional<std::int64_t> pass_until;
   std::optional<live_hold> holding;
   if (st.state == "admitted") {
-    pass_until = r.pass_live_until(*t->place, now);
-    if (!pass_until && !r.pass_claimed_once(*t->place) && !r.lapsed(*t->place, now)) {
-      pass_until = claim_pass(r, *t->place, t->visitor, now);
-    }
+    pass_until = this->pass_until(r, *t->place, *t, now);
     // A hold took the pass's slot: the visitor sees their seats, or their place in line for
     // them, and their time. Else their pass ended, or they never came for it in time.
     if (!pass_until) holding = show_hold(r, t->visitor, now, st);

@@ -40,19 +40,29 @@ class visitor {
   // The ticket the request presents for `room_id`; else nullopt, with the answer to give
   // in `failure` when it is set.
   std::optional<ticket> presented_ticket(const request& req, std::string_view room_id, response* failure) const;
+  void set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const;
 
  private:
+  // The queue without JavaScript serves the same tickets, cookie and passes as HTML pages.
+  friend class plain_queue;
+
   // The answer to a join that entered the visitor (or found their entry) in room `room_id`.
   task<response> entered(const request& req, std::string room_id, join_entry entry);
   response existing_entry(const request& req, const ticket& t, const room& r);
   // The client's address: the peer's, or the one its trusted proxies forwarded.
   ip_address client_address(const request& req, const peer& who) const;
-  void set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const;
   double jitter();
+  // After the draw a lobby member's place is computed once and carried in a new ticket,
+  // so that later polls are arithmetic again: sets it in `t` and gives the new ticket's
+  // text, or nullopt when `t` needs none.
+  std::optional<std::string> place_after_draw(ticket& t, const room& r) const;
   // Claims the pass of the visitor at `place`; returns when it expires. The claim is
   // written to the log and not waited for: a poll never waits for the storage, and a
   // crash forgets at most the claims in flight.
   std::int64_t claim_pass(const room& r, std::uint64_t place, const id16& visitor, std::int64_t now_ms);
+  // When the pass of `t`, admitted at `place`, expires: live, or claimed now if it may
+  // be; nullopt if it ended or was never claimed in time.
+  std::optional<std::int64_t> pass_until(const room& r, std::uint64_t place, const ticket& t, std::int64_t now_ms);
 
   // Lobby receipts are signed once per batch of joins made durable together.
   task<receipt::receipt> sign_receipt(receipt::receipt_fields fields);

@@ -35,7 +35,7 @@ struct notifier_fixture : journal_fixture {
       join("hall");
       id16 v{};
       v[0] = i;
-      REQUIRE(book.add("hall", v, i, std::nullopt, std::string("v@example.com")));
+      REQUIRE(book.add("hall", v, i, std::nullopt, email_contact{"v@example.com", "https://queue.example/r/hall/resume/T"}));
       REQUIRE(book.add("hall", v, i, std::nullopt, subscription));
     }
   }

@@ -164,13 +164,13 @@ TEST_CASE("the client behind trusted proxies is the first hop from the right the
 }
 
 TEST_CASE("plain http stays on loopback or a private network") {
-  for (const char* host : {"localhost", "127.0.0.1", "127.9.9.9", "10.1.2.3", "172.16.0.1", "172.31.255.255",
+  for (const char* host : {"localhost", "LocalHost.", "app.localhost", "127.0.0.1", "127.9.9.9", "10.1.2.3", "172.16.0.1", "172.31.255.255",
                            "192.168.1.1", "::1", "fd00::1"}) {
     INFO(host);
     CHECK(loopback_or_private(host));
   }
   for (const char* host : {"203.0.113.7", "8.8.8.8", "172.32.0.1", "192.169.0.1", "2001:db8::1", "keys.example.com",
-                           "localhost.example.com", "", "[::1]"}) {
+                           "localhost.example.com", "notlocalhost", "app.localhost.example", ".", "", "[::1]"}) {
     INFO(host);
     CHECK_FALSE(loopback_or_private(host));
   }

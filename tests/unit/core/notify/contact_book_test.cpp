@@ -64,7 +64,7 @@ TEST_CASE("the soon notice is due once the wait is within soon_seconds, from an 
 TEST_CASE_METHOD(book_fixture, "a visitor hears 'soon' then 'turn', each once, and the book then forgets them") {
   open_with(400);
   REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, subscription));
-  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, std::string("ada@example.com")));
+  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}));
   CHECK(plan().empty());  // 400 s away
 
   wait(120);
@@ -82,7 +82,7 @@ TEST_CASE_METHOD(book_fixture, "a visitor hears 'soon' then 'turn', each once, a
   auto turn = plan();
   REQUIRE(turn.size() == 2);
   CHECK(turn[0].kind == notice_kind::turn);
-  CHECK(std::get<std::string>(turn[1].to) == "ada@example.com");
+  CHECK(std::get<email_contact>(turn[1].to).address == "ada@example.com");
   // The address travels with its notice; the book holds it no longer.
   CHECK_FALSE(book.find("hall", visitor_of(1), channel::email));
   CHECK(book.size() == 0);
@@ -132,7 +132,7 @@ TEST_CASE_METHOD(book_fixture, "contacts are bounded per room, replaced per chan
   contact_book small{2};
   CHECK(small.add("hall", visitor_of(1), 5, std::nullopt, subscription));
   CHECK(small.add("hall", visitor_of(1), 5, std::nullopt, subscription));  // replaced, not another
-  CHECK(small.add("hall", visitor_of(2), 6, std::nullopt, std::string("b@example.com")));
+  CHECK(small.add("hall", visitor_of(2), 6, std::nullopt, email_contact{"b@example.com", "https://queue.example/r/hall/resume/T"}));
   CHECK_FALSE(small.add("hall", visitor_of(3), 7, std::nullopt, subscription));
   CHECK(small.counts("hall").held == per_channel{1, 1});
   CHECK(small.counts("hall").opted_in == per_channel{1, 1});
@@ -144,7 +144,7 @@ TEST_CASE_METHOD(book_fixture, "contacts are bounded per room, replaced per chan
   CHECK(small.size() == 0);
 
   // A room that is gone takes its contacts along at the next plan.
-  CHECK(small.add("removed", visitor_of(4), 0, std::nullopt, std::string("d@example.com")));
+  CHECK(small.add("removed", visitor_of(4), 0, std::nullopt, email_contact{"d@example.com", "https://queue.example/r/hall/resume/T"}));
   CHECK(small.size() == 1);
   CHECK(small.plan(*rooms, clock.steady_ms(), soon_seconds).empty());
   CHECK(small.size() == 0);
@@ -155,7 +155,7 @@ TEST_CASE("a pushed notice names the room and its page, never the visitor") {
   notice soon{"hall", visitor_of(7), notice_kind::soon, 4, subscription};
   CHECK(push_payload(soon, "The Hall") ==
         R"({"kind":"soon","room":"hall","title":"Your turn is near","body":"The Hall: your turn in about 4 minutes.","minutes":4,"url":"/r/hall"})");
-  notice turn{"hall", visitor_of(7), notice_kind::turn, 0, std::string("ada@example.com")};
+  notice turn{"hall", visitor_of(7), notice_kind::turn, 0, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}};
   CHECK(push_payload(turn, "The Hall") ==
         R"({"kind":"turn","room":"hall","title":"It's your turn","body":"The Hall: it's your turn. Open the page to go through.","url":"/r/hall"})");
 }

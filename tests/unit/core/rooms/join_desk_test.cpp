@@ -384,3 +384,39 @@ TEST_CASE_METHOD(desk_fixture, "invites wait for keys fetched by URL, and a kid 
   CHECK(lane_of(*entry(run(again, invited)).t.place) == 2);
   CHECK(fetches_asked == 1);
 }
+
+TEST_CASE_METHOD(desk_fixture, "a join without JavaScript pays no proof, takes the no_script lane and is capped per network",
+                 "[lanes]") {
+  auto c = test_room("quiet", 60);
+  c.lanes = {{"plain", "Without JavaScript", 200'000, false, lane_entry::no_script}};
+  REQUIRE_FALSE(check_room(c));
+  start({c, test_room("a", 60)});
+  auto plain = [&](const std::string& room) {
+    join_request req;
+    req.room_id = room;
+    req.address = client;
+    req.no_script = true;
+    req.ids[0] = ++next_id;
+    return req;
+  };
+  // Off unless the room has such a lane; and no proof is still no join for everyone else.
+  CHECK(refused(run(plain("a"))).code == errc::not_found);
+  auto unpaid = plain("quiet");
+  unpaid.no_script = false;
+  CHECK(refused(run(unpaid)).code == errc::bad_join_body);
+  for (std::uint32_t i = 0; i < join_desk::no_script_joins_per_minute; ++i) {
+    CHECK(entry(run(plain("quiet"))).t.place == lane_place(1, i));
+  }
+  auto capped = run(plain("quiet"));
+  CHECK(refused(capped).code == errc::too_many_requests);
+  CHECK(refused(capped).retry_after_s == 12);
+  // Another network is not held by this one; a joined visitor gets their entry back.
+  auto elsewhere = plain("quiet");
+  elsewhere.address = *parse_ip("198.51.100.9");
+  CHECK(entry(run(elsewhere)).t.place == lane_place(1, 5));
+  clock.advance_ms(12'000);
+  CHECK(entry(run(plain("quiet"))).t.place == lane_place(1, 6));
+  // Proof-paying joins still go to the general lane.
+  CHECK(entry(run(solved_request("quiet"))).t.place == 0u);
+  CHECK(rooms->find("quiet")->lanes().at(1).joined == 7);
+}

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/base/codec.hpp"
 #include "core/rooms/status.hpp"
 #include "support/room_fixture.hpp"
 
@@ -112,6 +113,32 @@ TEST_CASE_METHOD(lanes_fixture, "a visitor's position never goes backwards, what
     }
   }
   CHECK(r.lanes().totals() == std::pair{r.joined(), r.served(now_ms)});
+}
+
+TEST_CASE_METHOD(lanes_fixture, "a state of format 8, before lane lobbies and resume links, keeps its lanes", "[lanes]") {
+  room r = make(presale_config());
+  join_lane(r, "general");
+  join_lane(r, "members");
+  join_lane(r, "members");
+  // Today's bytes less what format 8 did not have: the lane lobbies' count (none in a FIFO
+  // room) and the resume links (none), between the witnessing byte and the seat ledger.
+  auto bytes = r.encode_state();
+  writer seats, absent;
+  r.seats().encode(seats);
+  absent.u64(0);
+  r.resume_links().encode(absent);
+  auto tail = absent.take() + seats.take();
+  REQUIRE(bytes.ends_with(tail));
+  bytes = bytes.substr(0, bytes.size() - tail.size());
+  writer seats_again;
+  r.seats().encode(seats_again);
+  bytes += seats_again.take();
+  bytes[0] = 8;
+  room back = make(presale_config());
+  REQUIRE(back.decode_state(bytes));
+  CHECK(back.lanes().at(*back.lanes().index_of("members")).joined == 2);
+  CHECK(back.lanes().at(0).joined == 1);
+  CHECK(back.encode_state() == r.encode_state());
 }
 
 TEST_CASE_METHOD(lanes_fixture, "lanes, their places and their passes survive the state's encoding", "[lanes]") {

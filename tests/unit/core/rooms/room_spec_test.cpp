@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/rooms/no_script.hpp"
 #include "core/rooms/room_spec.hpp"
 
 using namespace foyer;
@@ -255,7 +256,7 @@ TEST_CASE("lanes are tables by id: shares sum to at most 1, priority lanes leave
 
   CHECK(set(c, "lanes.Members.share", 0.1)->field == "lanes.Members.share");
   CHECK(set(c, "lanes.members.share", 1.5)->message == "must be a number from 0 to 1");
-  CHECK(set(c, "lanes.members.entry", std::string("vip"))->message == "must be \"open\", \"code\" or \"invite\"");
+  CHECK(set(c, "lanes.members.entry", std::string("vip"))->message == "must be \"open\", \"code\", \"invite\" or \"no_script\"");
   CHECK(set(c, "lanes.members.colour", std::string("red"))->message == "unknown setting");
   CHECK(set(c, "lanes.members", std::int64_t{1})->message == "must be a table of lane settings, or null to remove it");
 
@@ -277,4 +278,33 @@ TEST_CASE("lanes are tables by id: shares sum to at most 1, priority lanes leave
   CHECK(c.lanes.empty());
   for (int i = 0; i < 16; ++i) CHECK_FALSE(set(c, fmt::format("lanes.l{}.share", i), 0.0));
   CHECK(set(c, "lanes.one-more.share", 0.0)->message == "a room has at most 16 lanes");
+}
+
+TEST_CASE("one lane, not the general lane, takes joins without JavaScript, and it round-trips", "[lanes]") {
+  auto c = valid_room();
+  CHECK_FALSE(set(c, "lanes.plain.share", 0.2));
+  CHECK_FALSE(set(c, "lanes.plain.entry", std::string("no_script")));
+  REQUIRE_FALSE(check_room(c));
+  REQUIRE(no_script_lane(c.lanes));
+  CHECK(no_script_lane(c.lanes)->id == "plain");
+  writer w;
+  write_room_config(w, c);
+  reader r(w.bytes());
+  CHECK(read_room_config(r) == c);
+
+  auto two = c;
+  CHECK_FALSE(set(two, "lanes.quiet.entry", std::string("no_script")));
+  auto p = check_room(two);
+  REQUIRE(p);
+  CHECK(p->field == "lanes.quiet.entry");
+  auto general = valid_room();
+  CHECK_FALSE(set(general, "lanes.general.entry", std::string("no_script")));
+  CHECK(check_room(general)->field == "lanes.general.entry");
+  // Off unless declared.
+  CHECK_FALSE(no_script_lane(valid_room().lanes));
+}
+
+TEST_CASE("an admitted visitor without JavaScript is sent to the target with the pass, before any fragment") {
+  CHECK(with_pass("/checkout", "a.b.c") == "/checkout?foyer_pass=a.b.c");
+  CHECK(with_pass("https://shop.example/buy?item=1#top", "a.b.c") == "https://shop.example/buy?item=1&foyer_pass=a.b.c#top");
 }

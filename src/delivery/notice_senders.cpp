@@ -1,0 +1,74 @@
+#include "delivery/notice_senders.hpp"
+
+#include <fmt/core.h>
+
+#include "core/base/bytes.hpp"
+#include "core/base/crypto.hpp"
+#include "core/notify/email_message.hpp"
+#include "core/notify/push_payload.hpp"
+
+namespace foyer::delivery {
+namespace {
+
+// A notice is worth nothing once the visitor's claim window is long gone: the push service
+// keeps it an hour at most.
+constexpr std::chrono::seconds push_ttl{3600};
+
+notify::outcome outcome_of(delivery_outcome o) {
+  switch (o) {
+    case delivery_outcome::delivered: return notify::outcome::delivered;
+    case delivery_outcome::gone: return notify::outcome::gone;
+    case delivery_outcome::refused: return notify::outcome::refused;
+    case delivery_outcome::failed: return notify::outcome::failed;
+  }
+  return notify::outcome::failed;
+}
+
+}  // namespace
+
+notice_senders::notice_senders(net::io_context& ioc, const clock& clock, const journal& rooms)
+    : ioc_(ioc), clock_(clock), rooms_(rooms) {}
+
+void notice_senders::use_push(const pass::signing_key& vapid_key, std::string subject, push_reach reach) {
+  push_.emplace(ioc_, clock_, vapid_key, std::move(subject), std::move(reach));
+}
+
+void notice_senders::use_email(smtp_settings settings) {
+  from_ = settings.from;
+  email_.emplace(ioc_, std::move(settings));
+}
+
+void notice_senders::attach(notifier& n) {
+  if (push_) n.set_sender(notify::channel::push, [this](const notify::notice& x) { return push(x); });
+  if (email_) n.set_sender(notify::channel::email, [this](const notify::notice& x) { return email(x); });
+}
+
+std::string notice_senders::room_name(const std::string& id) const {
+  const auto* r = rooms_.find(id);
+  return r ? r->config().name : id;
+}
+
+net::awaitable<notify::outcome> notice_senders::push(const notify::notice& n) {
+  auto payload = notify::push_payload(n, room_name(n.room));
+  std::string problem;
+  auto o = co_await push_->send(std::get<notify::push_subscription>(n.to), payload, push_ttl, &problem);
+  // The endpoint is the visitor's: the log names the room and what went wrong, not where.
+  if (o != delivery_outcome::delivered) fmt::print(stderr, "foyer: notifications: push for room {}: {}\n", n.room, problem);
+  co_return outcome_of(o);
+}
+
+net::awaitable<notify::outcome> notice_senders::email(const notify::notice& n) {
+  const auto& to = std::get<notify::email_contact>(n.to);
+  notify::email_notice what{n.kind == notify::notice_kind::soon ? notify::email_notice::kind::soon
+                                                                 : notify::email_notice::kind::turn,
+                            room_name(n.room), n.minutes, to.link};
+  auto message = notify::build_email({from_, to.address, clock_.now_ms(), to_hex(random_array<16>())}, what);
+  auto result = co_await email_->deliver(to.address, message);
+  // The relay's detail never quotes the address (smtp_sender.hpp).
+  if (result.outcome != delivery_outcome::delivered) {
+    fmt::print(stderr, "foyer: notifications: email for room {}: {}\n", n.room, result.detail);
+  }
+  co_return outcome_of(result.outcome);
+}
+
+}  // namespace foyer::delivery
