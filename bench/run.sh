@@ -8,6 +8,11 @@
 #   bench/run.sh ticker      10 minutes at 1,200/min under poll load, kill -9 in the middle
 #   bench/run.sh sinks       durable joins without a sink and with a webhook sink whose
 #                            receiver accepts and never answers, alternating; prints the ratio
+#   bench/run.sh notices     durable joins and status polls without [notifications] and with
+#                            CONTACTS (4,000) visitors opted in to notices, half by Web Push
+#                            to a push service that hangs (PUSH_PEER, hang), half by email to
+#                            a relay that refuses (RELAY_PEER, refuse), alternating; prints
+#                            the ratios and the notices' metrics
 #   bench/run.sh holds       one hot 200-seat room: hold attempts from admitted visitors'
 #                            passes at RATE a second (an open loop) and as fast as they come
 #                            (closed), most refused for want of seats, the site releasing the
@@ -330,6 +335,62 @@ sinks() {
   echo "  the sink after the runs: $(curl -s "http://127.0.0.1:${port[sink]}/metrics" | grep '^foyer_sink_' | tr '\n' ' ')"
 }
 
+notices() {
+  # A push service that takes the connection and never speaks TLS (every push hangs until
+  # push_timeout_ms) and a relay that refuses every session with a 421 (every mail fails
+  # at once and is retried after a back-off); PUSH_PEER and RELAY_PEER swap hang and refuse.
+  local contacts=${CONTACTS:-4000} push_port relay_port
+  push_port=$(free_port)
+  relay_port=$(free_port)
+  peer "$push_port" "${PUSH_PEER:-hang}"
+  peer "$relay_port" "${RELAY_PEER:-refuse}"
+  # 600 a minute: the contacts' line is admitted over minutes, so "soon" is due for all of
+  # them at once (soon_minutes 10) and "turn" for ten a second all along the runs; the
+  # queues (500 a channel) overflow and drop their oldest.
+  write_config "$work/plain.toml" "$(free_port)" "$(room_toml bench 600)"
+  write_config "$work/notify.toml" "$(free_port)" "$(room_toml bench 600)" "$(printf '%s\n' \
+    '[notifications]' 'vapid_subject = "mailto:ops@example.com"' 'allow_private_push_hosts = ["127.0.0.1"]' \
+    'push_timeout_ms = 2000' 'soon_minutes = 10' 'queue = 500' \
+    '[notifications.email]' 'host = "127.0.0.1"' "port = $relay_port" 'from = "rooms@shop.example.com"' \
+    'starttls = false' 'timeout_ms = 2000')"
+  start_foyer "$work/plain.toml" "$work/plain-data" "$work/plain.log"
+  local -A pid=([plain]=$foyer_pid) port=([plain]=$foyer_port)
+  start_foyer "$work/notify.toml" "$work/notify-data" "$work/notify.log"
+  pid[notify]=$foyer_pid port[notify]=$foyer_port
+  local -A label=([plain]="foyer without [notifications]"
+    [notify]="foyer notifying through a push service that ${PUSH_PEER:-hang}s and a relay that ${RELAY_PEER:-refuse}s")
+  machine
+  # The same line in both rooms; only the notifying server's visitors opt in, half to push,
+  # half to email.
+  echo "setup: $contacts visitors join each room; on the notifying server each opts in"
+  echo "  without: $(python3 "$(dirname "$0")/notice_setup.py" "127.0.0.1:${port[plain]}" bench "$contacts")"
+  echo "  with:    $(python3 "$(dirname "$0")/notice_setup.py" "127.0.0.1:${port[notify]}" bench "$contacts" --push-port "$push_port")"
+  # What holding the contacts costs with nobody on the line: the notifier plans over every
+  # contact each second.
+  local which before
+  for which in plain notify; do
+    settle "${pid[$which]}"
+    before=$(cpu_ticks "${pid[$which]}")
+    sleep 5
+    echo "  idle server CPU, ${label[$which]}: $(python3 -c "print(round(($(cpu_ticks "${pid[$which]}") - $before) * 1000 / $(getconf CLK_TCK) / 5, 1))") ms a second"
+  done
+  echo "durable joins (proofs solved ahead) and status polls; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
+  step() {
+    timed_joins "$1" "$2"
+    echo "round $2 of $rounds: ${label[$1]}, status polls:"
+    load "$work/$1-polls$2.out" "${pid[$1]}" --scenario polls --target "127.0.0.1:${port[$1]}" --room bench \
+      -c "$connections" -d "$duration"
+  }
+  alternate plain notify step
+  echo "summary (medians of the alternating rounds), notifying against without [notifications]"
+  ratio_line plain notify joins joins join
+  ratio_line plain notify polls polls status
+  echo "  the notifying server after the runs:"
+  curl -s "http://127.0.0.1:${port[notify]}/metrics" | grep -E '^foyer_notifi' | sed 's/^/    /' || true
+  echo "  its log: $(grep -c 'notifications: push' "$work/notify.log") failed pushes, $(grep -c 'notifications: email' "$work/notify.log") failed mails;" \
+    "last: $(grep 'notifications: push' "$work/notify.log" | tail -1 | cut -c1-120); $(grep 'notifications: email' "$work/notify.log" | tail -1 | cut -c1-120)"
+}
+
 holds() {
   local rate=${RATE:-8000} visitors=${VISITORS:-400} hold_for=${HOLD_FOR_MS:-200} site=bench-site-token-0123456789
   # Open loop: each connection sends every connections/RATE seconds; 64 send 8,000/s at
@@ -396,7 +457,8 @@ case "$mode" in
   coldplay) coldplay ;;
   ticker) ticker ;;
   sinks) sinks ;;
+  notices) notices ;;
   holds) holds ;;
   scale) scale ;;
-  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|holds|scale]" >&2; exit 2 ;;
+  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|notices|holds|scale]" >&2; exit 2 ;;
 esac
