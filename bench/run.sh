@@ -8,6 +8,11 @@
 #   bench/run.sh ticker      10 minutes at 1,200/min under poll load, kill -9 in the middle
 #   bench/run.sh sinks       durable joins without a sink and with a webhook sink whose
 #                            receiver accepts and never answers, alternating; prints the ratio
+#   bench/run.sh notices     durable joins and status polls without [notifications] and with
+#                            CONTACTS (4,000) visitors opted in to notices, half by Web Push
+#                            to a push service that hangs (PUSH_PEER, hang), half by email to
+#                            a relay that refuses (RELAY_PEER, refuse), alternating; prints
+#                            the ratios and the notices' metrics
 #   bench/run.sh holds       one hot 200-seat room: hold attempts from admitted visitors'
 #                            passes at RATE a second (an open loop) and as fast as they come
 #                            (closed), most refused for want of seats, the site releasing the
@@ -246,11 +251,11 @@ print("samples where served went back: %d" % back)
 EOF
 }
 
-sinks() {
-  # A receiver that accepts every connection and never answers: the sink's requests
-  # time out and back off, again and again, while the joins are measured.
-  local hang_port
-  hang_port=$(free_port)
+# peer PORT BEHAVIOUR: a loopback peer in the background that accepts every connection and,
+# with `hang`, never answers (a request to it times out; to a TLS client, the handshake does)
+# or, with `refuse`, greets it with an SMTP 421 and closes it (a relay that takes no mail; to
+# a TLS client, a handshake that fails at once).
+peer() {
   python3 -c '
 import socket, sys
 s = socket.socket()
@@ -259,47 +264,131 @@ s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen(128)
 held = []
 while True:
-    held.append(s.accept()[0])
-' "$hang_port" &
+    c = s.accept()[0]
+    if sys.argv[2] == "hang":
+        held.append(c)
+    else:
+        c.sendall(b"421 4.3.2 Service not available, closing transmission channel\r\n")
+        c.close()
+' "$1" "$2" &
   started_pids+=($!)
+}
+
+# alternate A B STEP: $rounds rounds of `STEP SERVER ROUND` for the servers A and B. Which
+# goes first alternates too, so that neither always meets the machine as the other left it.
+alternate() {
+  local round which
+  for round in $(seq 1 "$rounds"); do
+    for which in $( ((round % 2)) && echo "$1 $2" || echo "$2 $1"); do
+      "$3" "$which" "$round"
+    done
+  done
+}
+
+# ratio_line A B WHAT RUN KIND: B against A for the runs $work/{A,B}-RUN-ROUND.out, whose
+# operation KIND (join, status) is WHAT: each round's ratio, the ratio of the medians and
+# the 0.95 target, p99 and server CPU per operation.
+ratio_line() {
+  local a=$1 b=$2 what=$3 run=$4 kind=$5
+  of() { local r; for r in $(seq 1 "$rounds"); do result "$work/$1-$run$r.out" ".$kind.$2"; done; }
+  cpu() { local r; for r in $(seq 1 "$rounds"); do cpu_of "$work/$1-$run$r.out"; done; }
+  python3 - "$what" "$(of "$a" per_s)" "$(of "$b" per_s)" "$(median $(of "$a" p99_us))" "$(median $(of "$b" p99_us))" \
+    "$(median $(cpu "$a"))" "$(median $(cpu "$b"))" <<'EOF'
+import statistics, sys
+what, a, b = sys.argv[1], list(map(float, sys.argv[2].split())), list(map(float, sys.argv[3].split()))
+p99_a, p99_b, cpu_a, cpu_b = map(float, sys.argv[4:])
+ratio = statistics.median(b) / statistics.median(a)
+print("  %s/s %.0f without, %.0f with: ratio %.3f (target >= 0.95: %s); per round %s" %
+      (what, statistics.median(a), statistics.median(b), ratio, "met" if ratio >= 0.95 else "MISSED",
+       " ".join("%.2f" % (y / x) for x, y in zip(a, b))))
+print("    p99 %.2f ms without, %.2f ms with; server CPU per operation %.1f us without, %.1f us with" %
+      (p99_a / 1000, p99_b / 1000, cpu_a, cpu_b))
+EOF
+}
+
+# timed_joins SERVER ROUND: durable joins with proofs solved ahead on SERVER (pid, port and
+# label of the caller's arrays).
+timed_joins() {
+  echo "round $2 of $rounds: ${label[$1]}, durable joins, proofs solved ahead:"
+  load "$work/$1-joins$2.out" "${pid[$1]}" --scenario joins --target "127.0.0.1:${port[$1]}" --room bench \
+    -c "$connections" --solved-ahead $((duration * 20000)) -d "$duration"
+}
+
+sinks() {
+  # The sink's requests time out and back off, again and again, while the joins are measured.
+  local hang_port
+  hang_port=$(free_port)
+  peer "$hang_port" hang
   write_config "$work/plain.toml" "$(free_port)" "$(room_toml bench 60)"
   write_config "$work/sink.toml" "$(free_port)" "$(room_toml bench 60)" \
     "$(printf '[[sinks]]\ntype = "webhook"\nname = "hanging"\nurl = "http://127.0.0.1:%s/hook"\nsecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"\n' "$hang_port")"
   start_foyer "$work/plain.toml" "$work/plain-data" "$work/plain.log"
-  local plain_pid=$foyer_pid plain_port=$foyer_port
+  local -A pid=([plain]=$foyer_pid) port=([plain]=$foyer_port)
   start_foyer "$work/sink.toml" "$work/sink-data" "$work/sink.log"
-  local sink_pid=$foyer_pid sink_port=$foyer_port
+  pid[sink]=$foyer_pid port[sink]=$foyer_port
+  local -A label=([plain]="foyer without a sink" [sink]="foyer with a webhook sink to a receiver that never answers")
   machine
   echo "durable joins, proofs solved ahead; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
-  # Which server goes first alternates too, so that neither always meets the machine as
-  # the other left it.
-  local -A pid=([plain]=$plain_pid [sink]=$sink_pid) port=([plain]=$plain_port [sink]=$sink_port)
-  local -A label=([plain]="foyer without a sink" [sink]="foyer with a webhook sink to a receiver that never answers")
-  local round which
-  for round in $(seq 1 "$rounds"); do
-    for which in $( ((round % 2)) && echo plain sink || echo sink plain); do
-      echo "round $round of $rounds: ${label[$which]}:"
-      load "$work/$which$round.out" "${pid[$which]}" --scenario joins --target "127.0.0.1:${port[$which]}" --room bench \
-        -c "$connections" --solved-ahead $((duration * 20000)) -d "$duration"
-    done
+  alternate plain sink timed_joins
+  echo "summary (medians of the alternating rounds), with a hanging webhook against without a sink"
+  ratio_line plain sink joins joins join
+  echo "  the sink after the runs: $(curl -s "http://127.0.0.1:${port[sink]}/metrics" | grep '^foyer_sink_' | tr '\n' ' ')"
+}
+
+notices() {
+  # A push service that takes the connection and never speaks TLS (every push hangs until
+  # push_timeout_ms) and a relay that refuses every session with a 421 (every mail fails
+  # at once and is retried after a back-off); PUSH_PEER and RELAY_PEER swap hang and refuse.
+  local contacts=${CONTACTS:-4000} push_port relay_port
+  push_port=$(free_port)
+  relay_port=$(free_port)
+  peer "$push_port" "${PUSH_PEER:-hang}"
+  peer "$relay_port" "${RELAY_PEER:-refuse}"
+  # 600 a minute: the contacts' line is admitted over minutes, so "soon" is due for all of
+  # them at once (soon_minutes 10) and "turn" for ten a second all along the runs; the
+  # queues (500 a channel) overflow and drop their oldest.
+  write_config "$work/plain.toml" "$(free_port)" "$(room_toml bench 600)"
+  write_config "$work/notify.toml" "$(free_port)" "$(room_toml bench 600)" "$(printf '%s\n' \
+    '[notifications]' 'vapid_subject = "mailto:ops@example.com"' 'allow_private_push_hosts = ["127.0.0.1"]' \
+    'push_timeout_ms = 2000' 'soon_minutes = 10' 'queue = 500' \
+    '[notifications.email]' 'host = "127.0.0.1"' "port = $relay_port" 'from = "rooms@shop.example.com"' \
+    'starttls = false' 'timeout_ms = 2000')"
+  start_foyer "$work/plain.toml" "$work/plain-data" "$work/plain.log"
+  local -A pid=([plain]=$foyer_pid) port=([plain]=$foyer_port)
+  start_foyer "$work/notify.toml" "$work/notify-data" "$work/notify.log"
+  pid[notify]=$foyer_pid port[notify]=$foyer_port
+  local -A label=([plain]="foyer without [notifications]"
+    [notify]="foyer notifying through a push service that ${PUSH_PEER:-hang}s and a relay that ${RELAY_PEER:-refuse}s")
+  machine
+  # The same line in both rooms; only the notifying server's visitors opt in, half to push,
+  # half to email.
+  echo "setup: $contacts visitors join each room; on the notifying server each opts in"
+  echo "  without: $(python3 "$(dirname "$0")/notice_setup.py" "127.0.0.1:${port[plain]}" bench "$contacts")"
+  echo "  with:    $(python3 "$(dirname "$0")/notice_setup.py" "127.0.0.1:${port[notify]}" bench "$contacts" --push-port "$push_port")"
+  # What holding the contacts costs with nobody on the line: the notifier plans over every
+  # contact each second.
+  local which before
+  for which in plain notify; do
+    settle "${pid[$which]}"
+    before=$(cpu_ticks "${pid[$which]}")
+    sleep 5
+    echo "  idle server CPU, ${label[$which]}: $(python3 -c "print(round(($(cpu_ticks "${pid[$which]}") - $before) * 1000 / $(getconf CLK_TCK) / 5, 1))") ms a second"
   done
-  local metrics
-  metrics=$(curl -s "http://127.0.0.1:$sink_port/metrics" | grep '^foyer_sink_' | tr '\n' ' ')
-  python3 - "$(median $(for r in $(seq 1 "$rounds"); do result "$work/plain$r.out" .join.per_s; done))" \
-    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/sink$r.out" .join.per_s; done))" \
-    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/plain$r.out" .join.p99_us; done))" \
-    "$(median $(for r in $(seq 1 "$rounds"); do result "$work/sink$r.out" .join.p99_us; done))" \
-    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/plain$r.out"; done))" \
-    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/sink$r.out"; done))" <<'EOF2'
-import sys
-plain, sink, p99_plain, p99_sink, cpu_plain, cpu_sink = map(float, sys.argv[1:])
-print("summary (medians of the alternating rounds)")
-print("  joins/s without a sink %.0f, with a hanging webhook %.0f: ratio %.3f (target >= 0.95: %s)" %
-      (plain, sink, sink / plain, "met" if sink / plain >= 0.95 else "MISSED"))
-print("  joins p99 %.2f ms without, %.2f ms with; server CPU per join %.1f us without, %.1f us with" %
-      (p99_plain / 1000, p99_sink / 1000, cpu_plain, cpu_sink))
-EOF2
-  echo "  the sink after the runs: $metrics"
+  echo "durable joins (proofs solved ahead) and status polls; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
+  step() {
+    timed_joins "$1" "$2"
+    echo "round $2 of $rounds: ${label[$1]}, status polls:"
+    load "$work/$1-polls$2.out" "${pid[$1]}" --scenario polls --target "127.0.0.1:${port[$1]}" --room bench \
+      -c "$connections" -d "$duration"
+  }
+  alternate plain notify step
+  echo "summary (medians of the alternating rounds), notifying against without [notifications]"
+  ratio_line plain notify joins joins join
+  ratio_line plain notify polls polls status
+  echo "  the notifying server after the runs:"
+  curl -s "http://127.0.0.1:${port[notify]}/metrics" | grep -E '^foyer_notifi' | sed 's/^/    /' || true
+  echo "  its log: $(grep -c 'notifications: push' "$work/notify.log") failed pushes, $(grep -c 'notifications: email' "$work/notify.log") failed mails;" \
+    "last: $(grep 'notifications: push' "$work/notify.log" | tail -1 | cut -c1-120); $(grep 'notifications: email' "$work/notify.log" | tail -1 | cut -c1-120)"
 }
 
 holds() {
@@ -368,7 +457,8 @@ case "$mode" in
   coldplay) coldplay ;;
   ticker) ticker ;;
   sinks) sinks ;;
+  notices) notices ;;
   holds) holds ;;
   scale) scale ;;
-  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|holds|scale]" >&2; exit 2 ;;
+  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|notices|holds|scale]" >&2; exit 2 ;;
 esac
