@@ -130,6 +130,9 @@ void notifier::collect(ops::metrics_writer& w) const {
   w.sample("foyer_notified_no_shows_total", {}, book_.notified_no_shows());
   w.family("foyer_notification_contacts", "gauge", "Visitors whose contacts are held for a notice to come.");
   w.sample("foyer_notification_contacts", {}, std::uint64_t{book_.size()});
+  w.family("foyer_notification_plan_visitors", "gauge",
+           "Visitors the last search for due notices looked at: those admitted or near their turn.");
+  w.sample("foyer_notification_plan_visitors", {}, std::uint64_t{book_.looked_at()});
   w.family("foyer_notification_queue", "gauge", "Notices waiting to be sent, by channel.");
   for (auto ch : channels) w.sample("foyer_notification_queue", {{"channel", notify::to_string(ch)}}, std::uint64_t{queued(ch)});
 }

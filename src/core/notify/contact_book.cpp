@@ -1,5 +1,8 @@
 #include "core/notify/contact_book.hpp"
 
+#include <algorithm>
+
+#include "core/lanes/lane_place.hpp"
 #include "core/rooms/status.hpp"
 
 namespace foyer::notify {
@@ -20,6 +23,12 @@ bool contact_book::add(std::string_view room, const id16& visitor, std::optional
   if (found == book.visitors.end()) {
     if (book.visitors.size() >= max_per_room_) return false;
     found = book.visitors.emplace(visitor, entry{place, lobby_index, {}, {}, false}).first;
+    index_place(book, visitor, found->second);
+  } else if (!found->second.place && place) {
+    // A lobby member's ticket carries their place once the draw gave it.
+    unindex(book, visitor, found->second);
+    found->second.place = place;
+    index_place(book, visitor, found->second);
   }
   auto& e = found->second;
   auto ch = channel_of(c);
@@ -45,6 +54,7 @@ bool contact_book::remove(std::string_view room, const id16& visitor) {
   auto& held = it->second.counts.held;
   if (found->second.push) --held[index(channel::push)];
   if (found->second.email) --held[index(channel::email)];
+  unindex(it->second, visitor, found->second);
   it->second.visitors.erase(found);
   return true;
 }
@@ -58,7 +68,9 @@ void contact_book::forget(std::string_view room, const id16& visitor, channel ch
   bool had = ch == channel::push ? std::exchange(e.push, std::nullopt).has_value()
                                  : std::exchange(e.email, std::nullopt).has_value();
   if (had) --it->second.counts.held[index(ch)];
-  if (!e.push && !e.email) it->second.visitors.erase(found);
+  if (e.push || e.email) return;
+  unindex(it->second, visitor, e);
+  it->second.visitors.erase(found);
 }
 
 std::optional<contact> contact_book::find(std::string_view room, const id16& visitor, channel ch) const {
@@ -72,8 +84,40 @@ std::optional<contact> contact_book::find(std::string_view room, const id16& vis
   return std::nullopt;
 }
 
+void contact_book::index_place(room_book& book, const id16& visitor, const entry& e) {
+  if (e.place) {
+    book.by_place.emplace(*e.place, visitor);
+  } else {
+    book.unplaced.insert(visitor);
+  }
+}
+
+void contact_book::unindex(room_book& book, const id16& visitor, const entry& e) {
+  if (e.place) {
+    book.by_place.erase({*e.place, visitor});
+  } else {
+    book.unplaced.erase(visitor);
+  }
+}
+
+void contact_book::place_drawn(room_book& book, const room& r) {
+  // Every lane draws at once, with the room's one beacon.
+  if (book.unplaced.empty() || !r.revealed_seed()) return;
+  for (auto v = book.unplaced.begin(); v != book.unplaced.end();) {
+    auto& e = book.visitors.at(*v);
+    if (e.lobby_index) e.place = r.place_of(*e.lobby_index);
+    if (!e.place) {
+      ++v;
+      continue;
+    }
+    book.by_place.emplace(*e.place, *v);
+    v = book.unplaced.erase(v);
+  }
+}
+
 std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms, std::uint32_t soon_seconds) {
   std::vector<notice> out;
+  looked_at_ = 0;
   for (auto it = rooms_.begin(); it != rooms_.end();) {
     const room* r = rooms.find(it->first);
     if (!r || ended(r->state())) {
@@ -81,33 +125,41 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
       continue;
     }
     auto& book = it->second;
-    for (auto v = book.visitors.begin(); v != book.visitors.end();) {
-      auto& e = v->second;
-      auto place = e.place;
-      if (!place && e.lobby_index) place = r->place_of(*e.lobby_index);
-      auto st = status_of(*r, place, now_ms, /*jitter=*/0.0, {}, e.lobby_index);
-      auto kind = due_notice(st, e.soon_sent, /*turn_sent=*/false, soon_seconds);
-      if (!kind) {
-        ++v;
-        continue;
+    place_drawn(book, *r);
+    for (std::uint8_t lane = 0; lane < r->lanes().size(); ++lane) {
+      // status_of's estimate is (position + 1) / rate minutes: nobody further back is due.
+      std::uint64_t rate = std::max<std::uint32_t>(r->lane_rate(lane), 1);
+      auto reach = std::min(r->served_in_lane(lane, now_ms) + rate * soon_seconds / 60 + 1, lane_place_mask);
+      auto at = book.by_place.lower_bound({lane_place(lane, 0), id16{}});
+      while (at != book.by_place.end() && at->first < lane_place(lane, reach)) {
+        ++looked_at_;
+        auto v = book.visitors.find(at->second);
+        auto& e = v->second;
+        auto st = status_of(*r, e.place, now_ms, /*jitter=*/0.0, {}, e.lobby_index);
+        auto kind = due_notice(st, e.soon_sent, /*turn_sent=*/false, soon_seconds);
+        if (!kind) {
+          ++at;
+          continue;
+        }
+        auto minutes = *kind == notice_kind::soon ? minutes_of(st.eta_seconds) : 0;
+        auto send = [&](channel ch, contact c) {
+          ++book.counts.sent[index(ch)];
+          out.push_back({it->first, v->first, *kind, minutes, std::move(c)});
+        };
+        if (e.push) send(channel::push, *e.push);
+        if (e.email) send(channel::email, *e.email);
+        if (*kind == notice_kind::soon) {
+          e.soon_sent = true;
+          ++at;
+          continue;
+        }
+        book.told.push_back(*e.place);
+        // The last notice is on its way: the book holds the contact no longer.
+        if (e.push) --book.counts.held[index(channel::push)];
+        if (e.email) --book.counts.held[index(channel::email)];
+        at = book.by_place.erase(at);
+        book.visitors.erase(v);
       }
-      auto minutes = *kind == notice_kind::soon ? minutes_of(st.eta_seconds) : 0;
-      auto send = [&](channel ch, contact c) {
-        ++book.counts.sent[index(ch)];
-        out.push_back({it->first, v->first, *kind, minutes, std::move(c)});
-      };
-      if (e.push) send(channel::push, *e.push);
-      if (e.email) send(channel::email, *e.email);
-      if (*kind == notice_kind::soon) {
-        e.soon_sent = true;
-        ++v;
-        continue;
-      }
-      if (st.place) book.told.push_back(*st.place);
-      // The last notice is on its way: the book holds the contact no longer.
-      if (e.push) --book.counts.held[index(channel::push)];
-      if (e.email) --book.counts.held[index(channel::email)];
-      v = book.visitors.erase(v);
     }
     std::erase_if(book.told, [&](std::uint64_t place) {
       if (r->pass_claimed_once(place)) return true;

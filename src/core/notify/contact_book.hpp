@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,6 +80,9 @@ class contact_book {
   // Every notice's outcome since start: [channel][outcome].
   const std::array<std::array<std::uint64_t, outcome_count>, 2>& outcomes() const { return outcomes_; }
   std::size_t size() const;
+  // The visitors the last plan() looked at: those admitted or within reach of the "soon"
+  // window, however many contacts are held (foyer_notification_plan_visitors).
+  std::size_t looked_at() const { return looked_at_; }
   // Notified no-shows in every room since start.
   std::uint64_t notified_no_shows() const { return notified_no_shows_; }
 
@@ -92,15 +96,26 @@ class contact_book {
   };
   struct room_book {
     std::map<id16, entry> visitors;
+    // The visitors with a place (their own, or a lobby member's once the draw gave it), by
+    // place: a pass looks only at those admitted or within reach of the "soon" window, so
+    // its cost follows the window, not the contacts held.
+    std::set<std::pair<std::uint64_t, id16>> by_place;
+    // Lobby members the draw has not placed yet: placed in one pass once the room drew.
+    std::set<id16> unplaced;
     room_counts counts;
     // Places told "it's your turn", until they claim or lapse: at most one per contact held.
     std::vector<std::uint64_t> told;
   };
 
+  static void index_place(room_book& book, const id16& visitor, const entry& e);
+  static void unindex(room_book& book, const id16& visitor, const entry& e);
+  static void place_drawn(room_book& book, const room& r);
+
   std::size_t max_per_room_;
   std::map<std::string, room_book, std::less<>> rooms_;
   std::array<std::array<std::uint64_t, outcome_count>, 2> outcomes_{};
   std::uint64_t notified_no_shows_ = 0;
+  std::size_t looked_at_ = 0;
 };
 
 }  // namespace foyer::notify

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "core/lanes/lane_place.hpp"
 #include "core/notify/contact_book.hpp"
 #include "core/notify/push_payload.hpp"
 #include "support/journal_fixture.hpp"
@@ -106,6 +107,57 @@ TEST_CASE_METHOD(book_fixture, "a visitor hears 'soon' then 'turn', each once, a
   CHECK(book.counts("hall").notified_no_shows == 1);
   CHECK(book.notified_no_shows() == 1);
   CHECK(rooms->find("hall")->no_shows() >= 1);
+}
+
+TEST_CASE_METHOD(book_fixture, "a lane's visitor told it is their turn is watched in their lane until they lapse") {
+  auto config = test_room("hall", 60);
+  config.lanes = {lane_config{"members", "", 500'000, false, lane_entry::open}};
+  start({config});
+  visitor_joined member;
+  member.room = "hall";
+  member.visitor = visitor_of(9);
+  member.entrant = visitor_of(9);
+  member.at_ms = clock.now_ms();
+  member.lane = 1;
+  auto joined = commit(member);
+  REQUIRE_FALSE(joined.first);
+  auto place = joined.second.place;
+  REQUIRE(place);
+  REQUIRE(lane_of(*place) == 1);
+  REQUIRE(book.add("hall", member.visitor, place, std::nullopt, subscription));
+  wait(5);
+  auto turn = plan();
+  REQUIRE(turn.size() == 1);
+  CHECK(turn[0].kind == notice_kind::turn);
+  // Never claimed: once the lane's claim window closed, a notified no-show of the lane.
+  wait(620);
+  plan();
+  CHECK(book.counts("hall").notified_no_shows == 1);
+}
+
+TEST_CASE_METHOD(book_fixture, "a pass looks only at visitors within reach of the soon window; the rest wait unseen") {
+  open_with(2000);
+  // Far back and near: only the near one is due, however many far ones are held.
+  for (std::uint8_t i = 0; i < 90; ++i) {
+    REQUIRE(book.add("hall", visitor_of(i), 1000 + std::uint64_t{i}, std::nullopt, subscription));
+  }
+  REQUIRE(book.add("hall", visitor_of(200), 3, std::nullopt, subscription));
+  auto due = plan();
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].visitor == visitor_of(200));
+  CHECK(book.looked_at() == 1);
+  // The window moves with the queue: 700 s later visitor 200's turn has come, and the first
+  // far one (place 1000, 301 s away) is looked at, due a second later.
+  wait(700);
+  due = plan();
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].kind == notice_kind::turn);
+  CHECK(book.looked_at() == 2);
+  wait(1);
+  due = plan();
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].visitor == visitor_of(0));
+  CHECK(due[0].kind == notice_kind::soon);
 }
 
 TEST_CASE_METHOD(book_fixture, "notices depend on the log alone: a replayed room plans the same") {
