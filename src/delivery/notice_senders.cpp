@@ -52,7 +52,8 @@ net::awaitable<notify::outcome> notice_senders::push(const notify::notice& n) {
   auto payload = notify::push_payload(n, room_name(n.room));
   std::string problem;
   auto o = co_await push_->send(std::get<notify::push_subscription>(n.to), payload, push_ttl, &problem);
-  // The endpoint is the visitor's: the log names the room and what went wrong, not where.
+  // The endpoint's path identifies the visitor's browser: the log names the room, the push
+  // service's origin and what went wrong, never the path.
   if (o != delivery_outcome::delivered) fmt::print(stderr, "foyer: notifications: push for room {}: {}\n", n.room, problem);
   co_return outcome_of(o);
 }
