@@ -21,7 +21,7 @@ std::uint64_t random_u64() {
 
 }  // namespace
 
-notifier::notifier(net::io_context& ioc, const clock& clock, const journal& rooms, notify::contact_book& book,
+notifier::notifier(net::io_context& ioc, const clock& clock, journal& rooms, notify::contact_book& book,
                    options o)
     : ioc_(ioc), clock_(clock), rooms_(rooms), book_(book), options_(o), timer_(ioc), lanes_{lane(ioc), lane(ioc)} {}
 
@@ -75,10 +75,16 @@ void notifier::enqueue(pending p, bool front) {
 
 void notifier::kick(notify::channel ch) {
   auto& l = lanes_[index(ch)];
-  if (l.busy || stopped_ || !l.send || l.queue.empty()) return;
+  if (l.busy || stopped_ || !l.send) return;
+  while (!l.queue.empty() && stale(l.queue.front().n)) {
+    book_.record(l.queue.front().n.room, ch, notify::outcome::stale);
+    l.queue.pop_front();
+  }
+  if (l.queue.empty()) return;
   l.busy = true;
   l.sending = std::move(l.queue.front());
   l.queue.pop_front();
+  going_out(l.sending->n);
   net::co_spawn(ioc_, l.send(l.sending->n), [this, ch](std::exception_ptr failure, notify::outcome o) {
     if (failure) fmt::print(stderr, "foyer: notifications: a {} send failed unexpectedly\n", notify::to_string(ch));
     finished(ch, failure ? notify::outcome::failed : o);
@@ -110,6 +116,25 @@ void notifier::finished(notify::channel ch, notify::outcome o) {
     if (ec || stopped_) return;
     lanes_[index(ch)].busy = false;
     kick(ch);
+  });
+}
+
+bool notifier::stale(const notify::notice& n) const {
+  if (n.kind != notify::notice_kind::turn) return false;
+  const room* r = rooms_.find(n.room);
+  return r == nullptr || !r->claimable(n.place, clock_.steady_ms());
+}
+
+void notifier::going_out(const notify::notice& n) {
+  if (n.kind != notify::notice_kind::turn || telling_.contains({n.room, n.place})) return;
+  const room* r = rooms_.find(n.room);
+  auto told = r ? r->turn_notice(n.place, clock_.steady_ms()) : std::nullopt;
+  if (!told) return;
+  telling_.emplace(n.room, n.place);
+  rooms_.submit(std::move(*told), [this, room = n.room, place = n.place](std::error_code ec, const join_outcome&) {
+    telling_.erase({room, place});
+    // Not durable: the window runs from the admission, as for a visitor nobody told.
+    if (ec) fmt::print(stderr, "foyer: notifications: room '{}': a turn notice not recorded: {}\n", room, ec.message());
   });
 }
 

@@ -8,6 +8,10 @@
 //
 // A channel's sender owns its timeouts (a hung push service or relay must end its send).
 //
+// An "it's your turn" starts the visitor's claim window when it goes out: its first send, on
+// either channel, writes a turn_notified event. One that can no longer help (the visitor
+// claimed, or lapsed while it waited in the queue) is not sent: `stale`.
+//
 // Single-threaded: every member runs on the event loop.
 
 #include <array>
@@ -16,6 +20,8 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <set>
+#include <string>
 #include <utility>  // boost/asio/awaitable.hpp uses std::exchange without it
 
 #include <boost/asio/awaitable.hpp>
@@ -46,7 +52,7 @@ class notifier {
     std::chrono::milliseconds period{1'000};       // Default: due notices are looked for every second
   };
 
-  notifier(net::io_context& ioc, const clock& clock, const journal& rooms, notify::contact_book& book, options o);
+  notifier(net::io_context& ioc, const clock& clock, journal& rooms, notify::contact_book& book, options o);
 
   // The sender of channel `ch`. Until it has one, the channel's notices wait in its queue.
   void set_sender(notify::channel ch, send_function send);
@@ -81,14 +87,18 @@ class notifier {
   void enqueue(pending p, bool front);
   void kick(notify::channel ch);
   void finished(notify::channel ch, notify::outcome o);
+  bool stale(const notify::notice& n) const;
+  void going_out(const notify::notice& n);
 
   net::io_context& ioc_;
   const clock& clock_;
-  const journal& rooms_;
+  journal& rooms_;
   notify::contact_book& book_;
   options options_;
   net::steady_timer timer_;
   std::array<lane, 2> lanes_;
+  // (room, place) whose turn_notified is being written: the other channel's send writes none.
+  std::set<std::pair<std::string, std::uint64_t>> telling_;
   bool stopped_ = false;
 };
 

@@ -144,7 +144,7 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
         auto minutes = *kind == notice_kind::soon ? minutes_of(st.eta_seconds) : 0;
         auto send = [&](channel ch, contact c) {
           ++book.counts.sent[index(ch)];
-          out.push_back({it->first, v->first, *kind, minutes, std::move(c)});
+          out.push_back({it->first, v->first, *e.place, *kind, minutes, std::move(c)});
         };
         if (e.push) send(channel::push, *e.push);
         if (e.email) send(channel::email, *e.email);

@@ -31,6 +31,7 @@ namespace foyer::notify {
 struct notice {
   std::string room;
   id16 visitor{};
+  std::uint64_t place = 0;  // the room's place (lane_place)
   notice_kind kind = notice_kind::soon;
   std::uint32_t minutes = 0;  // of a `soon` notice
   contact to;

@@ -13,6 +13,7 @@ std::string_view to_string(outcome o) {
     case outcome::refused: return "refused";
     case outcome::failed: return "failed";
     case outcome::dropped: return "dropped";
+    case outcome::stale: return "stale";
   }
   return "failed";
 }

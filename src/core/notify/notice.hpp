@@ -24,8 +24,10 @@ enum class outcome : std::uint8_t {
   refused,  // refused for good (4xx, 5xx SMTP reply): not retried
   failed,   // unreachable, timed out, 5xx: retried, boundedly
   dropped,  // the channel's outbox was full, or its retries ran out
+  stale,    // an "it's your turn" that came too late to help: the visitor claimed their pass
+            // or their claim window closed while it waited in the outbox; not sent
 };
-inline constexpr std::size_t outcome_count = 5;
+inline constexpr std::size_t outcome_count = 6;
 std::string_view to_string(outcome o);
 
 // The notice `st` calls for, if one is due: `turn` once admitted, else `soon` once the

@@ -74,6 +74,9 @@ struct describe {
         .boolean("live", e.link.has_value())
         .done();
   }
+  std::string operator()(const turn_notified& e) const {
+    return header(seq, e.at_ms, "turn_notified").num("place", e.place).done();
+  }
   std::string operator()(const pass_claimed& e) const {
     return header(seq, e.at_ms, "pass_claimed").num("place", e.place).str("jti", to_hex(e.pass)).done();
   }

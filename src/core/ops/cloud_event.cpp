@@ -129,7 +129,7 @@ void cloud_events::on_applied(std::uint64_t seq, const event& e, std::optional<h
           count(seq, v);
         } else if constexpr (std::is_same_v<kind_of, pass_claimed>) {
           // One per visitor: the room's figures count them (foyer_room_active_passes).
-        } else if constexpr (std::is_same_v<kind_of, resume_link_changed>) {
+        } else if constexpr (std::is_same_v<kind_of, resume_link_changed> || std::is_same_v<kind_of, turn_notified>) {
           // A visitor's own business, of no use to the site's systems.
         } else {
           // The room's joins so far leave first: a sink sees the room's events in order.

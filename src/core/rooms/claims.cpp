@@ -29,7 +29,7 @@ void claim_book::end(std::uint64_t place, pass_claim& c) {
   c.live = false;
   ++ended_;
   // Judged already: nothing asks about it any more, unless it was reported done.
-  if (place < judged_ && !c.done) {
+  if (judged(place) && !c.done) {
     by_pass_.erase(c.pass_id);
     claims_.erase(place);
   }
@@ -47,28 +47,52 @@ void claim_book::settle(std::int64_t at_ms, std::int64_t window_ms) {
     claims_.erase(place);
   }
   auto target = served_at(at_ms - window_ms);
-  if (target > judged_) {
-    judgment j{at_ms, target - judged_, 0};
-    for (auto place = judged_; place < target; ++place) {
-      auto it = claims_.find(place);
-      if (it == claims_.end()) continue;
-      ++j.claimed;
-      if (!it->second.live && !it->second.done) {
-        by_pass_.erase(it->second.pass_id);
-        claims_.erase(it);
+  judgment j{at_ms, 0, 0};
+  for (auto place = judged_; place < target; ++place) {
+    auto told = notified_.find(place);
+    if (told != notified_.end()) {
+      if (told->second + window_ms > at_ms) {
+        waiting_.emplace(told->second, place);
+        continue;
       }
+      notified_.erase(told);
     }
-    no_shows_ += j.judged - j.claimed;
-    judged_ = target;
-    recent_.push_back(j);
+    judge(place, j);
   }
+  judged_ = std::max(judged_, target);
+  while (!waiting_.empty() && waiting_.begin()->first + window_ms <= at_ms) {
+    auto place = waiting_.begin()->second;
+    waiting_.erase(waiting_.begin());
+    notified_.erase(place);
+    judge(place, j);
+  }
+  if (j.judged > 0) recent_.push_back(j);
   while (!recent_.empty() && recent_.front().at_ms < at_ms - ratio_window_ms) recent_.pop_front();
   // The steps before the window's start are needed no more, but the last of them is.
   while (frontier_.size() > 1 && frontier_[1].first <= at_ms - window_ms) frontier_.pop_front();
 }
 
+void claim_book::judge(std::uint64_t place, judgment& j) {
+  ++j.judged;
+  auto it = claims_.find(place);
+  if (it == claims_.end()) {
+    ++no_shows_;
+    return;
+  }
+  ++j.claimed;
+  if (!it->second.live && !it->second.done) {
+    by_pass_.erase(it->second.pass_id);
+    claims_.erase(it);
+  }
+}
+
+void claim_book::notified(std::uint64_t place, std::int64_t at_ms, std::int64_t window_ms) {
+  if (place < judged_ || claims_.contains(place) || lapsed(place, at_ms, window_ms)) return;
+  notified_.emplace(place, at_ms);
+}
+
 bool claim_book::claim(std::uint64_t place, const id16& pass_id, std::int64_t expires_ms) {
-  if (place < judged_ || claims_.contains(place)) return false;
+  if (judged(place) || claims_.contains(place)) return false;
   claims_.emplace(place, pass_claim{pass_id, expires_ms, true});
   by_pass_.emplace(pass_id, place);
   live_.emplace(expires_ms, place);
@@ -107,6 +131,7 @@ std::optional<std::int64_t> claim_book::live_until(std::uint64_t place, std::int
 
 bool claim_book::lapsed(std::uint64_t place, std::int64_t now_ms, std::int64_t window_ms) const {
   if (claims_.contains(place)) return false;
+  if (auto told = notified_.find(place); told != notified_.end() && told->second + window_ms > now_ms) return false;
   return place < std::max(judged_, served_at(now_ms - window_ms));
 }
 
@@ -164,9 +189,16 @@ void claim_book::encode(writer& w) const {
   w.u64(claimed_total_);
   w.u64(no_shows_);
   w.u64(ended_);
+  std::vector<std::pair<std::uint64_t, std::int64_t>> told(notified_.begin(), notified_.end());
+  std::sort(told.begin(), told.end());
+  w.u64(told.size());
+  for (const auto& [place, at] : told) {
+    w.u64(place);
+    w.i64(at);
+  }
 }
 
-bool claim_book::decode(reader& r) {
+bool claim_book::decode(reader& r, bool with_notices) {
   claim_book b;
   auto count = r.u64();
   for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
@@ -197,6 +229,13 @@ bool claim_book::decode(reader& r) {
   b.claimed_total_ = r.u64();
   b.no_shows_ = r.u64();
   b.ended_ = r.u64();
+  count = with_notices ? r.u64() : 0;
+  for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {
+    auto place = r.u64();
+    auto at = r.i64();
+    b.notified_.emplace(place, at);
+    if (place < b.judged_) b.waiting_.emplace(at, place);
+  }
   if (r.failed()) return false;
   *this = std::move(b);
   return true;

@@ -26,6 +26,13 @@ class claim_book {
   // Judges the admissions whose claim window closed by `at_ms`: each was claimed or is
   // a no-show. Live passes expired by then stop counting.
   void settle(std::int64_t at_ms, std::int64_t window_ms);
+  // The visitor at `place` was told "it's your turn" at `at_ms`: their claim window runs
+  // from then, not from the step that admitted them, so a visitor who stepped away has
+  // the whole window once the notice goes out. Nothing for a place already judged or
+  // claimed: a notice never revives a lapsed visitor.
+  void notified(std::uint64_t place, std::int64_t at_ms, std::int64_t window_ms);
+  // Told, and not judged yet.
+  bool told(std::uint64_t place) const { return notified_.contains(place); }
 
   // A pass claimed at `at_ms`, live until `expires_ms`. False if the visitor's window
   // was already judged without a claim (then they are a no-show) or they claimed before.
@@ -57,7 +64,8 @@ class claim_book {
   std::pair<std::uint64_t, std::uint64_t> recent_claims() const;
 
   void encode(writer& w) const;
-  bool decode(reader& r);
+  // `with_notices`: the bytes end with the notified places (room state format 11 on).
+  bool decode(reader& r, bool with_notices);
 
  private:
   struct pass_claim {
@@ -73,6 +81,9 @@ class claim_book {
   };
   std::uint64_t served_at(std::int64_t at_ms) const;
   void end(std::uint64_t place, pass_claim& c);
+  bool judged(std::uint64_t place) const { return place < judged_ && !notified_.contains(place); }
+  // Judges a place whose window closed at `at_ms`: one more claimed, or one more no-show.
+  void judge(std::uint64_t place, judgment& j);
 
   std::unordered_map<std::uint64_t, pass_claim> claims_;  // by place, until judged and ended
   std::unordered_map<id16, std::uint64_t, id16_hash> by_pass_;
@@ -80,7 +91,11 @@ class claim_book {
   std::set<std::pair<std::int64_t, std::uint64_t>> done_;  // (expires, place) of passes reported done
   std::deque<std::pair<std::int64_t, std::uint64_t>> frontier_;  // (at, served), oldest first
   std::deque<judgment> recent_;
-  std::uint64_t judged_ = 0;  // every place below was judged: claimed or no-show
+  // Told "it's your turn", not judged yet: place -> when the notice went out. Those
+  // below judged_ wait for their own window; `waiting_` orders them by its start.
+  std::unordered_map<std::uint64_t, std::int64_t> notified_;
+  std::set<std::pair<std::int64_t, std::uint64_t>> waiting_;
+  std::uint64_t judged_ = 0;  // every place below was judged (claimed or no-show), but those notified_
   std::uint64_t claimed_total_ = 0;
   std::uint64_t no_shows_ = 0;
   std::uint64_t ended_ = 0;  // claimed passes that expired or were reported done

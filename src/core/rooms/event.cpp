@@ -40,6 +40,7 @@ enum class tag : std::uint8_t {
   codes_added = 25,
   codes_revoked = 26,
   resume_link_changed = 27,
+  turn_notified = 28,
 };
 
 // The events that name one hold by a request's key share a layout.
@@ -166,6 +167,12 @@ struct encoder {
     w.str(e.room);
     w.u64(e.place);
     w.raw(e.pass);
+    w.i64(e.at_ms);
+  }
+  void operator()(const turn_notified& e) {
+    w.u8(static_cast<std::uint8_t>(tag::turn_notified));
+    w.str(e.room);
+    w.u64(e.place);
     w.i64(e.at_ms);
   }
   void operator()(const passes_done& e) {
@@ -388,6 +395,13 @@ std::optional<event> read_event(reader& r) {
       e.room = r.str();
       e.place = r.u64();
       e.pass = r.raw<16>();
+      e.at_ms = r.i64();
+      return e;
+    }
+    case tag::turn_notified: {
+      turn_notified e;
+      e.room = r.str();
+      e.place = r.u64();
       e.at_ms = r.i64();
       return e;
     }

@@ -162,10 +162,19 @@ struct resume_link_changed {
   std::int64_t at_ms = 0;
 };
 
+// The visitor at `place` was told "it's your turn" (a push or an email went to the outbox):
+// their claim window runs from here (claim_book::notified). No personal data.
+struct turn_notified {
+  std::string room;
+  std::uint64_t place = 0;
+  std::int64_t at_ms = 0;
+};
+
 using event = std::variant<room_created, visitor_joined, visitors_admitted, lobby_closed, beacon_supplied,
                            state_changed, room_configured, room_removed, pass_claimed, passes_done, stock_reported,
                            rate_changed, hold_placed, hold_extended, hold_confirmed, hold_released, holds_expired,
-                           seats_recounted, draw_witnessed, codes_added, codes_revoked, resume_link_changed>;
+                           seats_recounted, draw_witnessed, codes_added, codes_revoked, resume_link_changed,
+                           turn_notified>;
 
 std::string encode(const event& e);
 // Whether `e` is a hold event, whose applying has a hold_outcome.

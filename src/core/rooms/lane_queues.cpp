@@ -183,7 +183,7 @@ void lane_queues::encode(writer& w) const {
   }
 }
 
-bool lane_queues::decode(reader& r) {
+bool lane_queues::decode(reader& r, bool with_notices) {
   auto count = r.u32();
   if (count == 0 || count > max_lane_ids) return false;
   std::vector<lane_queue> lanes(count);
@@ -200,7 +200,7 @@ bool lane_queues::decode(reader& r) {
     l.joined = r.u64();
     l.served = r.u64();
     l.deficit = r.i64();
-    if (r.failed() || l.served > l.joined || !l.claims.decode(r)) return false;
+    if (r.failed() || l.served > l.joined || !l.claims.decode(r, with_notices)) return false;
   }
   lanes_ = std::move(lanes);
   reweigh();

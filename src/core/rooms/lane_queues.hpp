@@ -76,6 +76,10 @@ class lane_queues {
   bool lapsed(std::uint64_t place, std::int64_t now_ms, std::int64_t window_ms) const {
     return book(place).lapsed(place_in_lane(place), now_ms, window_of(lane_of(place), window_ms));
   }
+  bool told(std::uint64_t place) const { return book(place).told(place_in_lane(place)); }
+  void notified(std::uint64_t place, std::int64_t at_ms, std::int64_t window_ms) {
+    book(place).notified(place_in_lane(place), at_ms, window_of(lane_of(place), window_ms));
+  }
   std::optional<std::uint64_t> place_of_pass(const id16& pass_id) const;
   std::uint64_t active(std::int64_t now_ms) const;
   std::uint64_t freed(std::int64_t now_ms) const;
@@ -85,7 +89,8 @@ class lane_queues {
   std::optional<double> claim_ratio() const;
 
   void encode(writer& w) const;
-  bool decode(reader& r);
+  // `with_notices`: claim_book::decode's.
+  bool decode(reader& r, bool with_notices);
   // A state from before lanes: one general lane with these counts and claims.
   void restore_general(std::uint64_t joined, std::uint64_t served, claim_book claims);
 

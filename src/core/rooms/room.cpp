@@ -267,6 +267,11 @@ void room::apply(const pass_claimed& e) {
   lanes_.claim(e.place, e.pass, e.at_ms + std::int64_t{config_.pass_ttl_seconds} * 1000);
 }
 
+std::optional<turn_notified> room::turn_notice(std::uint64_t place, std::int64_t now_ms) const {
+  if (lanes_.told(place) || !claimable(place, now_ms)) return std::nullopt;
+  return turn_notified{config_.id, place, now_ms};
+}
+
 void room::apply(const passes_done& e) {
   for (auto place : e.places) lanes_.report_done(place);
 }

@@ -127,6 +127,7 @@ class room {
   void apply(const codes_added& e);
   void apply(const codes_revoked& e) { codes_.apply(e); }
   void apply(const resume_link_changed& e) { resume_.set(e.visitor, e.link); }
+  void apply(const turn_notified& e) { lanes_.notified(e.place, e.at_ms, claim_window_ms()); }
 
   // What the ticker should make durable at `now`, if anything.
   std::optional<event> due(std::int64_t now_ms) const;
@@ -174,6 +175,14 @@ class room {
   bool lapsed(std::uint64_t place, std::int64_t now_ms) const {
     return lanes_.lapsed(place, now_ms, claim_window_ms());
   }
+  // Whether an admitted visitor may still claim their pass (and "it's your turn" still
+  // helps): not claimed before, not lapsed.
+  bool claimable(std::uint64_t place, std::int64_t now_ms) const {
+    return !pass_claimed_once(place) && !lapsed(place, now_ms);
+  }
+  // The visitor's "it's your turn" goes out at `now`: the event that starts their claim
+  // window then. None when it would change nothing: told before, claimed or lapsed.
+  std::optional<turn_notified> turn_notice(std::uint64_t place, std::int64_t now_ms) const;
   std::optional<std::uint64_t> place_of_pass(const id16& pass) const { return lanes_.place_of_pass(pass); }
   std::uint64_t active(std::int64_t now_ms) const { return lanes_.active(now_ms); }
   std::uint64_t claimed() const { return lanes_.claimed_total(); }

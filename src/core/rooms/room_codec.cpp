@@ -18,7 +18,8 @@ namespace {
 // 8: the lanes, each with its counts and its passes' claims, where the claims were, then
 //    the access codes and the invites used;
 // 9: the lobbies of the lanes other than the general one, for their own draws;
-// 10: the visitors' live resume links, before the seat ledger.
+// 10: the visitors' live resume links, before the seat ledger;
+// 11: each lane's claims end with the places told "it's your turn" (claim_book).
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
@@ -28,7 +29,8 @@ constexpr std::uint8_t config_format_state_format = 6;
 constexpr std::uint8_t commit_state_format = 7;
 constexpr std::uint8_t lanes_state_format = 8;
 constexpr std::uint8_t lane_lobbies_state_format = 9;
-constexpr std::uint8_t state_format = 10;
+constexpr std::uint8_t resume_state_format = 10;
+constexpr std::uint8_t state_format = 11;
 
 void write_optional(writer& w, const std::optional<std::int64_t>& v) {
   w.u8(v.has_value());
@@ -156,7 +158,8 @@ bool room::decode_state(std::string_view bytes) {
     reason = r.u8();
     sold_out_by_stock = r.u8() != 0;
     stock_from = r.u8();
-    bool queues = format >= lanes_state_format ? lanes.decode(r) && codes.decode(r) && invites.decode(r) : claims.decode(r);
+    bool queues = format >= lanes_state_format ? lanes.decode(r, format >= state_format) && codes.decode(r) && invites.decode(r)
+                                                  : claims.decode(r, /*with_notices=*/false);
     if (!queues || !stock.decode(r)) return false;
   }
   std::optional<commit_terms> committed;
@@ -177,7 +180,7 @@ bool room::decode_state(std::string_view bytes) {
     for (std::uint64_t i = 0; i < count && !r.failed(); ++i) lobbies.push_back(merkle::frontier::decode(r.str()));
   }
   resume_book resume;
-  if (format >= state_format && !resume.decode(r)) return false;
+  if (format >= resume_state_format && !resume.decode(r)) return false;
   bool lobbies_good = std::all_of(lobbies.begin(), lobbies.end(), [](const auto& l) {
     // A lobby the lottery cannot shuffle: refused here, before anything is applied.
     return l && l->size() < lottery::lobby_size_limit;

@@ -152,7 +152,7 @@ response plain_queue::wait(const request& req, const room& r) {
   std::string_view title = "You are in the queue";
   if (st.state == "admitted") {
     refresh.reset();
-    if (r.pass_live_until(*t->place, now) || (!r.pass_claimed_once(*t->place) && !r.lapsed(*t->place, now))) {
+    if (r.pass_live_until(*t->place, now) || r.claimable(*t->place, now)) {
       title = "It is your turn";
       main = fmt::format("<p class=\"lead\">Go on to the site now: your pass is made when you follow the link.</p>\n"
                          "<p><a class=\"button\" href=\"{}/pass\">Continue to {}</a></p>\n",

@@ -258,7 +258,7 @@ std::int64_t visitor::claim_pass(const room& r, std::uint64_t place, const id16&
 
 std::optional<std::int64_t> visitor::pass_until(const room& r, std::uint64_t place, const ticket& t, std::int64_t now_ms) {
   auto live = r.pass_live_until(place, now_ms);
-  if (!live && !r.pass_claimed_once(place) && !r.lapsed(place, now_ms)) live = claim_pass(r, place, t.visitor, now_ms);
+  if (!live && r.claimable(place, now_ms)) live = claim_pass(r, place, t.visitor, now_ms);
   return live;
 }
 

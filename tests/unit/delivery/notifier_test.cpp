@@ -3,6 +3,8 @@
 // "gone" forgets the contact, and a full queue drops its oldest notice, counted.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <boost/asio/io_context.hpp>
 
 #include "delivery/notifier.hpp"
@@ -95,4 +97,39 @@ TEST_CASE_METHOD(notifier_fixture, "a gone subscription is forgotten; a channel 
   CHECK(count(book, channel::email, outcome::dropped) == 0);
   notices.stop();
   CHECK(notices.queued(channel::email) == 0);  // stopping forgets what waits
+}
+
+TEST_CASE_METHOD(notifier_fixture, "\"it's your turn\" starts the claim window as it goes out, once; one too late is not sent") {
+  clock.advance_ms(2'000);
+  REQUIRE(tick("hall"));
+  auto admitted_at = clock.steady_ms();
+  REQUIRE(rooms->find("hall")->served(admitted_at) == 2);
+  // Place 1 came back by themselves: their pass is claimed before any notice leaves.
+  REQUIRE_FALSE(commit(pass_claimed{"hall", 1, id16{7}, clock.now_ms()}).first);
+  // The notices go out five minutes after places 0 and 1 were admitted, half their window.
+  clock.advance_ms(300'000);
+  auto told_at = clock.steady_ms();
+  delivery::notifier notices(ioc, clock, *rooms, book, quick(/*queue=*/10, /*attempts=*/3));
+  notices.set_sender(channel::email, answering(outcome::delivered));
+  notices.set_sender(channel::push, answering(outcome::delivered));
+  notices.start();
+  ioc.run_for(std::chrono::milliseconds(100));
+  notices.stop();
+  drain();
+
+  // Two notices each for places 0 and 2, one event each, at their time; none for place 1.
+  std::vector<std::pair<std::uint64_t, std::int64_t>> told;
+  for (const auto& bytes : store.recover().events) {
+    auto e = decode_event(bytes);
+    if (auto* t = e ? std::get_if<turn_notified>(&*e) : nullptr) told.emplace_back(t->place, t->at_ms);
+  }
+  CHECK(told == std::vector<std::pair<std::uint64_t, std::int64_t>>{{0, told_at}, {2, told_at}});
+  CHECK(count(book, channel::push, outcome::stale) == 1);
+  CHECK(count(book, channel::email, outcome::stale) == 1);
+  auto turns = std::count_if(sent.begin(), sent.end(), [](const notice& n) { return n.kind == notice_kind::turn; });
+  CHECK(turns == 4);
+  CHECK(std::none_of(sent.begin(), sent.end(), [](const notice& n) { return n.place == 1; }));
+  // Past the window from the admission, within the one from the notice: still theirs.
+  CHECK(rooms->find("hall")->claimable(0, admitted_at + 600'000 + 1));
+  CHECK_FALSE(rooms->find("hall")->claimable(0, told_at + 600'000));
 }

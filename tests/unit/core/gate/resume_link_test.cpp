@@ -149,14 +149,20 @@ TEST_CASE_METHOD(resume_fixture, "live links survive a snapshot, and a state of 
   CHECK_FALSE(restored.resume_links().live(id16{2}));
   CHECK(restored.resume_links().made(id16{2}) == 1);
 
-  // Format 9 is the current one without the book (a u64 count, then its entries).
+  // Format 9 is the current one without the book (a u64 count, then its entries) and
+  // without the lane's count of places told "it's your turn" (a u64, before the book).
   room none = make(fifo_config());
   join_many(none, 3);
   room one = none;
   one.apply(resume_link_changed{"r", id16{1}, id16{0x11}, now_ms});
+  room told = none;
+  told.apply(turn_notified{"r", 0, now_ms});
   auto bytes = none.encode_state();
   auto book_at = first_difference(bytes, one.encode_state()) - 7;
-  std::string old = bytes.substr(0, book_at) + bytes.substr(book_at + 8);
+  auto told_at = first_difference(bytes, told.encode_state()) - 7;
+  REQUIRE(told_at < book_at);
+  std::string old = bytes.substr(0, told_at) + bytes.substr(told_at + 8, book_at - told_at - 8) +
+                    bytes.substr(book_at + 8);
   old[0] = 9;
   room from_old = make(fifo_config(7));
   REQUIRE(from_old.decode_state(old));

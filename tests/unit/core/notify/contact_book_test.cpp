@@ -204,10 +204,10 @@ TEST_CASE_METHOD(book_fixture, "contacts are bounded per room, replaced per chan
 }
 
 TEST_CASE("a pushed notice names the room and its page, never the visitor") {
-  notice soon{"hall", visitor_of(7), notice_kind::soon, 4, subscription};
+  notice soon{"hall", visitor_of(7), 7, notice_kind::soon, 4, subscription};
   CHECK(push_payload(soon, "The Hall") ==
         R"({"kind":"soon","room":"hall","title":"Your turn is near","body":"The Hall: your turn in about 4 minutes.","minutes":4,"url":"/r/hall"})");
-  notice turn{"hall", visitor_of(7), notice_kind::turn, 0, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}};
+  notice turn{"hall", visitor_of(7), 7, notice_kind::turn, 0, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}};
   CHECK(push_payload(turn, "The Hall") ==
         R"({"kind":"turn","room":"hall","title":"It's your turn","body":"The Hall: it's your turn. Open the page to go through.","url":"/r/hall"})");
 }

@@ -35,6 +35,7 @@ std::vector<event> one_of_each() {
       seats_recounted{"r", 47},
       lobby_closed{"r", 48, /*awaits_witnesses=*/true},
       draw_witnessed{"r", ledger::stage::close, "origin\n1\nroot\n\n\u2014 sig\n", 49},
+      turn_notified{"r", 50, 51},
   };
 }
 
@@ -85,6 +86,7 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
   // 4 is a close whose draw does not wait for witnesses, as older logs hold it.
   CHECK(tag_of(lobby_closed{"r", 0, true}) == 22);
   CHECK(tag_of(draw_witnessed{}) == 23);
+  CHECK(tag_of(turn_notified{}) == 28);
   for (const auto& e : one_of_each()) {
     auto back = decode_event(encode(e));
     REQUIRE(back);
@@ -96,7 +98,7 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
 TEST_CASE("a corrupt tag is refused") {
   for (const auto& e : one_of_each()) {
     auto bytes = encode(e);
-    for (std::uint8_t tag : {0, 24, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
+    for (std::uint8_t tag : {0, 24, 29, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
   }
 }
 

@@ -5,9 +5,11 @@
 
 #include "core/base/codec.hpp"
 #include "core/rooms/status.hpp"
+#include "support/encoding.hpp"
 #include "support/room_fixture.hpp"
 
 using namespace foyer;
+using foyer::test::first_difference;
 using foyer::test::room_fixture;
 
 namespace {
@@ -120,9 +122,17 @@ TEST_CASE_METHOD(lanes_fixture, "a state of format 8, before lane lobbies and re
   join_lane(r, "general");
   join_lane(r, "members");
   join_lane(r, "members");
-  // Today's bytes less what format 8 did not have: the lane lobbies' count (none in a FIFO
-  // room) and the resume links (none), between the witnessing byte and the seat ledger.
+  // Today's bytes less what format 8 did not have: each lane's count of places told "it's
+  // your turn" (none), the lane lobbies' count (none in a FIFO room) and the resume links
+  // (none), between the witnessing byte and the seat ledger.
   auto bytes = r.encode_state();
+  std::vector<std::size_t> counts;
+  for (std::uint8_t lane = 0; lane < r.lanes().size(); ++lane) {
+    room told = r;
+    told.apply(turn_notified{"r", lane_place(lane, 0), now_ms});
+    counts.push_back(first_difference(bytes, told.encode_state()) - 7);
+  }
+  for (auto at = counts.rbegin(); at != counts.rend(); ++at) bytes.erase(*at, 8);
   writer seats, absent;
   r.seats().encode(seats);
   absent.u64(0);

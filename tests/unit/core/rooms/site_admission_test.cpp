@@ -4,9 +4,11 @@
 
 #include "core/rooms/rate_control.hpp"
 #include "core/rooms/site_reports.hpp"
+#include "support/encoding.hpp"
 #include "support/journal_fixture.hpp"
 
 using namespace foyer;
+using foyer::test::first_difference;
 using foyer::test::journal_fixture;
 using foyer::test::test_room;
 
@@ -366,4 +368,101 @@ TEST_CASE_METHOD(site_fixture, "no mix of joins, claims, done, rates, stock, sto
   }
   CHECK(restarts > 50);
   CHECK(held > 20);
+}
+
+TEST_CASE_METHOD(site_fixture, "a turn notice starts the visitor's claim window when it goes out") {
+  auto c = test_room("r", 60);
+  c.claim_window_seconds = 600;
+  start({c});
+  for (int i = 0; i < 3; ++i) join("r");
+  clock.advance_ms(1'000);
+  tick_all();  // admits place 0
+  auto admitted_at = clock.now_ms();
+  auto run_to = [&](std::int64_t at_ms) {
+    while (clock.now_ms() < at_ms) {
+      clock.advance_ms(std::min<std::int64_t>(1'000, at_ms - clock.now_ms()));
+      tick_all();
+    }
+  };
+  run_to(admitted_at + 300'000);
+  auto told_at = clock.now_ms();
+  auto told = r().turn_notice(0, told_at);
+  REQUIRE(told);
+  CHECK(told->place == 0);
+  REQUIRE_FALSE(commit(*told).first);
+  // Told once: a second channel's delivery writes nothing.
+  CHECK_FALSE(r().turn_notice(0, clock.now_ms()));
+
+  // Past the window from the admission, within the one from the notice: still theirs,
+  // through a restart (replay) and a snapshot alike.
+  run_to(admitted_at + 600'000 + 5'000);
+  CHECK(r().lapsed(1, clock.now_ms()));
+  CHECK_FALSE(r().lapsed(0, clock.now_ms()));
+  CHECK(r().claimable(0, clock.now_ms()));
+  restart();
+  CHECK_FALSE(r().lapsed(0, clock.now_ms()));
+  room copy = r();
+  REQUIRE(copy.decode_state(r().encode_state()));
+  CHECK(copy.encode_state() == r().encode_state());
+  CHECK_FALSE(copy.lapsed(0, clock.now_ms()));
+  // A notice for a visitor who lapsed already revives nothing.
+  CHECK_FALSE(r().turn_notice(1, clock.now_ms()));
+  REQUIRE_FALSE(commit(turn_notified{"r", 1, clock.now_ms()}).first);
+  CHECK(r().lapsed(1, clock.now_ms()));
+
+  auto no_shows = r().no_shows();
+  run_to(told_at + 600'000 - 1);
+  CHECK_FALSE(r().lapsed(0, clock.now_ms()));
+  CHECK(r().no_shows() == no_shows);
+  run_to(told_at + 600'000);
+  CHECK(r().lapsed(0, clock.now_ms()));
+  CHECK(r().no_shows() == no_shows + 1);
+  CHECK_FALSE(r().claimable(0, clock.now_ms()));
+  claim(0);
+  CHECK_FALSE(r().pass_claimed_once(0));
+}
+
+TEST_CASE_METHOD(site_fixture, "a notified visitor who claims late in their window counts as claimed, once") {
+  auto c = test_room("r", 60);
+  c.claim_window_seconds = 60;
+  start({c});
+  join("r");
+  clock.advance_ms(1'000);
+  tick_all();
+  clock.advance_ms(30'000);
+  REQUIRE_FALSE(commit(*r().turn_notice(0, clock.now_ms())).first);
+  for (int s = 0; s < 50; ++s) {
+    clock.advance_ms(1'000);
+    tick_all();
+  }
+  claim(0);
+  CHECK(r().pass_claimed_once(0));
+  CHECK_FALSE(r().claimable(0, clock.now_ms()));
+  // The pass ends before the window from the notice closes: judged claimed all the same.
+  done(0);
+  for (int s = 0; s < 60; ++s) {
+    clock.advance_ms(1'000);
+    tick_all();
+  }
+  CHECK(r().no_shows() == 0);
+  CHECK(r().claim_ratio() == 1.0);
+}
+
+TEST_CASE_METHOD(site_fixture, "a state of format 10 reads with nobody told") {
+  start({test_room("r", 60)});
+  join("r");
+  room none = r();
+  room told = r();
+  told.apply(turn_notified{"r", 0, clock.now_ms()});
+  // Format 10 is the current one without each lane's count of places told (a u64).
+  auto bytes = none.encode_state();
+  auto count_at = first_difference(bytes, told.encode_state()) - 7;
+  std::string old = bytes.substr(0, count_at) + bytes.substr(count_at + 8);
+  old[0] = 10;
+  room from_old = r();
+  REQUIRE(from_old.decode_state(old));
+  CHECK(from_old.encode_state() == bytes);
+  // Format 11 does read the places told.
+  REQUIRE(from_old.decode_state(told.encode_state()));
+  CHECK(from_old.encode_state() == told.encode_state());
 }
