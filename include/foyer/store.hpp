@@ -5,6 +5,8 @@
 // next sequence number (the first event ever is seq 1). Recovery loads the newest
 // snapshot and replays the events after it. Side records are keyed values written
 // in the same atomic write as the events (e.g. lobby Merkle nodes), read back later.
+// Contacts (visitors' notification addresses) are kept apart from all of these: never in
+// an event, a snapshot or a copy of the log, and deleted once used.
 //
 // Threading: every member is called on the event loop thread only, and every
 // completion handler runs on the event loop thread, through the `post` function the
@@ -22,6 +24,12 @@ namespace foyer {
 struct side_record {
   std::string key;
   std::string value;
+};
+
+// A contact record to put, or to delete when it has no value.
+struct record_change {
+  std::string key;
+  std::optional<std::string> value;
 };
 
 struct recovered_log {
@@ -57,6 +65,9 @@ class event_store {
   // Reads up to `max_events` durable events from seq `after_seq + 1` on, in order; fewer
   // (or none) at the end of the log. The log is never truncated: it is the audit trail.
   virtual void read_events(std::uint64_t after_seq, std::size_t max_events, events_handler done) = 0;
+
+  // Puts and deletes contact records in one atomic, synced write; on error none of them is.
+  virtual void write_contacts(std::vector<record_change> changes, done_handler done) = 0;
 };
 
 }  // namespace foyer

@@ -153,6 +153,27 @@ system_clock serving_clock() {
   return system_clock(offset_wall_ms);
 }
 
+// The contacts acknowledged before the restart go back into the book; records that cannot
+// be read, or all of them when no channel is configured, are deleted: nobody would be told.
+void restore_contacts(notify::contact_book& book, event_store& store,
+                      std::vector<std::pair<std::string, std::string>> records, bool kept) {
+  std::vector<record_change> unused;
+  std::size_t malformed = 0;
+  for (auto& record : records) {
+    if (kept && book.restore(record.first, record.second)) continue;
+    if (kept) ++malformed;
+    unused.push_back({std::move(record.first), std::nullopt});
+  }
+  if (book.size() > 0) {
+    log::info(fmt::format("notifications: the contacts of {} visitor(s) are kept from the last run", book.size()));
+  }
+  if (malformed > 0) log::warn(fmt::format("notifications: {} unreadable contact record(s) deleted", malformed));
+  if (unused.empty()) return;
+  store.write_contacts(std::move(unused), [](std::error_code ec) {
+    if (ec) log::warn(fmt::format("notifications: unused contact records could not be deleted: {}", ec.message()));
+  });
+}
+
 }  // namespace
 
 int serve(const config& c, const std::optional<std::filesystem::path>& config_file) {
@@ -185,6 +206,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
                            std::move(store_options));
   journal rooms(store);
   rooms.recover(store.recover(), c.rooms);
+  auto stored_contacts = store.load_contacts();
   clock.not_before(rooms.latest_ms());
   // Follows the log from here on: recovery's replay is not sent again (the audit export has it).
   delivery::event_sinks sinks(ioc, clock, c.event_source.empty() ? "/foyer/" + net::ip::host_name() : c.event_source,
@@ -216,9 +238,10 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // Visitors' contacts (core/notify/contact_book.hpp), and the notices sent to them off the
   // visitors' path: push once a VAPID subject is set, email once a relay is.
   notify::contact_book contacts(c.notifications.max_contacts_per_room);
-  delivery::notifier notices(ioc, clock, rooms, contacts, c.notifications.outbox);
+  delivery::notifier notices(ioc, clock, rooms, contacts, store, c.notifications.outbox);
   delivery::notice_senders notice_senders(ioc, clock, rooms);
   auto channels = c.notifications.channels();
+  restore_contacts(contacts, store, std::move(stored_contacts), channels.any());
   if (channels.push) {
     notice_senders.use_push(*keys.vapid(), c.notifications.vapid_subject, c.notifications.push);
     api_settings.vapid_public_key = notify::vapid_public_key(*keys.vapid());

@@ -22,8 +22,15 @@ std::uint64_t random_u64() {
 }  // namespace
 
 notifier::notifier(net::io_context& ioc, const clock& clock, journal& rooms, notify::contact_book& book,
-                   options o)
-    : ioc_(ioc), clock_(clock), rooms_(rooms), book_(book), options_(o), timer_(ioc), lanes_{lane(ioc), lane(ioc)} {}
+                   event_store& store, options o)
+    : ioc_(ioc),
+      clock_(clock),
+      rooms_(rooms),
+      book_(book),
+      store_(store),
+      options_(o),
+      timer_(ioc),
+      lanes_{lane(ioc), lane(ioc)} {}
 
 void notifier::set_sender(notify::channel ch, send_function send) { lanes_[index(ch)].send = std::move(send); }
 
@@ -33,6 +40,8 @@ void notifier::start() {
 }
 
 void notifier::stop() {
+  // A contact forgotten since the last pass is not restored at the next start.
+  if (!stopped_) write_changes();
   stopped_ = true;
   timer_.cancel();
   for (auto& l : lanes_) {
@@ -53,7 +62,27 @@ void notifier::schedule() {
 
 void notifier::plan() {
   for (auto& n : book_.plan(rooms_, clock_.steady_ms(), options_.soon_seconds)) enqueue({std::move(n), 0}, false);
+  write_changes();
   for (auto ch : channels) kick(ch);
+}
+
+void notifier::write_changes() {
+  auto changes = book_.take_changes();
+  if (changes.empty()) return;
+  // The keys alone are kept: a change written again is written as the book is then.
+  std::vector<record_change> keys;
+  keys.reserve(changes.size());
+  for (const auto& c : changes) keys.push_back({c.key, std::nullopt});
+  store_.write_contacts(std::move(changes), [this, keys = std::move(keys)](std::error_code ec) {
+    if (!ec) {
+      write_failed_ = false;
+      return;
+    }
+    book_.unwritten(keys);
+    if (std::exchange(write_failed_, true)) return;
+    fmt::print(stderr, "foyer: notifications: the contacts' changes could not be written ({}); trying again\n",
+               ec.message());
+  });
 }
 
 void notifier::enqueue(pending p, bool front) {

@@ -6,6 +6,10 @@
 // or a join never waits for it, and a push service or relay that hangs or refuses costs
 // the queue its oldest notices (counted dropped), never the visitors' time.
 //
+// Each pass also writes what the book changed (the contacts of visitors told their turn,
+// forgotten or of rooms that ended are deleted; "soon sent" is kept) in one write to the
+// store, waited for by nobody; a failed one is tried again with the next pass.
+//
 // A channel's sender owns its timeouts (a hung push service or relay must end its send).
 //
 // An "it's your turn" starts the visitor's claim window when it goes out: its first send, on
@@ -28,6 +32,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <foyer/clock.hpp>
+#include <foyer/store.hpp>
 
 #include "core/notify/contact_book.hpp"
 #include "core/ops/metrics.hpp"
@@ -52,13 +57,14 @@ class notifier {
     std::chrono::milliseconds period{1'000};       // Default: due notices are looked for every second
   };
 
-  notifier(net::io_context& ioc, const clock& clock, journal& rooms, notify::contact_book& book, options o);
+  notifier(net::io_context& ioc, const clock& clock, journal& rooms, notify::contact_book& book, event_store& store,
+           options o);
 
   // The sender of channel `ch`. Until it has one, the channel's notices wait in its queue.
   void set_sender(notify::channel ch, send_function send);
 
   void start();
-  // Stops sending; what is queued is forgotten.
+  // Stops sending; what is queued is forgotten. The book's last changes are written.
   void stop();
 
   // The notices queued on `ch`.
@@ -84,6 +90,7 @@ class notifier {
 
   void schedule();
   void plan();
+  void write_changes();
   void enqueue(pending p, bool front);
   void kick(notify::channel ch);
   void finished(notify::channel ch, notify::outcome o);
@@ -94,12 +101,14 @@ class notifier {
   const clock& clock_;
   journal& rooms_;
   notify::contact_book& book_;
+  event_store& store_;
   options options_;
   net::steady_timer timer_;
   std::array<lane, 2> lanes_;
   // (room, place) whose turn_notified is being written: the other channel's send writes none.
   std::set<std::pair<std::string, std::uint64_t>> telling_;
   bool stopped_ = false;
+  bool write_failed_ = false;  // said once until a write succeeds again
 };
 
 }  // namespace foyer::delivery

@@ -14,8 +14,9 @@ struct copied_log {
 
 // Copies the store in `dir` into `dest`, which must not exist, as of one moment after
 // the call began: every write acknowledged before then is in the copy, since a write is
-// acknowledged only once its WAL record is synced. `scratch` holds the secondary
-// instance's own files while it runs. Throws store_error naming the cause.
+// acknowledged only once its WAL record is synced. Visitors' contacts are left out: a
+// backup holds no addresses. `scratch` holds the secondary instance's own files while it
+// runs. Throws store_error naming the cause.
 copied_log copy_log(const std::filesystem::path& dir, const std::filesystem::path& dest,
                     const std::filesystem::path& scratch);
 

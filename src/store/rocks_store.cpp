@@ -11,6 +11,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <cassert>
 #include <condition_variable>
 #include <deque>
@@ -25,7 +26,7 @@
 #include "core/base/bytes.hpp"
 #include "store/fault_file_system.hpp"
 
-// Layout: two column families, written together by one WriteBatch (one WAL, atomic).
+// Layout: three column families, written together by one WriteBatch (one WAL, atomic).
 //   "events"   be64(seq) -> the event with that seq (1, 2, ...). Never deleted: it is
 //              the audit trail. Big-endian seqs sort in seq order, so recovery is one
 //              forward scan from the snapshot; and since only ever-growing keys live
@@ -34,6 +35,10 @@
 //   "default"  "v"        the format version (format_version below), set at creation
 //              "s"        the newest snapshot: be64(seq it covers) + the state bytes
 //              "x" + key  a side record
+//   "contacts" key -> a visitor's notification contacts (core/notify/contact_codec.hpp),
+//              deleted once used. Apart so that the log's copies (log_copy.cpp, the
+//              backups) leave every address out; created when a store made before it
+//              is opened.
 
 namespace foyer::store {
 namespace {
@@ -41,6 +46,7 @@ namespace {
 constexpr std::string_view format_version = log_format_version;
 constexpr std::string_view format_family = "foyer-event-log/";
 constexpr std::string_view events_family = "events";
+constexpr std::string_view contacts_family = "contacts";
 constexpr std::string_view version_key = "v";
 constexpr std::string_view snapshot_key = "s";
 constexpr char side_prefix = 'x';
@@ -127,13 +133,18 @@ struct read_request {
   event_store::read_handler done;
 };
 
+struct contacts_request {
+  std::vector<record_change> changes;
+  event_store::done_handler done;
+};
+
 struct events_request {
   std::uint64_t after_seq;
   std::size_t max_events;
   event_store::events_handler done;
 };
 
-using request = std::variant<append_request, snapshot_request, read_request, events_request>;
+using request = std::variant<append_request, snapshot_request, contacts_request, read_request, events_request>;
 
 // A write taken into the current group commit, with what its completion will say.
 struct staged_write {
@@ -218,14 +229,14 @@ tuned_options tune(const options& opts, rocksdb::Env* env) {
   return t;
 }
 
-// The database and its two column family handles, released in the right order.
+// The database and its column family handles, released in the right order.
 struct database {
   database() = default;
   database(const database&) = delete;
   database& operator=(const database&) = delete;
   ~database() {
     if (!db) return;
-    for (auto* family : {meta, events}) {
+    for (auto* family : {meta, events, contacts}) {
       if (family != nullptr) db->DestroyColumnFamilyHandle(family).PermitUncheckedError();
     }
     // Every write was synced; a failure to close loses nothing and has no one to tell.
@@ -235,6 +246,7 @@ struct database {
   std::unique_ptr<rocksdb::DB> db;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
   rocksdb::ColumnFamilyHandle* events = nullptr;
+  rocksdb::ColumnFamilyHandle* contacts = nullptr;
 };
 
 }  // namespace
@@ -286,9 +298,11 @@ struct rocks_store::impl {
     }
     tuned_options t = tune(opts_, env_.get());
     t.db.create_if_missing = fresh;
-    t.db.create_missing_column_families = fresh;
-    const std::vector<rocksdb::ColumnFamilyDescriptor> families{
-        {rocksdb::kDefaultColumnFamilyName, t.meta}, {std::string(events_family), t.events}};
+    t.db.create_missing_column_families = fresh || lacks_only_contacts();
+    // Contacts are small and few: the side records' memtable size suits them too.
+    const std::vector<rocksdb::ColumnFamilyDescriptor> families{{rocksdb::kDefaultColumnFamilyName, t.meta},
+                                                                {std::string(events_family), t.events},
+                                                                {std::string(contacts_family), t.meta}};
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     const rocksdb::Status s = rocksdb::DB::Open(t.db, dir_.string(), families, &handles, &raw);
@@ -296,6 +310,7 @@ struct rocks_store::impl {
     db_.db.reset(raw);
     db_.meta = handles.at(0);
     db_.events = handles.at(1);
+    db_.contacts = handles.at(2);
 
     check_version();
     load_positions();
@@ -308,6 +323,15 @@ struct rocks_store::impl {
       if (it->path().filename() != "lost+found") return false;
     }
     return true;
+  }
+
+  // True for a store made before contacts were kept: its families are exactly the log's.
+  // Any other set of families is opened as it is, and refused if it is not the store's.
+  bool lacks_only_contacts() const {
+    std::vector<std::string> names;
+    if (!rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir_.string(), &names).ok()) return false;
+    std::sort(names.begin(), names.end());
+    return names == std::vector<std::string>{rocksdb::kDefaultColumnFamilyName, std::string(events_family)};
   }
 
   std::string open_failure(const rocksdb::Status& s) const {
@@ -336,7 +360,7 @@ struct rocks_store::impl {
     if (!s.IsNotFound()) fail(fmt::format("cannot read the version record: {}", s.ToString()));
 
     // No version record: only a store whose creation was cut short may lack it.
-    for (auto* family : {db_.meta, db_.events}) {
+    for (auto* family : {db_.meta, db_.events, db_.contacts}) {
       std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(rocksdb::ReadOptions(), family));
       it->SeekToFirst();
       if (!it->status().ok()) fail(fmt::format("cannot read: {}", it->status().ToString()));
@@ -403,6 +427,15 @@ struct rocks_store::impl {
     return log;
   }
 
+  std::vector<std::pair<std::string, std::string>> load_contacts() {
+    assert(!thread_.joinable());
+    std::vector<std::pair<std::string, std::string>> out;
+    std::unique_ptr<rocksdb::Iterator> it(db_.db->NewIterator(rocksdb::ReadOptions(), db_.contacts));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) out.emplace_back(it->key().ToString(), it->value().ToString());
+    if (!it->status().ok()) fail(fmt::format("cannot read the contacts: {}", it->status().ToString()));
+    return out;
+  }
+
   // ---- loop thread ----
 
   void start() {
@@ -439,7 +472,7 @@ struct rocks_store::impl {
           using type = std::decay_t<decltype(r)>;
           if constexpr (std::is_same_v<type, append_request>) {
             post_([done = std::move(r.done), stopped] { done(stopped, 0); });
-          } else if constexpr (std::is_same_v<type, snapshot_request>) {
+          } else if constexpr (std::is_same_v<type, snapshot_request> || std::is_same_v<type, contacts_request>) {
             post_([done = std::move(r.done), stopped] { done(stopped); });
           } else if constexpr (std::is_same_v<type, events_request>) {
             post_([done = std::move(r.done), stopped] { done(stopped, 0, {}); });
@@ -482,8 +515,8 @@ struct rocks_store::impl {
     }
   }
 
-  // Takes the writes at the front of `work` (up to a read or the batch cap) into one
-  // synced WriteBatch, then posts their completions in order.
+  // Takes the writes at the front of `work` (up to a read of either kind or the batch
+  // cap) into one synced WriteBatch, then posts their completions in order.
   void commit_writes(std::deque<request>& work) {
     rocksdb::WriteBatch batch;
     rocksdb::Status built;
@@ -491,11 +524,15 @@ struct rocks_store::impl {
                          const rocksdb::Slice& value) {
       if (built.ok()) built = batch.Put(family, key, value);
     };
+    const auto erase = [&](rocksdb::ColumnFamilyHandle* family, const rocksdb::Slice& key) {
+      if (built.ok()) built = batch.Delete(family, key);
+    };
     std::vector<staged_write> group;
     std::uint64_t seq = next_seq_;
     std::uint64_t snapshot_seq = snapshot_seq_;
     std::size_t events = 0;
-    while (!work.empty() && !std::holds_alternative<read_request>(work.front())) {
+    while (!work.empty() && !std::holds_alternative<read_request>(work.front()) &&
+           !std::holds_alternative<events_request>(work.front())) {
       if (auto* a = std::get_if<append_request>(&work.front());
           a && !group.empty() && events + a->events.size() > opts_.max_batch_events) {
         break;
@@ -507,6 +544,14 @@ struct rocks_store::impl {
         for (const auto& event : a->events) put(db_.events, event_key(seq++), event);
         for (const auto& side : a->side_records) put(db_.meta, side_key(side.key), side.value);
         events += a->events.size();
+      } else if (auto* c = std::get_if<contacts_request>(&staged.req)) {
+        for (const auto& change : c->changes) {
+          if (change.value) {
+            put(db_.contacts, change.key, *change.value);
+          } else {
+            erase(db_.contacts, change.key);
+          }
+        }
       } else {
         auto& s = std::get<snapshot_request>(staged.req);
         // A snapshot may only cover events that are durable by the time it is.
@@ -543,6 +588,8 @@ struct rocks_store::impl {
         post_([done = std::move(a->done), ec, first = ec ? 0 : staged.first_seq] {
           done(ec, first);
         });
+      } else if (auto* c = std::get_if<contacts_request>(&staged.req)) {
+        post_([done = std::move(c->done), ec] { done(ec); });
       } else {
         auto& s = std::get<snapshot_request>(staged.req);
         post_([done = std::move(s.done), ec = staged.refused ? staged.refused : ec] { done(ec); });
@@ -668,6 +715,7 @@ rocks_store::rocks_store(const std::filesystem::path& dir, post_function post, o
 rocks_store::~rocks_store() = default;
 
 recovered_log rocks_store::recover() { return impl_->recover(); }
+std::vector<std::pair<std::string, std::string>> rocks_store::load_contacts() { return impl_->load_contacts(); }
 void rocks_store::start() { impl_->start(); }
 void rocks_store::stop() { impl_->stop(); }
 
@@ -682,6 +730,10 @@ void rocks_store::save_snapshot(std::uint64_t seq, std::string state, done_handl
 
 void rocks_store::read(std::vector<std::string> keys, read_handler done) {
   impl_->enqueue(read_request{std::move(keys), std::move(done)});
+}
+
+void rocks_store::write_contacts(std::vector<record_change> changes, done_handler done) {
+  impl_->enqueue(contacts_request{std::move(changes), std::move(done)});
 }
 
 void rocks_store::read_events(std::uint64_t after_seq, std::size_t max_events, events_handler done) {

@@ -2,9 +2,9 @@
 // The durable event store on RocksDB: one storage thread owns the database and
 // group-commits every queued write as one synced WriteBatch.
 //
-// Threading: the constructor, recover(), start(), stop() and every event_store call
-// on the event loop's thread (the first three before the loop runs); stats() from
-// any thread. Completions are handed to `post` on the storage thread, so `post` must
+// Threading: the constructor, recover(), load_contacts(), start(), stop() and every
+// event_store call on the event loop's thread (the first four before the loop runs);
+// stats() from any thread. Completions are handed to `post` on the storage thread, so `post` must
 // be thread-safe (asio::post is) and stay callable until stop() returns.
 
 #include <atomic>
@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "foyer/store.hpp"
 
@@ -107,6 +109,9 @@ class rocks_store final : public event_store {
   // The newest snapshot and every event after it, in order. Call once, before
   // start(). Throws store_error on a corrupt log (checksum failure, missing event).
   recovered_log recover();
+  // Every contact record (write_contacts), by key. Call before start(). Throws store_error
+  // if they cannot be read.
+  std::vector<std::pair<std::string, std::string>> load_contacts();
 
   // Starts the storage thread; calls made before it wait in the queue.
   void start();
@@ -120,6 +125,7 @@ class rocks_store final : public event_store {
   void save_snapshot(std::uint64_t seq, std::string state, done_handler done) override;
   void read(std::vector<std::string> keys, read_handler done) override;
   void read_events(std::uint64_t after_seq, std::size_t max_events, events_handler done) override;
+  void write_contacts(std::vector<record_change> changes, done_handler done) override;
 
   store_stats stats() const;
 

@@ -23,7 +23,7 @@ class memory_store final : public event_store {
 
   explicit memory_store(post_function post) : post_(std::move(post)) {}
 
-  // The next `count` appends and snapshots fail with ENOSPC, as on a full disk; nothing
+  // The next `count` appends, snapshots and contact writes fail with ENOSPC, as on a full disk; nothing
   // of them is kept and their seqs are reused, as in the real store.
   void fail_next_writes(std::size_t count) { failures_left_ = count; }
 
@@ -39,6 +39,8 @@ class memory_store final : public event_store {
   // Every durable event, seq 1 first.
   const std::vector<std::string>& events() const { return events_; }
   std::uint64_t last_seq() const { return events_.size(); }
+  // Every durable contact record, by key.
+  const std::map<std::string, std::string>& contacts() const { return contacts_; }
 
   void append(std::vector<std::string> events, std::vector<side_record> side_records,
               durable_handler done) override {
@@ -78,6 +80,22 @@ class memory_store final : public event_store {
     });
   }
 
+  void write_contacts(std::vector<record_change> changes, done_handler done) override {
+    std::error_code ec;
+    if (take_failure()) {
+      ec = no_space();
+    } else {
+      for (auto& c : changes) {
+        if (c.value) {
+          contacts_[c.key] = std::move(*c.value);
+        } else {
+          contacts_.erase(c.key);
+        }
+      }
+    }
+    post_([done = std::move(done), ec] { done(ec); });
+  }
+
   void read_events(std::uint64_t after_seq, std::size_t max_events, events_handler done) override {
     std::vector<std::string> out;
     for (auto seq = after_seq + 1; seq <= events_.size() && out.size() < max_events; ++seq) {
@@ -100,6 +118,7 @@ class memory_store final : public event_store {
   post_function post_;
   std::vector<std::string> events_;
   std::map<std::string, std::string> side_records_;
+  std::map<std::string, std::string> contacts_;
   std::optional<std::string> snapshot_;
   std::uint64_t snapshot_seq_ = 0;
   std::size_t failures_left_ = 0;

@@ -32,6 +32,8 @@ struct channel_set {
 struct email_contact {
   std::string address;
   std::string link;
+
+  bool operator==(const email_contact&) const = default;
 };
 
 using contact = std::variant<push_subscription, email_contact>;

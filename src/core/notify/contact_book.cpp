@@ -24,19 +24,24 @@ bool contact_book::add(std::string_view room, const id16& visitor, std::optional
     if (book.visitors.size() >= max_per_room_) return false;
     found = book.visitors.emplace(visitor, entry{place, lobby_index, {}, {}, false}).first;
     index_place(book, visitor, found->second);
+    changed(room, visitor);
   } else if (!found->second.place && place) {
     // A lobby member's ticket carries their place once the draw gave it.
     unindex(book, visitor, found->second);
     found->second.place = place;
     index_place(book, visitor, found->second);
+    changed(room, visitor);
   }
   auto& e = found->second;
   auto ch = channel_of(c);
   bool had = ch == channel::push ? e.push.has_value() : e.email.has_value();
   if (auto* push = std::get_if<push_subscription>(&c)) {
+    if (e.push != *push) changed(room, visitor);
     e.push = std::move(*push);
   } else {
-    e.email = std::move(std::get<email_contact>(c));
+    auto& email = std::get<email_contact>(c);
+    if (e.email != email) changed(room, visitor);
+    e.email = std::move(email);
   }
   // A page sends its subscription again on every load: one opt-in, however often.
   if (!had) {
@@ -51,11 +56,8 @@ bool contact_book::remove(std::string_view room, const id16& visitor) {
   if (it == rooms_.end()) return false;
   auto found = it->second.visitors.find(visitor);
   if (found == it->second.visitors.end()) return false;
-  auto& held = it->second.counts.held;
-  if (found->second.push) --held[index(channel::push)];
-  if (found->second.email) --held[index(channel::email)];
-  unindex(it->second, visitor, found->second);
-  it->second.visitors.erase(found);
+  drop(it->second, found);
+  changed(room, visitor);
   return true;
 }
 
@@ -67,7 +69,9 @@ void contact_book::forget(std::string_view room, const id16& visitor, channel ch
   auto& e = found->second;
   bool had = ch == channel::push ? std::exchange(e.push, std::nullopt).has_value()
                                  : std::exchange(e.email, std::nullopt).has_value();
-  if (had) --it->second.counts.held[index(ch)];
+  if (!had) return;
+  --it->second.counts.held[index(ch)];
+  changed(room, visitor);
   if (e.push || e.email) return;
   unindex(it->second, visitor, e);
   it->second.visitors.erase(found);
@@ -100,6 +104,20 @@ void contact_book::unindex(room_book& book, const id16& visitor, const entry& e)
   }
 }
 
+void contact_book::hold(room_book& book, const id16& visitor, entry e) {
+  if (e.push) ++book.counts.held[index(channel::push)];
+  if (e.email) ++book.counts.held[index(channel::email)];
+  auto found = book.visitors.emplace(visitor, std::move(e)).first;
+  index_place(book, visitor, found->second);
+}
+
+void contact_book::drop(room_book& book, std::map<id16, entry>::iterator found) {
+  if (found->second.push) --book.counts.held[index(channel::push)];
+  if (found->second.email) --book.counts.held[index(channel::email)];
+  unindex(book, found->first, found->second);
+  book.visitors.erase(found);
+}
+
 void contact_book::place_drawn(room_book& book, const room& r) {
   // Every lane draws at once, with the room's one beacon.
   if (book.unplaced.empty() || !r.revealed_seed()) return;
@@ -121,6 +139,7 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
   for (auto it = rooms_.begin(); it != rooms_.end();) {
     const room* r = rooms.find(it->first);
     if (!r || ended(r->state())) {
+      for (const auto& v : it->second.visitors) changed(it->first, v.first);
       it = rooms_.erase(it);
       continue;
     }
@@ -148,6 +167,7 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
         };
         if (e.push) send(channel::push, *e.push);
         if (e.email) send(channel::email, *e.email);
+        changed(it->first, v->first);
         if (*kind == notice_kind::soon) {
           e.soon_sent = true;
           ++at;
@@ -188,6 +208,66 @@ std::size_t contact_book::size() const {
   std::size_t n = 0;
   for (const auto& [id, book] : rooms_) n += book.visitors.size();
   return n;
+}
+
+bool contact_book::restore(std::string_view key, std::string_view value) {
+  auto who = decode_contact_key(key);
+  auto record = decode_contact_record(value);
+  if (!who || !record) return false;
+  auto& book = rooms_[who->first];
+  if (book.visitors.contains(who->second)) return false;
+  if (record->push) ++book.counts.opted_in[index(channel::push)];
+  if (record->email) ++book.counts.opted_in[index(channel::email)];
+  hold(book, who->second, std::move(*record));
+  return true;
+}
+
+std::optional<std::string> contact_book::stored(std::string_view room, const id16& visitor) const {
+  auto it = rooms_.find(room);
+  if (it == rooms_.end()) return std::nullopt;
+  auto found = it->second.visitors.find(visitor);
+  if (found == it->second.visitors.end()) return std::nullopt;
+  return encode_contact_record(found->second);
+}
+
+std::vector<record_change> contact_book::take_changes() {
+  std::vector<record_change> out;
+  out.reserve(changed_.size());
+  for (auto& key : changed_) {
+    auto who = decode_contact_key(key);
+    out.push_back({key, stored(who->first, who->second)});
+  }
+  changed_.clear();
+  return out;
+}
+
+std::optional<record_change> contact_book::take_change(std::string_view room, const id16& visitor) {
+  auto key = changed_.find(encode_contact_key(room, visitor));
+  if (key == changed_.end()) return std::nullopt;
+  record_change out{std::move(changed_.extract(key).value()), stored(room, visitor)};
+  return out;
+}
+
+void contact_book::unwritten(const std::vector<record_change>& changes) {
+  for (const auto& c : changes) changed_.insert(c.key);
+}
+
+void contact_book::put_back(std::string_view room, const id16& visitor, const std::optional<std::string>& before,
+                            const record_change& written) {
+  changed(room, visitor);
+  if (stored(room, visitor) != written.value) return;
+  auto& book = rooms_[std::string(room)];
+  entry now;
+  if (auto found = book.visitors.find(visitor); found != book.visitors.end()) {
+    now = found->second;
+    drop(book, found);
+  }
+  std::optional<entry> then;
+  if (before) then = decode_contact_record(*before);
+  // The opt-in was refused: it was not taken.
+  if (now.push && !(then && then->push)) --book.counts.opted_in[index(channel::push)];
+  if (now.email && !(then && then->email)) --book.counts.opted_in[index(channel::email)];
+  if (then) hold(book, visitor, std::move(*then));
 }
 
 }  // namespace foyer::notify

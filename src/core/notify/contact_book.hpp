@@ -1,12 +1,18 @@
 #pragma once
-// The visitors who asked to be told of their turn, and how: side records kept in memory
-// only, never in the event log, its snapshots, backups, the audit, the event sinks or the
-// logs. An address is held from the opt-in until the "turn" notice is handed to the
-// outbox, the visitor opts out, the push service says the subscription is gone, or the
-// room ends or is removed (plan() drops it then), whichever comes first. A restart
-// forgets them all: the waiting page sends its subscription again when it loads.
+// The visitors who asked to be told of their turn, and how: side records kept in memory and
+// in the store's contacts (event_store::write_contacts, one record per visitor of a room,
+// core/notify/contact_codec.hpp), never in the event log, its snapshots, backups, the audit,
+// the event sinks or the logs. An address is held from the opt-in until the "turn" notice is
+// handed to the outbox, the visitor opts out, the push service says the subscription is gone,
+// or the room ends or is removed (plan() drops it then), whichever comes first; each of these
+// deletes the stored record too. A restart loads the records back (restore), so a visitor who
+// opted in and closed the tab still hears of their turn.
 //
-// Nothing in admission reads this book, so replaying the log decides the same without it.
+// The book does no I/O: every change it makes marks the visitor's record, and its owner takes
+// the changed records (take_changes, take_change) and writes them.
+//
+// Nothing in admission reads this book, so replaying the log decides the same without it, and
+// with or without the stored contacts: they only choose who is told, never who is admitted.
 //
 // Single-threaded: the event loop owns it.
 
@@ -22,6 +28,8 @@
 
 #include "core/base/ids.hpp"
 #include "core/notify/contact.hpp"
+#include "core/notify/contact_codec.hpp"
+#include "foyer/store.hpp"
 #include "core/notify/notice.hpp"
 #include "core/rooms/journal.hpp"
 
@@ -87,14 +95,27 @@ class contact_book {
   // Notified no-shows in every room since start.
   std::uint64_t notified_no_shows() const { return notified_no_shows_; }
 
+  // Puts back a record an earlier run stored, before the book serves: false, and nothing
+  // kept, if the key or value is malformed or the visitor is held already. Not held to
+  // max_per_room: an opt-in that was acknowledged stays. Counted as opted in and held.
+  bool restore(std::string_view key, std::string_view value);
+  // The visitor's record as it would be stored now; nullopt if they hold no contact.
+  std::optional<std::string> stored(std::string_view room, const id16& visitor) const;
+  // Every record changed since it was last taken, as it is now (no value: delete it).
+  std::vector<record_change> take_changes();
+  // The visitor's record if it changed since it was last taken: an opt-in writes it before
+  // it is answered. Nullopt if the request changed nothing.
+  std::optional<record_change> take_change(std::string_view room, const id16& visitor);
+  // Changes whose write failed: taken again, as they are then, by the next take_changes().
+  void unwritten(const std::vector<record_change>& changes);
+  // An opt-in whose write failed is undone: the visitor's contacts go back to `before`
+  // (stored() before the opt-in; nullopt: none) unless they changed since `written` was
+  // taken. The record is taken again either way, so the store ends as the book is.
+  void put_back(std::string_view room, const id16& visitor, const std::optional<std::string>& before,
+                const record_change& written);
+
  private:
-  struct entry {
-    std::optional<std::uint64_t> place;
-    std::optional<std::uint64_t> lobby_index;
-    std::optional<push_subscription> push;
-    std::optional<email_contact> email;
-    bool soon_sent = false;
-  };
+  using entry = contact_record;
   struct room_book {
     std::map<id16, entry> visitors;
     // The visitors with a place (their own, or a lobby member's once the draw gave it), by
@@ -111,12 +132,17 @@ class contact_book {
   static void index_place(room_book& book, const id16& visitor, const entry& e);
   static void unindex(room_book& book, const id16& visitor, const entry& e);
   static void place_drawn(room_book& book, const room& r);
+  static void hold(room_book& book, const id16& visitor, entry e);
+  static void drop(room_book& book, std::map<id16, entry>::iterator found);
+  void changed(std::string_view room, const id16& visitor) { changed_.insert(encode_contact_key(room, visitor)); }
 
   std::size_t max_per_room_;
   std::map<std::string, room_book, std::less<>> rooms_;
   std::array<std::array<std::uint64_t, outcome_count>, 2> outcomes_{};
   std::uint64_t notified_no_shows_ = 0;
   std::size_t looked_at_ = 0;
+  // The keys of the records changed and not yet taken.
+  std::set<std::string, std::less<>> changed_;
 };
 
 }  // namespace foyer::notify

@@ -23,6 +23,8 @@ struct push_subscription {
   std::string endpoint;  // the push resource, https://
   std::string p256dh;    // base64url: the user agent's P-256 public key, uncompressed (65 bytes)
   std::string auth;      // base64url: the 16-byte authentication secret
+
+  bool operator==(const push_subscription&) const = default;
 };
 
 // Bounds on what a subscription and a message may hold.

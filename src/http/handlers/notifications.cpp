@@ -97,36 +97,59 @@ task<response> notifications::opt_in(const request& req, const room& r) {
     co_return problem(req, errc::notifications_off,
                       fmt::format("This server sends no {} notifications.", notify::to_string(ch)));
   }
-  auto held = [this, &req, room_id = r.config().id, visitor = t->visitor, place = t->place,
-               lobby_index = t->lobby_index](notify::contact c) {
-    auto ch = notify::channel_of(c);
-    if (!ctx_.settings.contacts->add(room_id, visitor, place, lobby_index, std::move(c))) {
-      return problem(req, errc::too_many_contacts, "This room takes no more notification requests for now.");
-    }
-    return json_response(req, bhttp::status::created,
-                         json_object().str("channel", notify::to_string(ch)).boolean("opted_in", true).done());
-  };
-  if (ch == notify::channel::push) co_return held(std::move(c));
-  co_return co_await links_.with_link(
-      req, r, *t, [&](const std::string&, const std::optional<std::string>& url) {
-        if (!url) {
-          return problem(req, errc::bad_request, "The request's Host is not a plain host name: no link can be mailed.");
-        }
-        auto& email = std::get<notify::email_contact>(c);
-        email.link = *url;
-        return held(std::move(c));
-      });
+  auto room_id = r.config().id;
+  auto visitor = t->visitor;
+  auto place = t->place;
+  auto lobby_index = t->lobby_index;
+  if (ch == notify::channel::email) {
+    // The mail carries the visitor's resume link: made (durably) first.
+    std::optional<std::string> link;
+    auto refused = co_await links_.with_link(req, r, *t, [&](const std::string&, const std::optional<std::string>& url) {
+      if (!url) {
+        return problem(req, errc::bad_request, "The request's Host is not a plain host name: no link can be mailed.");
+      }
+      link = *url;
+      return response{};  // not sent: the contact is kept below
+    });
+    if (!link) co_return refused;
+    std::get<notify::email_contact>(c).link = std::move(*link);
+  }
+  auto& book = *ctx_.settings.contacts;
+  auto before = book.stored(room_id, visitor);
+  if (!book.add(room_id, visitor, place, lobby_index, std::move(c))) {
+    co_return problem(req, errc::too_many_contacts, "This room takes no more notification requests for now.");
+  }
+  if (!co_await durable(room_id, visitor, before)) co_return unavailable(req);
+  co_return json_response(req, bhttp::status::created,
+                          json_object().str("channel", notify::to_string(ch)).boolean("opted_in", true).done());
 }
 
-response notifications::opt_out(const request& req, const room& r) {
+task<bool> notifications::durable(std::string room_id, id16 visitor, std::optional<std::string> before) {
+  auto& book = *ctx_.settings.contacts;
+  // The same subscription sent again by a page reload changes nothing: nothing to write.
+  auto change = book.take_change(room_id, visitor);
+  if (!change) co_return true;
+  auto start = [&ctx = ctx_, changes = std::vector{*change}](auto done) mutable {
+    ctx.store.write_contacts(std::move(changes), done);
+  };
+  auto ec = co_await await_callback<std::error_code>(std::move(start));
+  if (ec) book.put_back(room_id, visitor, before, *change);
+  co_return !ec;
+}
+
+task<response> notifications::opt_out(const request& req, const room& r) {
   if (!ctx_.settings.contacts) {
-    return problem(req, errc::notifications_off, "This server sends no notifications: no channel is configured.");
+    co_return problem(req, errc::notifications_off, "This server sends no notifications: no channel is configured.");
   }
   response failure;
   auto t = tickets_.presented_ticket(req, r.config().id, &failure);
-  if (!t) return failure;
-  bool had = ctx_.settings.contacts->remove(r.config().id, t->visitor);
-  return json_response(req, bhttp::status::ok, json_object().boolean("opted_out", had).done());
+  if (!t) co_return failure;
+  auto room_id = r.config().id;
+  auto visitor = t->visitor;
+  auto before = ctx_.settings.contacts->stored(room_id, visitor);
+  bool had = ctx_.settings.contacts->remove(room_id, visitor);
+  if (!co_await durable(room_id, visitor, before)) co_return unavailable(req);
+  co_return json_response(req, bhttp::status::ok, json_object().boolean("opted_out", had).done());
 }
 
 }  // namespace foyer::http::handlers

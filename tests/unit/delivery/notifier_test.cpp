@@ -1,12 +1,15 @@
 // The notifier on a real io_context with scripted senders: notices leave through their
 // channel's bounded queue, a failure is retried with back-off a bounded number of times,
-// "gone" forgets the contact, and a full queue drops its oldest notice, counted.
+// "gone" forgets the contact, a full queue drops its oldest notice, counted, and what the
+// book changed is written to the store's contacts each pass.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 
+#include "core/notify/contact_codec.hpp"
 #include "delivery/notifier.hpp"
 #include "support/journal_fixture.hpp"
 
@@ -63,7 +66,7 @@ delivery::notifier::options quick(std::size_t queue, unsigned attempts) {
 }  // namespace
 
 TEST_CASE_METHOD(notifier_fixture, "failures are retried a bounded number of times, a full queue drops its oldest") {
-  delivery::notifier notices(ioc, clock, *rooms, book, quick(/*queue=*/2, /*attempts=*/3));
+  delivery::notifier notices(ioc, clock, *rooms, book, store, quick(/*queue=*/2, /*attempts=*/3));
   notices.set_sender(channel::email, answering(outcome::failed));
   notices.set_sender(channel::push, answering(outcome::delivered));
   notices.start();
@@ -83,7 +86,7 @@ TEST_CASE_METHOD(notifier_fixture, "failures are retried a bounded number of tim
 }
 
 TEST_CASE_METHOD(notifier_fixture, "a gone subscription is forgotten; a channel without a sender holds its notices") {
-  delivery::notifier notices(ioc, clock, *rooms, book, quick(/*queue=*/10, /*attempts=*/3));
+  delivery::notifier notices(ioc, clock, *rooms, book, store, quick(/*queue=*/10, /*attempts=*/3));
   notices.set_sender(channel::push, answering(outcome::gone));
   notices.start();
   ioc.run_for(std::chrono::milliseconds(100));
@@ -97,6 +100,34 @@ TEST_CASE_METHOD(notifier_fixture, "a gone subscription is forgotten; a channel 
   CHECK(count(book, channel::email, outcome::dropped) == 0);
   notices.stop();
   CHECK(notices.queued(channel::email) == 0);  // stopping forgets what waits
+  // The store holds what the book does: the addresses, and "soon" sent; no subscription.
+  REQUIRE(store.contacts().size() == 3);
+  for (const auto& record : store.contacts()) {
+    auto r = decode_contact_record(record.second);
+    REQUIRE(r);
+    CHECK_FALSE(r->push);
+    CHECK(r->email);
+    CHECK(r->soon_sent);
+  }
+}
+
+TEST_CASE_METHOD(notifier_fixture, "a failed write of the book's changes is tried again at the next pass") {
+  test::memory_store contacts{[this](std::function<void()> f) { net::post(ioc, std::move(f)); }};
+  contacts.fail_next_writes(1);
+  delivery::notifier notices(ioc, clock, *rooms, book, contacts, quick(/*queue=*/10, /*attempts=*/3));
+  notices.set_sender(channel::push, answering(outcome::delivered));
+  notices.set_sender(channel::email, answering(outcome::delivered));
+  notices.start();
+  ioc.run_for(std::chrono::milliseconds(100));
+  notices.stop();
+
+  REQUIRE(contacts.contacts().size() == 3);
+  for (const auto& record : contacts.contacts()) {
+    auto r = decode_contact_record(record.second);
+    REQUIRE(r);
+    CHECK(r->push == subscription);
+    CHECK(r->soon_sent);
+  }
 }
 
 TEST_CASE_METHOD(notifier_fixture, "\"it's your turn\" starts the claim window as it goes out, once; one too late is not sent") {
@@ -109,7 +140,7 @@ TEST_CASE_METHOD(notifier_fixture, "\"it's your turn\" starts the claim window a
   // The notices go out five minutes after places 0 and 1 were admitted, half their window.
   clock.advance_ms(300'000);
   auto told_at = clock.steady_ms();
-  delivery::notifier notices(ioc, clock, *rooms, book, quick(/*queue=*/10, /*attempts=*/3));
+  delivery::notifier notices(ioc, clock, *rooms, book, store, quick(/*queue=*/10, /*attempts=*/3));
   notices.set_sender(channel::email, answering(outcome::delivered));
   notices.set_sender(channel::push, answering(outcome::delivered));
   notices.start();

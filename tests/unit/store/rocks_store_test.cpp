@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/base/bytes.hpp"
+#include "store/log_copy.hpp"
 #include "support/memory_store.hpp"
 #include "support/run_loop.hpp"
 
@@ -70,7 +71,7 @@ std::string event_key(std::uint64_t seq) {
 struct raw_store {
   explicit raw_store(const fs::path& dir) {
     const std::vector<rocksdb::ColumnFamilyDescriptor> families{
-        {rocksdb::kDefaultColumnFamilyName, {}}, {"events", {}}};
+        {rocksdb::kDefaultColumnFamilyName, {}}, {"events", {}}, {"contacts", {}}};
     rocksdb::DB* raw = nullptr;
     REQUIRE(rocksdb::DB::Open(rocksdb::DBOptions(), dir.string(), families, &handles, &raw).ok());
     db.reset(raw);
@@ -149,6 +150,13 @@ struct store_fixture {
       CHECK(first == after + 1);
       result = std::move(events);
     });
+    REQUIRE(loop.run_until([&] { return result.has_value(); }));
+    return *result;
+  }
+
+  std::error_code write_contacts(event_store& s, std::vector<record_change> changes) {
+    std::optional<std::error_code> result;
+    s.write_contacts(std::move(changes), [&](std::error_code ec) { result = ec; });
     REQUIRE(loop.run_until([&] { return result.has_value(); }));
     return *result;
   }
@@ -543,6 +551,90 @@ TEST_CASE_METHOD(store_fixture, "another format version is refused") {
   CHECK_THAT(message, Catch::Contains("foyer-event-log/1"));
 }
 
+using records = std::vector<std::pair<std::string, std::string>>;
+
+TEST_CASE_METHOD(store_fixture, "contacts are put and deleted in one synced write and read back after a reopen") {
+  {
+    auto s = open_started();
+    CHECK_FALSE(write_contacts(*s, {{"a", "1"}, {"b", "2"}, {"c", "3"}}));
+    CHECK_FALSE(write_contacts(*s, {{"b", std::nullopt}, {"c", "3'"}, {"never", std::nullopt}}));
+    CHECK(s->stats().synced_writes == 2);
+    CHECK(s->stats().last_seq == 0);  // not events
+  }
+  auto s = open();
+  CHECK(s->load_contacts() == records{{"a", "1"}, {"c", "3'"}});
+  CHECK(s->recover().events.empty());
+}
+
+TEST_CASE_METHOD(store_fixture, "a read of events queued right behind a write is served after it") {
+  auto s = open();
+  std::optional<append_result> appended;
+  s->append({"e1"}, {}, [&](std::error_code ec, std::uint64_t first) { appended = append_result{ec, first}; });
+  std::optional<strings> events;
+  s->read_events(0, 10, [&](std::error_code ec, std::uint64_t, strings e) {
+    CHECK_FALSE(ec);
+    events = std::move(e);
+  });
+  // Both wait in the queue until the storage thread starts: it takes them together.
+  s->start();
+  REQUIRE(loop.run_until([&] { return events.has_value(); }));
+  CHECK_FALSE(appended->ec);
+  CHECK(*events == strings{"e1"});
+}
+
+TEST_CASE_METHOD(store_fixture, "a store made before contacts were kept opens, and gains them") {
+  {
+    rocksdb::DBOptions options;
+    options.create_if_missing = true;
+    options.create_missing_column_families = true;
+    const std::vector<rocksdb::ColumnFamilyDescriptor> families{{rocksdb::kDefaultColumnFamilyName, {}}, {"events", {}}};
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    REQUIRE(rocksdb::DB::Open(options, dir.path.string(), families, &handles, &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    REQUIRE(db->Put(rocksdb::WriteOptions(), handles[0], "v", std::string(store::log_format_version)).ok());
+    REQUIRE(db->Put(rocksdb::WriteOptions(), handles[1], event_key(1), "e1").ok());
+    for (auto* h : handles) REQUIRE(db->DestroyColumnFamilyHandle(h).ok());
+  }
+  {
+    recovered_log log;
+    auto s = open_started(&log);
+    CHECK(log.events == strings{"e1"});
+    CHECK_FALSE(write_contacts(*s, {{"k", "v"}}));
+  }
+  auto s = open();
+  CHECK(s->load_contacts() == records{{"k", "v"}});
+}
+
+TEST_CASE_METHOD(store_fixture, "a column family the store does not know is refused") {
+  open().reset();
+  {
+    raw_store raw(dir.path);
+    rocksdb::ColumnFamilyHandle* stray = nullptr;
+    REQUIRE(raw.db->CreateColumnFamily({}, "stray", &stray).ok());
+    REQUIRE(raw.db->DestroyColumnFamilyHandle(stray).ok());
+  }
+  CHECK_THAT(open_error(dir.path, loop), Catch::Contains("not a Foyer store"));
+}
+
+TEST_CASE_METHOD(store_fixture, "an online copy of the log leaves the contacts out") {
+  auto s = open_started();
+  REQUIRE(append(*s, {"e1", "e2"}, {{"side", "value"}}).first_seq == 1);
+  CHECK_FALSE(write_contacts(*s, {{"hall-visitor", "ada@example.com"}}));
+  temp_dir copy;
+  temp_dir scratch;
+  // Made while the server runs, as `foyer backup` does.
+  auto copied = store::copy_log(dir.path, copy.path, scratch.path);
+  CHECK(copied.last_seq == 2);
+  CHECK(copied.records == 4);  // two events, the version record, the side record
+  s.reset();
+
+  rocks_store restored(copy.path, loop.poster());
+  CHECK(restored.recover().events == strings{"e1", "e2"});
+  CHECK(restored.load_contacts().empty());
+  CHECK(open()->load_contacts() == records{{"hall-visitor", "ada@example.com"}});
+}
+
 TEST_CASE("store errors compare equal to the generic conditions") {
   CHECK(std::error_code(store_errc::no_space) == std::errc::no_space_on_device);
   CHECK(std::error_code(store_errc::io_error) == std::errc::io_error);
@@ -581,4 +673,14 @@ TEST_CASE("the memory store keeps the real store's contract") {
   CHECK(log.snapshot == "state@2");
   CHECK(log.snapshot_seq == 2);
   CHECK(log.events == strings{"e3"});
+
+  s.fail_next_writes(1);
+  std::vector<std::error_code> written;
+  s.write_contacts({{"a", "1"}}, [&](std::error_code ec) { written.push_back(ec); });
+  s.write_contacts({{"a", "1"}, {"b", "2"}}, [&](std::error_code ec) { written.push_back(ec); });
+  s.write_contacts({{"a", std::nullopt}}, [&](std::error_code ec) { written.push_back(ec); });
+  CHECK(loop.run_ready() == 3);
+  CHECK(written[0] == std::errc::no_space_on_device);
+  CHECK_FALSE(written[1]);
+  CHECK(s.contacts() == std::map<std::string, std::string>{{"b", "2"}});
 }

@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "core/lanes/lane_place.hpp"
 #include "core/notify/contact_book.hpp"
+#include "core/notify/contact_codec.hpp"
 #include "core/notify/push_payload.hpp"
 #include "support/journal_fixture.hpp"
 
@@ -46,6 +49,15 @@ struct book_fixture : journal_fixture {
   }
   std::vector<notice> plan() { return book.plan(*rooms, clock.steady_ms(), soon_seconds); }
 };
+
+const email_contact ada{"ada@example.com", "https://queue.example/r/hall/resume/T"};
+
+// The changes taken, as key -> value (nullopt: deleted).
+std::map<std::string, std::optional<std::string>> taken(contact_book& book) {
+  std::map<std::string, std::optional<std::string>> out;
+  for (auto& c : book.take_changes()) out.emplace(std::move(c.key), std::move(c.value));
+  return out;
+}
 
 }  // namespace
 
@@ -210,4 +222,178 @@ TEST_CASE("a pushed notice names the room and its page, never the visitor") {
   notice turn{"hall", visitor_of(7), 7, notice_kind::turn, 0, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}};
   CHECK(push_payload(turn, "The Hall") ==
         R"({"kind":"turn","room":"hall","title":"It's your turn","body":"The Hall: it's your turn. Open the page to go through.","url":"/r/hall"})");
+}
+
+TEST_CASE_METHOD(book_fixture, "a stored record restores the visitor's contacts, and the book goes on as before") {
+  open_with(400);
+  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, subscription));
+  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, ada));
+  REQUIRE(book.add("hall", visitor_of(2), std::nullopt, 7, ada));
+  wait(120);
+  REQUIRE(plan().size() == 2);  // "soon" for visitor 1, both channels
+  auto records = taken(book);
+  REQUIRE(records.size() == 2);
+
+  // A restart: the records, written, come back into a new book.
+  contact_book restored{100};
+  for (const auto& [key, value] : records) REQUIRE(restored.restore(key, *value));
+  CHECK(restored.find("hall", visitor_of(1), channel::push) == contact{subscription});
+  CHECK(restored.find("hall", visitor_of(1), channel::email) == contact{ada});
+  CHECK(restored.find("hall", visitor_of(2), channel::email) == contact{ada});
+  CHECK(restored.counts("hall").held == per_channel{1, 2});
+  CHECK(restored.counts("hall").opted_in == per_channel{1, 2});
+  CHECK(restored.take_changes().empty());  // already stored
+  CHECK(restored.stored("hall", visitor_of(2)) == records.at(encode_contact_key("hall", visitor_of(2))));
+  // "Soon" was sent before the restart: not again; "turn" once it comes.
+  CHECK(restored.plan(*rooms, clock.steady_ms(), soon_seconds).empty());
+  wait(281);
+  auto turn = restored.plan(*rooms, clock.steady_ms(), soon_seconds);
+  REQUIRE(turn.size() == 2);
+  CHECK(turn[0].kind == notice_kind::turn);
+  // Restored twice (the same key again) is refused: one entry per visitor.
+  CHECK_FALSE(restored.restore(encode_contact_key("hall", visitor_of(2)), *records.at(encode_contact_key("hall", visitor_of(2)))));
+}
+
+TEST_CASE("malformed records are refused, never trusted") {
+  contact_record good;
+  good.place = 3;
+  good.email = ada;
+  const auto key = encode_contact_key("hall", visitor_of(1));
+  const auto value = encode_contact_record(good);
+  REQUIRE(decode_contact_record(value) == good);
+  REQUIRE(decode_contact_key(key) == std::pair{std::string("hall"), visitor_of(1)});
+
+  contact_book book{100};
+  auto refused = [&](std::string_view k, std::string_view v) { return !book.restore(k, v); };
+  CHECK(refused(key, value.substr(0, value.size() - 1)));  // truncated
+  CHECK(refused(key, value + "x"));                        // trailing bytes
+  CHECK(refused(key, ""));
+  auto flipped = value;
+  flipped[0] = 2;  // another version
+  CHECK(refused(key, flipped));
+  flipped = value;
+  flipped[1] = static_cast<char>(flipped[1] | 0x40);  // an unknown flag
+  CHECK(refused(key, flipped));
+  contact_record none;
+  none.place = 3;
+  CHECK(refused(key, encode_contact_record(none)));  // no contact at all
+  contact_record long_endpoint;
+  long_endpoint.push = push_subscription{std::string(max_push_endpoint_bytes + 1, 'e'), "k", "a"};
+  CHECK(refused(key, encode_contact_record(long_endpoint)));
+  contact_record long_link = good;
+  long_link.email->link = std::string(max_contact_link_bytes + 1, 'l');
+  CHECK(refused(key, encode_contact_record(long_link)));
+  // A length that runs past the end.
+  auto overrun = value.substr(0, 10) + std::string("\xff\xff\xff\xff", 4);
+  CHECK(refused(key, overrun));
+
+  CHECK(refused("hall", value));                                           // no visitor
+  CHECK(refused(key.substr(0, key.size() - 1), value));                    // a byte short
+  CHECK(refused(encode_contact_key("", visitor_of(1)), value));            // no room
+  CHECK(refused(encode_contact_key(std::string(65, 'r'), visitor_of(1)), value));
+  CHECK(refused(std::string("ha\0l", 4) + key.substr(4), value));  // the separator misplaced
+  CHECK(book.size() == 0);
+  CHECK(book.restore(key, value));
+  CHECK(book.size() == 1);
+}
+
+TEST_CASE_METHOD(book_fixture, "every change the book makes is recorded, once, as the record is then") {
+  open_with(400);
+  const auto one = encode_contact_key("hall", visitor_of(1));
+  const auto two = encode_contact_key("hall", visitor_of(2));
+  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, subscription));
+  REQUIRE(book.add("hall", visitor_of(2), 5, std::nullopt, subscription));
+  REQUIRE(book.add("hall", visitor_of(2), 5, std::nullopt, ada));
+  auto records = taken(book);
+  REQUIRE(records.size() == 2);
+  CHECK(decode_contact_record(*records.at(one))->push == subscription);
+  CHECK(decode_contact_record(*records.at(two))->email == ada);
+  CHECK(book.take_changes().empty());
+
+  // The same subscription again (a page reload) changes nothing; a new one does.
+  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, subscription));
+  CHECK_FALSE(book.take_change("hall", visitor_of(1)));
+  auto renewed = subscription;
+  renewed.endpoint += "-renewed";
+  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, renewed));
+  // An opt-in takes its own visitor's change only.
+  book.forget("hall", visitor_of(2), channel::push);
+  auto own = book.take_change("hall", visitor_of(1));
+  REQUIRE(own);
+  CHECK(own->key == one);
+  CHECK(decode_contact_record(*own->value)->push == renewed);
+  records = taken(book);
+  REQUIRE(records.size() == 1);
+  CHECK_FALSE(decode_contact_record(*records.at(two))->push);  // forgotten, the address kept
+
+  // A failed write is taken again, as the book is then.
+  book.unwritten({{one, std::nullopt}});
+  CHECK(taken(book) == std::map<std::string, std::optional<std::string>>{{one, book.stored("hall", visitor_of(1))}});
+  book.forget("hall", visitor_of(2), channel::email);
+  CHECK(taken(book) == std::map<std::string, std::optional<std::string>>{{two, std::nullopt}});
+
+  // Opt-out deletes; "soon" keeps the record, marked; "turn" deletes it.
+  REQUIRE(book.add("hall", visitor_of(3), 6, std::nullopt, ada));
+  CHECK(book.remove("hall", visitor_of(3)));
+  CHECK(taken(book) == std::map<std::string, std::optional<std::string>>{{encode_contact_key("hall", visitor_of(3)), std::nullopt}});
+  wait(120);
+  REQUIRE(plan().size() == 1);
+  records = taken(book);
+  REQUIRE(records.size() == 1);
+  CHECK(decode_contact_record(*records.at(one))->soon_sent);
+  CHECK(plan().empty());
+  CHECK(book.take_changes().empty());
+  wait(281);
+  REQUIRE(plan().size() == 1);
+  CHECK(taken(book) == std::map<std::string, std::optional<std::string>>{{one, std::nullopt}});
+
+  // A room that is gone takes its records along.
+  REQUIRE(book.add("removed", visitor_of(4), 0, std::nullopt, ada));
+  REQUIRE(book.add("removed", visitor_of(5), 1, std::nullopt, ada));
+  book.take_changes();
+  plan();
+  CHECK(taken(book) == std::map<std::string, std::optional<std::string>>{
+                           {encode_contact_key("removed", visitor_of(4)), std::nullopt},
+                           {encode_contact_key("removed", visitor_of(5)), std::nullopt}});
+}
+
+TEST_CASE_METHOD(book_fixture, "an opt-in or opt-out whose write failed is undone, unless the visitor changed since") {
+  open_with(10);
+  REQUIRE(book.add("hall", visitor_of(1), 5, std::nullopt, subscription));
+  book.take_changes();
+  auto before = book.stored("hall", visitor_of(1));
+
+  // A new address whose write failed: the book is as before, counts too.
+  REQUIRE(book.add("hall", visitor_of(1), 5, std::nullopt, ada));
+  auto written = book.take_change("hall", visitor_of(1));
+  REQUIRE(written);
+  book.put_back("hall", visitor_of(1), before, *written);
+  CHECK_FALSE(book.find("hall", visitor_of(1), channel::email));
+  CHECK(book.find("hall", visitor_of(1), channel::push) == contact{subscription});
+  CHECK(book.counts("hall").opted_in == per_channel{1, 0});
+  CHECK(book.counts("hall").held == per_channel{1, 0});
+  CHECK(book.stored("hall", visitor_of(1)) == before);
+  // Taken again, so the store ends as the book is.
+  CHECK(taken(book) == std::map<std::string, std::optional<std::string>>{{encode_contact_key("hall", visitor_of(1)), before}});
+
+  // An opt-out whose write failed: the contacts are back.
+  CHECK(book.remove("hall", visitor_of(1)));
+  written = book.take_change("hall", visitor_of(1));
+  REQUIRE(written);
+  book.put_back("hall", visitor_of(1), before, *written);
+  CHECK(book.stored("hall", visitor_of(1)) == before);
+  CHECK(book.counts("hall").held == per_channel{1, 0});
+
+  // A first opt-in refused; then one changed by another request while the write was out.
+  REQUIRE(book.add("hall", visitor_of(2), 6, std::nullopt, ada));
+  written = book.take_change("hall", visitor_of(2));
+  book.put_back("hall", visitor_of(2), std::nullopt, *written);
+  CHECK_FALSE(book.stored("hall", visitor_of(2)));
+  CHECK(book.counts("hall").opted_in == per_channel{1, 0});
+  REQUIRE(book.add("hall", visitor_of(2), 6, std::nullopt, ada));
+  written = book.take_change("hall", visitor_of(2));
+  REQUIRE(book.add("hall", visitor_of(2), 6, std::nullopt, subscription));
+  book.put_back("hall", visitor_of(2), std::nullopt, *written);
+  CHECK(book.find("hall", visitor_of(2), channel::email) == contact{ada});
+  CHECK(book.find("hall", visitor_of(2), channel::push) == contact{subscription});
 }
