@@ -154,23 +154,27 @@ system_clock serving_clock() {
 }
 
 // The contacts acknowledged before the restart go back into the book; records that cannot
-// be read, or all of them when no channel is configured, are deleted: nobody would be told.
+// be read, and the contacts of a channel no longer configured, are deleted: nobody would be
+// told through them.
 void restore_contacts(notify::contact_book& book, event_store& store,
-                      std::vector<std::pair<std::string, std::string>> records, bool kept) {
-  std::vector<record_change> unused;
+                      std::vector<std::pair<std::string, std::string>> records, notify::channel_set channels) {
+  std::vector<record_change> changes;
   std::size_t malformed = 0;
   for (auto& record : records) {
-    if (kept && book.restore(record.first, record.second)) continue;
-    if (kept) ++malformed;
-    unused.push_back({std::move(record.first), std::nullopt});
+    if (book.restore(record.first, record.second)) continue;
+    ++malformed;
+    changes.push_back({std::move(record.first), std::nullopt});
   }
+  if (!channels.push) book.forget_channel(notify::channel::push);
+  if (!channels.email) book.forget_channel(notify::channel::email);
+  for (auto& change : book.take_changes()) changes.push_back(std::move(change));
   if (book.size() > 0) {
     log::info(fmt::format("notifications: the contacts of {} visitor(s) are kept from the last run", book.size()));
   }
   if (malformed > 0) log::warn(fmt::format("notifications: {} unreadable contact record(s) deleted", malformed));
-  if (unused.empty()) return;
-  store.write_contacts(std::move(unused), [](std::error_code ec) {
-    if (ec) log::warn(fmt::format("notifications: unused contact records could not be deleted: {}", ec.message()));
+  if (changes.empty()) return;
+  store.write_contacts(std::move(changes), [](std::error_code ec) {
+    if (ec) log::warn(fmt::format("notifications: the contact records could not be updated: {}", ec.message()));
   });
 }
 
@@ -241,7 +245,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   delivery::notifier notices(ioc, clock, rooms, contacts, store, c.notifications.outbox);
   delivery::notice_senders notice_senders(ioc, clock, rooms);
   auto channels = c.notifications.channels();
-  restore_contacts(contacts, store, std::move(stored_contacts), channels.any());
+  restore_contacts(contacts, store, std::move(stored_contacts), channels);
   if (channels.push) {
     notice_senders.use_push(*keys.vapid(), c.notifications.vapid_subject, c.notifications.push);
     api_settings.vapid_public_key = notify::vapid_public_key(*keys.vapid());

@@ -77,6 +77,16 @@ void contact_book::forget(std::string_view room, const id16& visitor, channel ch
   it->second.visitors.erase(found);
 }
 
+void contact_book::forget_channel(channel ch) {
+  for (auto& [room, book] : rooms_) {
+    std::vector<id16> holding;
+    for (const auto& [visitor, e] : book.visitors) {
+      if (ch == channel::push ? e.push.has_value() : e.email.has_value()) holding.push_back(visitor);
+    }
+    for (const auto& visitor : holding) forget(room, visitor, ch);
+  }
+}
+
 std::optional<contact> contact_book::find(std::string_view room, const id16& visitor, channel ch) const {
   auto it = rooms_.find(room);
   if (it == rooms_.end()) return std::nullopt;

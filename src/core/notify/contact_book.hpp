@@ -73,6 +73,8 @@ class contact_book {
   bool remove(std::string_view room, const id16& visitor);
   // The push service or relay said the contact is gone.
   void forget(std::string_view room, const id16& visitor, channel ch);
+  // Every contact of `ch`: the server no longer sends on it.
+  void forget_channel(channel ch);
   std::optional<contact> find(std::string_view room, const id16& visitor, channel ch) const;
 
   // The notices due at `now_ms` on the rooms' clock, each once per visitor; `soon_seconds`

@@ -397,3 +397,20 @@ TEST_CASE_METHOD(book_fixture, "an opt-in or opt-out whose write failed is undon
   CHECK(book.find("hall", visitor_of(2), channel::email) == contact{ada});
   CHECK(book.find("hall", visitor_of(2), channel::push) == contact{subscription});
 }
+
+TEST_CASE_METHOD(book_fixture, "a channel the server no longer sends on loses its contacts; the other channel's stay") {
+  open_with(400);
+  REQUIRE(book.add("hall", visitor_of(1), 1, std::nullopt, subscription));
+  REQUIRE(book.add("hall", visitor_of(1), 1, std::nullopt, ada));
+  REQUIRE(book.add("hall", visitor_of(2), 2, std::nullopt, subscription));
+  book.take_changes();
+  book.forget_channel(channel::push);
+  CHECK(book.size() == 1);
+  CHECK(book.counts("hall").held == per_channel{0, 1});
+  CHECK_FALSE(book.find("hall", visitor_of(1), channel::push));
+  CHECK(book.find("hall", visitor_of(1), channel::email));
+  auto records = taken(book);
+  REQUIRE(records.size() == 2);
+  CHECK(records.at(encode_contact_key("hall", visitor_of(2))) == std::nullopt);
+  CHECK(decode_contact_record(*records.at(encode_contact_key("hall", visitor_of(1))))->email == ada);
+}
