@@ -74,7 +74,7 @@ export async function startTarget() {
     res.end(`<!doctype html><title>Shop</title><h1>The shop</h1><p id="pass">${hasPass ? 'pass cookie present' : 'no pass'}</p>`);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => { server.close(r); server.closeAllConnections(); }) };
 }
 
 /** Joins `room` as a fresh visitor through the API, solving the challenge natively. */

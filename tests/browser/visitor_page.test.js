@@ -17,7 +17,7 @@ async function startBouncingShop() {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   shop.url = `http://127.0.0.1:${server.address().port}`;
-  shop.close = () => new Promise((r) => server.close(r));
+  shop.close = () => new Promise((r) => { server.close(r); server.closeAllConnections(); });
   return shop;
 }
 

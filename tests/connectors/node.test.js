@@ -43,6 +43,7 @@ before(async () => {
 
 after(async () => {
   checker?.close();
+  shop?.closeAllConnections();
   await new Promise((resolve) => shop?.close(resolve) ?? resolve());
   await foyer?.cleanup();
 });
@@ -65,6 +66,7 @@ test('a visitor goes from the queue to a protected Express route', async () => {
       assert.deepEqual(await res.json(), { visitor, path: '/shop/item?id=7' });
     });
   } finally {
+    server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
 });

@@ -64,7 +64,7 @@ async function discoveryServer(document, tls) {
   const server = tls ? createHttpsServer(tls, handler) : createServer(handler);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `${tls ? 'https' : 'http'}://127.0.0.1:${server.address().port}`;
-  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { url, close: () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); }) };
 }
 
 before(async () => {

@@ -91,7 +91,9 @@ export async function startUpstream() {
   });
   server.keepAliveTimeout = 60000;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
+  // Node 18's close() waits for idle keep-alive connections (nginx keeps its upstream
+  // connections open) until they time out: they are closed at once instead.
+  return { port: server.address().port, close: () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); }) };
 }
 
 // A whole nginx.conf for a test: one worker, its files under `dir`, and `http` (the
