@@ -37,16 +37,6 @@ struct test_push_options {
   std::int64_t ttl_seconds = 60;
 };
 
-std::string_view outcome_name(delivery_outcome outcome) {
-  switch (outcome) {
-    case delivery_outcome::delivered: return "delivered";
-    case delivery_outcome::gone: return "gone";
-    case delivery_outcome::refused: return "refused";
-    case delivery_outcome::failed: return "failed";
-  }
-  return "failed";
-}
-
 // Runs a check; what stops it is printed on stderr and exits 1 (CLI11_PARSE turns
 // CLI::RuntimeError(1) into the exit code).
 template <typename F>
@@ -79,11 +69,11 @@ void test_email(const test_email_options& o) {
   delivery::smtp_result result;
   delivery::smtp_sender sender(ioc, settings);
   net::co_spawn(ioc, sender.deliver(o.to, message), [&](std::exception_ptr failure, delivery::smtp_result r) {
-    result = failure ? delivery::smtp_result{delivery_outcome::failed, "the send failed unexpectedly"} : std::move(r);
+    result = failure ? delivery::smtp_result{notify::outcome::failed, "the send failed unexpectedly"} : std::move(r);
   });
   ioc.run();
-  if (result.outcome != delivery_outcome::delivered) {
-    throw std::runtime_error(fmt::format("{}: {}", outcome_name(result.outcome), result.detail));
+  if (result.outcome != notify::outcome::delivered) {
+    throw std::runtime_error(fmt::format("{}: {}", notify::to_string(result.outcome), result.detail));
   }
   fmt::print("foyer notify test-email: delivered through relay {}:{}\n", settings.host, settings.port);
 }
@@ -102,16 +92,16 @@ void test_push(const test_push_options& options) {
   net::io_context ioc;
   delivery::push_sender sender(ioc, clock, *ring.vapid(), c.notifications.vapid_subject, c.notifications.push);
   auto payload = json_object().str("title", "Foyer").str("body", options.message).done();
-  auto outcome = delivery_outcome::failed;
+  auto outcome = notify::outcome::failed;
   std::string problem;
   net::co_spawn(ioc, sender.send(options.subscription, payload, std::chrono::seconds(options.ttl_seconds), &problem),
-                [&outcome](std::exception_ptr failure, delivery_outcome result) {
+                [&outcome](std::exception_ptr failure, notify::outcome result) {
                   if (failure) std::rethrow_exception(failure);
                   outcome = result;
                 });
   ioc.run();
-  if (outcome != delivery_outcome::delivered) {
-    throw std::runtime_error(fmt::format("{}: {}", outcome_name(outcome), problem));
+  if (outcome != notify::outcome::delivered) {
+    throw std::runtime_error(fmt::format("{}: {}", notify::to_string(outcome), problem));
   }
   fmt::print("delivered: the push service accepted the test notice\n");
 }

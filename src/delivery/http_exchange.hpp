@@ -54,18 +54,27 @@ boost::asio::awaitable<boost::beast::error_code> connect(boost::beast::tcp_strea
   co_return ec;
 }
 
+// Names `host` to the peer of a connected stream and shakes hands, within `timeout`.
+inline boost::asio::awaitable<boost::beast::error_code> handshake(
+    boost::beast::ssl_stream<boost::beast::tcp_stream>& stream, const std::string& host,
+    std::chrono::milliseconds timeout) {
+  if (!name_tls_peer(stream, host)) {
+    co_return boost::system::error_code(static_cast<int>(::ERR_get_error()), boost::asio::error::get_ssl_category());
+  }
+  boost::beast::error_code ec;
+  boost::beast::get_lowest_layer(stream).expires_after(timeout);
+  co_await stream.async_handshake(boost::asio::ssl::stream_base::client,
+                                  boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+  co_return ec;
+}
+
 template <class Endpoints>
 boost::asio::awaitable<boost::beast::error_code> connect(boost::beast::ssl_stream<boost::beast::tcp_stream>& stream,
                                                          const std::string& host, const Endpoints& endpoints,
                                                          std::chrono::milliseconds timeout) {
-  if (!name_tls_peer(stream, host)) {
-    co_return boost::system::error_code(static_cast<int>(::ERR_get_error()), boost::asio::error::get_ssl_category());
-  }
   auto ec = co_await connect(boost::beast::get_lowest_layer(stream), endpoints, timeout);
   if (ec) co_return ec;
-  co_await stream.async_handshake(boost::asio::ssl::stream_base::client,
-                                  boost::asio::redirect_error(boost::asio::use_awaitable, ec));
-  co_return ec;
+  co_return co_await handshake(stream, host, timeout);
 }
 
 }  // namespace foyer::delivery

@@ -14,16 +14,6 @@ namespace {
 // keeps it an hour at most.
 constexpr std::chrono::seconds push_ttl{3600};
 
-notify::outcome outcome_of(delivery_outcome o) {
-  switch (o) {
-    case delivery_outcome::delivered: return notify::outcome::delivered;
-    case delivery_outcome::gone: return notify::outcome::gone;
-    case delivery_outcome::refused: return notify::outcome::refused;
-    case delivery_outcome::failed: return notify::outcome::failed;
-  }
-  return notify::outcome::failed;
-}
-
 }  // namespace
 
 notice_senders::notice_senders(net::io_context& ioc, const clock& clock, const journal& rooms)
@@ -34,7 +24,6 @@ void notice_senders::use_push(const pass::signing_key& vapid_key, std::string su
 }
 
 void notice_senders::use_email(smtp_settings settings) {
-  from_ = settings.from;
   email_.emplace(ioc_, std::move(settings));
 }
 
@@ -54,8 +43,8 @@ net::awaitable<notify::outcome> notice_senders::push(const notify::notice& n) {
   auto o = co_await push_->send(std::get<notify::push_subscription>(n.to), payload, push_ttl, &problem);
   // The endpoint's path identifies the visitor's browser: the log names the room, the push
   // service's origin and what went wrong, never the path.
-  if (o != delivery_outcome::delivered) fmt::print(stderr, "foyer: notifications: push for room {}: {}\n", n.room, problem);
-  co_return outcome_of(o);
+  if (o != notify::outcome::delivered) fmt::print(stderr, "foyer: notifications: push for room {}: {}\n", n.room, problem);
+  co_return o;
 }
 
 net::awaitable<notify::outcome> notice_senders::email(const notify::notice& n) {
@@ -63,13 +52,13 @@ net::awaitable<notify::outcome> notice_senders::email(const notify::notice& n) {
   notify::email_notice what{n.kind == notify::notice_kind::soon ? notify::email_notice::kind::soon
                                                                  : notify::email_notice::kind::turn,
                             room_name(n.room), n.minutes, to.link};
-  auto message = notify::build_email({from_, to.address, clock_.now_ms(), to_hex(random_array<16>())}, what);
+  auto message = notify::build_email({email_->from(), to.address, clock_.now_ms(), to_hex(random_array<16>())}, what);
   auto result = co_await email_->deliver(to.address, message);
   // The relay's detail never quotes the address (smtp_sender.hpp).
-  if (result.outcome != delivery_outcome::delivered) {
+  if (result.outcome != notify::outcome::delivered) {
     fmt::print(stderr, "foyer: notifications: email for room {}: {}\n", n.room, result.detail);
   }
-  co_return outcome_of(result.outcome);
+  co_return result.outcome;
 }
 
 }  // namespace foyer::delivery

@@ -44,7 +44,6 @@ class notice_senders {
   const journal& rooms_;
   std::optional<push_sender> push_;
   std::optional<smtp_sender> email_;
-  std::string from_;
 };
 
 }  // namespace foyer::delivery

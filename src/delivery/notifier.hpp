@@ -44,7 +44,7 @@ namespace net = boost::asio;
 
 class notifier {
  public:
-  // Sends one notice and says what became of it (the channel senders' delivery_outcome).
+  // Sends one notice and says what became of it (the channel senders' notify::outcome).
   // The notice lives until the send completes.
   using send_function = std::function<net::awaitable<notify::outcome>(const notify::notice&)>;
 

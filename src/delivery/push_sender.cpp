@@ -35,11 +35,11 @@ ip_address address_of(const net::ip::address& a) {
 }
 
 // RFC 8030 §5 and §8.3 and RFC 8292 §4 (403: a key that does not match the subscription).
-delivery_outcome outcome_of(unsigned status) {
-  if (status / 100 == 2) return delivery_outcome::delivered;
-  if (status == 404 || status == 410) return delivery_outcome::gone;
-  if (status == 408 || status == 429 || status / 100 == 5) return delivery_outcome::failed;
-  return delivery_outcome::refused;  // a redirect (never followed), or the request is wrong
+notify::outcome outcome_of(unsigned status) {
+  if (status / 100 == 2) return notify::outcome::delivered;
+  if (status == 404 || status == 410) return notify::outcome::gone;
+  if (status == 408 || status == 429 || status / 100 == 5) return notify::outcome::failed;
+  return notify::outcome::refused;  // a redirect (never followed), or the request is wrong
 }
 
 }  // namespace
@@ -53,18 +53,18 @@ push_sender::push_sender(net::io_context& ioc, const clock& clock, pass::signing
       reach_(std::move(reach)),
       tls_context_(verifying_client_context()) {}
 
-net::awaitable<delivery_outcome> push_sender::send(const notify::push_subscription& subscription,
+net::awaitable<notify::outcome> push_sender::send(const notify::push_subscription& subscription,
                                                    std::string_view payload, std::chrono::seconds ttl,
                                                    std::string* problem) {
-  auto finish = [problem](delivery_outcome outcome, std::string text) {
+  auto finish = [problem](notify::outcome outcome, std::string text) {
     if (problem) *problem = std::move(text);
     return outcome;
   };
   if (subscription.endpoint.size() > notify::max_push_endpoint_bytes) {
-    co_return finish(delivery_outcome::refused, "the endpoint is longer than 1024 bytes");
+    co_return finish(notify::outcome::refused, "the endpoint is longer than 1024 bytes");
   }
   auto url = parse_url(subscription.endpoint);
-  if (!url || !url->tls) co_return finish(delivery_outcome::refused, "the endpoint is not an https:// URL");
+  if (!url || !url->tls) co_return finish(notify::outcome::refused, "the endpoint is not an https:// URL");
   auto where = notify::push_origin(*url);
   http_request req{bhttp::verb::post, url->target, 11};
   try {
@@ -75,7 +75,7 @@ net::awaitable<delivery_outcome> push_sender::send(const notify::push_subscripti
     req.set(bhttp::field::authorization,
             notify::vapid_authorization(where, subject_, clock_.now_ms() / 1000 + vapid_lifetime_seconds, vapid_key_));
   } catch (const std::invalid_argument& e) {
-    co_return finish(delivery_outcome::refused, fmt::format("{}: {}", where, e.what()));
+    co_return finish(notify::outcome::refused, fmt::format("{}: {}", where, e.what()));
   }
   req.set(bhttp::field::host, url->authority);
   req.set(bhttp::field::user_agent, "foyer");
@@ -95,7 +95,7 @@ net::awaitable<delivery_outcome> push_sender::send(const notify::push_subscripti
   } else {
     tcp::resolver resolver(ioc_);
     auto resolved = co_await resolver.async_resolve(url->host, url->port, net::redirect_error(net::use_awaitable, ec));
-    if (ec) co_return finish(delivery_outcome::failed, fmt::format("{}: cannot resolve: {}", where, ec.message()));
+    if (ec) co_return finish(notify::outcome::failed, fmt::format("{}: cannot resolve: {}", where, ec.message()));
     for (const auto& entry : resolved) candidates.push_back(entry.endpoint());
   }
   // Only the addresses checked here are connected to: a name cannot resolve again to another.
@@ -106,24 +106,26 @@ net::awaitable<delivery_outcome> push_sender::send(const notify::push_subscripti
     if (private_allowed || public_address(address_of(endpoint.address()))) endpoints.push_back(endpoint);
   }
   if (endpoints.empty()) {
-    co_return finish(delivery_outcome::refused,
+    co_return finish(notify::outcome::refused,
                      fmt::format("{}: resolves to no public address (allow_private_push_hosts lists the hosts that "
                                  "may)",
                                  where));
   }
 
   beast::ssl_stream<beast::tcp_stream> stream(ioc_, tls_context_);
-  ec = co_await delivery::connect(stream, url->host, endpoints, reach_.timeout);
-  if (ec) co_return finish(delivery_outcome::failed, fmt::format("{}: cannot connect: {}", where, ec.message()));
+  ec = co_await delivery::connect(beast::get_lowest_layer(stream), endpoints, reach_.timeout);
+  if (ec) co_return finish(notify::outcome::failed, fmt::format("{}: cannot connect: {}", where, ec.message()));
+  ec = co_await delivery::handshake(stream, url->host, reach_.timeout);
+  if (ec) co_return finish(notify::outcome::failed, fmt::format("{}: TLS handshake failed: {}", where, ec.message()));
   beast::flat_buffer buffer;
   answer_parser parser;
   parser.body_limit(answer_limit);
   ec = co_await exchange(stream, buffer, req, parser, reach_.timeout);
   // The connection closes with the stream: one request each, so no TLS close is awaited.
-  if (ec) co_return finish(delivery_outcome::failed, fmt::format("{}: no answer: {}", where, ec.message()));
+  if (ec) co_return finish(notify::outcome::failed, fmt::format("{}: no answer: {}", where, ec.message()));
   auto status = parser.get().result_int();
   auto outcome = outcome_of(status);
-  co_return finish(outcome, outcome == delivery_outcome::delivered ? "" : fmt::format("{}: answered {}", where, status));
+  co_return finish(outcome, outcome == notify::outcome::delivered ? "" : fmt::format("{}: answered {}", where, status));
 }
 
 }  // namespace foyer::delivery

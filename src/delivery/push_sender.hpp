@@ -26,7 +26,7 @@
 
 #include "core/notify/web_push.hpp"
 #include "core/passes/pass.hpp"
-#include "delivery/delivery_outcome.hpp"
+#include "core/notify/notice.hpp"
 
 namespace foyer::delivery {
 
@@ -53,7 +53,7 @@ class push_sender {
   // with a redirect, keys that are no keys, or another 4xx but 408 and 429: refused; no
   // answer, 408, 429 or 5xx: failed. `problem`, if given, receives what went wrong (empty
   // when delivered), for the log.
-  net::awaitable<delivery_outcome> send(const notify::push_subscription& subscription, std::string_view payload,
+  net::awaitable<notify::outcome> send(const notify::push_subscription& subscription, std::string_view payload,
                                         std::chrono::seconds ttl, std::string* problem = nullptr);
 
  private:

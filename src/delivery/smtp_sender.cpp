@@ -41,7 +41,7 @@ class session {
         plain_(ioc) {}
 
   net::awaitable<smtp_result> run(std::string_view to, std::string_view message) {
-    if (!notify::valid_address(to)) co_return smtp_result{delivery_outcome::refused, "the address is not valid"};
+    if (!notify::valid_address(to)) co_return smtp_result{notify::outcome::refused, "the address is not valid"};
     if (!co_await open()) co_return fail();
     auto greeted = co_await greet();
     if (!greeted) co_return fail();
@@ -81,14 +81,14 @@ class session {
     if (!co_await expect(fmt::format("MAIL FROM:<{}>", settings_.from), 2, "MAIL FROM")) co_return fail();
     auto rcpt = co_await command(fmt::format("RCPT TO:<{}>", to));
     if (!rcpt) co_return fail("RCPT TO");
-    if (rcpt->kind() != 2) co_return fail("RCPT TO", *rcpt, delivery_outcome::gone);
+    if (rcpt->kind() != 2) co_return fail("RCPT TO", *rcpt, notify::outcome::gone);
     if (!co_await expect("DATA", 3)) co_return fail();
     auto answer = co_await exchange(notify::data_of(message));
     if (!answer) co_return fail("the message");
-    if (answer->kind() != 2) co_return fail("the message", *answer, delivery_outcome::refused);
+    if (answer->kind() != 2) co_return fail("the message", *answer, notify::outcome::refused);
     // Delivered whatever the QUIT brings: the relay took the message.
     co_await command("QUIT");
-    co_return smtp_result{delivery_outcome::delivered, {}};
+    co_return smtp_result{notify::outcome::delivered, {}};
   }
 
  private:
@@ -216,13 +216,13 @@ class session {
 
   smtp_result fail(std::string_view step = {}) {
     if (!step.empty()) failed_at(step);
-    return smtp_result{delivery_outcome::failed, fmt::format("{}: {}", where_, why_)};
+    return smtp_result{notify::outcome::failed, fmt::format("{}: {}", where_, why_)};
   }
 
   // A refusal by reply: a 4xx is for later, a 5xx is `permanent`.
-  smtp_result fail(std::string_view step, const smtp_reply& reply, delivery_outcome permanent) {
+  smtp_result fail(std::string_view step, const smtp_reply& reply, notify::outcome permanent) {
     fail_reply(step, reply);
-    return smtp_result{reply.kind() == 5 ? permanent : delivery_outcome::failed, fmt::format("{}: {}", where_, why_)};
+    return smtp_result{reply.kind() == 5 ? permanent : notify::outcome::failed, fmt::format("{}: {}", where_, why_)};
   }
 
   net::io_context& ioc_;
@@ -258,7 +258,7 @@ net::awaitable<smtp_result> smtp_sender::deliver(std::string_view to, std::strin
   co_return co_await s.run(to, message);
 }
 
-net::awaitable<delivery_outcome> smtp_sender::send(std::string_view to, std::string_view message) {
+net::awaitable<notify::outcome> smtp_sender::send(std::string_view to, std::string_view message) {
   auto result = co_await deliver(to, message);
   co_return result.outcome;
 }

@@ -21,13 +21,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ssl/context.hpp>
 
-#include "delivery/delivery_outcome.hpp"
+#include "core/notify/notice.hpp"
 #include "delivery/smtp_settings.hpp"
 
 namespace foyer::delivery {
 
 struct smtp_result {
-  delivery_outcome outcome = delivery_outcome::failed;
+  notify::outcome outcome = notify::outcome::failed;
   // For the operator: what went wrong and where ("relay mail.example.com:587: RCPT TO:
   // 550 5.1.1"); empty when delivered.
   std::string detail;
@@ -45,9 +45,11 @@ class smtp_sender {
   // refused if `to` is not notify::valid_address or the relay refused the message (5xx
   // after DATA); failed on a 4xx, a connection, TLS or AUTH failure, a timeout, or a relay
   // without STARTTLS when it is required. `to` and `message` must outlive the send.
-  boost::asio::awaitable<delivery_outcome> send(std::string_view to, std::string_view message);
+  boost::asio::awaitable<notify::outcome> send(std::string_view to, std::string_view message);
   // The same, with the detail for the operator.
   boost::asio::awaitable<smtp_result> deliver(std::string_view to, std::string_view message);
+  // The sender's address (settings.from), for the messages' From.
+  const std::string& from() const { return settings_.from; }
 
  private:
   boost::asio::io_context& ioc_;

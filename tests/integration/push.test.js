@@ -127,7 +127,7 @@ test('SSRF rules: https only, no private address unless the host is allowed, no 
     // The push service's certificate is checked.
     const untrusted = await testPush(allowed, s, { ca: null });
     assert.equal(untrusted.code, 1);
-    assert.match(untrusted.stderr, /failed: .*cannot connect: .*certificate verify failed/);
+    assert.match(untrusted.stderr, /failed: .*TLS handshake failed: .*certificate verify failed/);
     for (const d of [allowed, strict]) rmSync(d.dir, { recursive: true, force: true });
   });
 });

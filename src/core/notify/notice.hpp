@@ -17,7 +17,8 @@ enum class notice_kind : std::uint8_t {
 };
 std::string_view to_string(notice_kind k);
 
-// What a delivery attempt came to (delivery_outcome of the channel senders).
+// What a delivery attempt came to: a channel sender's answer (delivered, gone, refused,
+// failed), or the outbox's own (dropped, stale).
 enum class outcome : std::uint8_t {
   delivered,
   gone,     // the push service or relay says the contact no longer exists: it is forgotten

@@ -89,7 +89,7 @@ TEST_CASE("smtp: the commands in order, the message dot-stuffed, and delivered")
   scripted_relay relay;
   relay.answer = accept_all;
   auto r = send(relay, "visitor@example.org", "Subject: x\r\n\r\n.leading dot\r\nend\r\n");
-  CHECK(r.outcome == delivery_outcome::delivered);
+  CHECK(r.outcome == notify::outcome::delivered);
   CHECK(r.detail.empty());
   REQUIRE(relay.heard.size() == 6);
   CHECK(relay.heard[0] == "EHLO [127.0.0.1]");
@@ -106,20 +106,20 @@ TEST_CASE("smtp: a refused recipient is gone, a busy one failed, a refused messa
     return c.starts_with("RCPT") ? "550 5.1.1 <visitor@example.org>: no such user\r\n" : accept_all(c);
   };
   auto r = send(gone, "visitor@example.org", "x\r\n");
-  CHECK(r.outcome == delivery_outcome::gone);
+  CHECK(r.outcome == notify::outcome::gone);
   CHECK(r.detail.ends_with(": RCPT TO: 550 5.1.1"));
   CHECK(r.detail.find("visitor") == std::string::npos);
 
   scripted_relay busy;
   busy.answer = [](const std::string& c) { return c.starts_with("RCPT") ? "451 try later\r\n" : accept_all(c); };
   r = send(busy, "visitor@example.org", "x\r\n");
-  CHECK(r.outcome == delivery_outcome::failed);
+  CHECK(r.outcome == notify::outcome::failed);
   CHECK(r.detail.ends_with(": RCPT TO: 451"));
 
   scripted_relay spam;
   spam.answer = [](const std::string& c) { return c == "x" ? "554 5.7.1 rejected\r\n" : accept_all(c); };
   r = send(spam, "visitor@example.org", "x\r\n");
-  CHECK(r.outcome == delivery_outcome::refused);
+  CHECK(r.outcome == notify::outcome::refused);
   CHECK(r.detail.ends_with(": the message: 554 5.7.1"));
 }
 
@@ -133,14 +133,14 @@ TEST_CASE("smtp: an address that is not plain is refused before any connection")
   net::co_spawn(ioc, sender.deliver("visitor@example.org>\r\nRCPT TO:<x@example.org", "x"),
                 [&](std::exception_ptr, delivery::smtp_result r) { result = std::move(r); });
   ioc.run();
-  CHECK(result.outcome == delivery_outcome::refused);
+  CHECK(result.outcome == notify::outcome::refused);
 }
 
 TEST_CASE("smtp: a reply past the limits ends the session") {
   scripted_relay endless_line;
   endless_line.greeting = "220 " + std::string(4096, 'x');
   auto r = send(endless_line, "visitor@example.org", "x\r\n");
-  CHECK(r.outcome == delivery_outcome::failed);
+  CHECK(r.outcome == notify::outcome::failed);
   CHECK_THAT(r.detail, Catch::Contains("greeting: the reply is not SMTP or too long"));
 
   scripted_relay endless_reply;
@@ -150,7 +150,7 @@ TEST_CASE("smtp: a reply past the limits ends the session") {
     return c.starts_with("EHLO") ? lines + "250 end\r\n" : accept_all(c);
   };
   r = send(endless_reply, "visitor@example.org", "x\r\n");
-  CHECK(r.outcome == delivery_outcome::failed);
+  CHECK(r.outcome == notify::outcome::failed);
   CHECK_THAT(r.detail, Catch::Contains("EHLO: the reply is not SMTP or too long"));
 }
 
@@ -158,7 +158,7 @@ TEST_CASE("smtp: STARTTLS required: no offer, or bytes slipped in after the go-a
   scripted_relay no_offer;
   no_offer.answer = accept_all;
   auto r = send(no_offer, "visitor@example.org", "x\r\n", /*starttls=*/true);
-  CHECK(r.outcome == delivery_outcome::failed);
+  CHECK(r.outcome == notify::outcome::failed);
   CHECK_THAT(r.detail, Catch::Contains("the relay does not offer STARTTLS"));
   CHECK(no_offer.heard.size() == 1);  // EHLO only
 
@@ -169,7 +169,7 @@ TEST_CASE("smtp: STARTTLS required: no offer, or bytes slipped in after the go-a
     return accept_all(c);
   };
   r = send(injected, "visitor@example.org", "x\r\n", /*starttls=*/true);
-  CHECK(r.outcome == delivery_outcome::failed);
+  CHECK(r.outcome == notify::outcome::failed);
   CHECK_THAT(r.detail, Catch::Contains("STARTTLS: the relay sent more than its reply"));
   CHECK(injected.heard.back() == "STARTTLS");
 }
