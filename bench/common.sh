@@ -121,17 +121,14 @@ result() { grep '^RESULT ' "$1" | tail -1 | cut -d' ' -f2- | jq -r "$2"; }
 
 # load OUT SERVER_PID ARGS...: runs the load generator ($threads threads), keeps its output, and adds the
 # server's CPU time per operation (user + system, all threads): a figure that holds even
-# when other work on the machine takes CPU from both sides.
+# when other work on the machine takes CPU from both sides. The load generator reads it
+# around its timed phase alone (--server-pid), split by thread, so that what it does
+# before the clock starts (challenges fetched ahead, tickets, passes) is not counted in.
 load() {
-  local out=$1 server=$2 before after
+  local out=$1 server=$2
   shift 2
-  before=$(cpu_ticks "$server")
-  "$FOYER_LOAD" --threads "$threads" "$@" | tee "$out" | sed 's/^/    /'
-  after=$(cpu_ticks "$server")
-  local us
-  us=$(python3 -c "print(round(($after - $before) * 1e6 / $(getconf CLK_TCK) / max(1, $(result "$out" .ops)), 2))")
-  echo "CPU_US_PER_OP $us" >>"$out"
-  echo "      server CPU: $us µs per operation"
+  "$FOYER_LOAD" --threads "$threads" --server-pid "$server" "$@" | tee "$out" | sed 's/^/    /'
+  echo "CPU_US_PER_OP $(result "$out" .server_cpu_us.total)" >>"$out"
 }
 
 # settle PID: waits (up to 10 s) until the server has used no CPU for 0.3 s, so that the

@@ -23,21 +23,32 @@
 //          each connection sends on its own schedule and a latency counts from the time
 //          its attempt was due, so a slow answer is not hidden by the sends it delayed
 //
+// With --server-pid, the server's CPU time is read from /proc around the timed phase alone,
+// split by thread: its event loop (the main thread), the storage thread ("foyer-store"),
+// RocksDB's background threads ("rocksdb:...") and the rest; with --solved-ahead also
+// around the whole visit, the challenges fetched before the clock included.
+//
 // Only loopback targets are accepted: this tool is a flood by design.
 //
 // The last line of the output is `RESULT {json}` for scripts (bench/run.sh).
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <cstdint>
 #include <deque>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -113,7 +124,50 @@ struct options {
   std::uint32_t seats = 2;     // holds: seats asked for by each attempt
   double hold_for_ms = 200;    // holds: how long a placed hold stays before the site releases it
   std::vector<std::string> codes;  // --codes: access codes the joins carry in turn ("": none)
+  int server_pid = 0;              // whose CPU to measure; 0: none
 };
+
+// A server's CPU time so far, in clock ticks (user + system), by kind of thread.
+constexpr std::array<std::string_view, 4> cpu_parts{"loop", "storage", "rocksdb", "other"};
+using server_cpu = std::array<std::uint64_t, cpu_parts.size()>;
+
+server_cpu read_server_cpu(int pid) {
+  server_cpu out{};
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(fmt::format("/proc/{}/task", pid), ec)) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // "tid (comm) state ...": the name may hold spaces and parentheses, the last ')' ends it.
+    auto open = stat.find('(');
+    auto close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close + 2 > stat.size()) continue;
+    std::string name = stat.substr(open + 1, close - open - 1);
+    std::istringstream rest(stat.substr(close + 2));
+    std::vector<std::string> fields{std::istream_iterator<std::string>(rest), std::istream_iterator<std::string>()};
+    if (fields.size() < 13) continue;  // utime and stime are fields 14 and 15, 12th and 13th after the name
+    std::size_t part = task.path().filename() == std::to_string(pid) ? 0
+                       : name == "foyer-store"                        ? 1
+                       : name.starts_with("rocksdb")                  ? 2
+                                                                      : 3;
+    out[part] += std::stoull(fields[11]) + std::stoull(fields[12]);
+  }
+  return out;
+}
+
+// `{"total":..,"loop":..,...}`: µs of server CPU per operation between two readings, and
+// the same as text.
+std::pair<std::string, std::string> cpu_per_op(const server_cpu& from, const server_cpu& to, std::uint64_t ops) {
+  double per_tick_us = 1e6 / static_cast<double>(::sysconf(_SC_CLK_TCK)) / static_cast<double>(std::max<std::uint64_t>(ops, 1));
+  double total = 0;
+  std::string json, text;
+  for (std::size_t i = 0; i < cpu_parts.size(); ++i) {
+    double us = static_cast<double>(to[i] - from[i]) * per_tick_us;
+    total += us;
+    json += fmt::format(R"(,"{}":{:.2f})", cpu_parts[i], us);
+    text += fmt::format("{}{} {:.1f}", i == 0 ? "" : ", ", cpu_parts[i], us);
+  }
+  return {fmt::format(R"({{"total":{:.2f}{}}})", total, json), fmt::format("{:.1f} µs ({})", total, text)};
+}
 
 class histogram {
  public:
@@ -766,8 +820,10 @@ int run(const options& opts) {
                std::chrono::duration<double>(steady::now() - t0).count());
   }
 
+  std::optional<server_cpu> cpu_at_visit;
   std::vector<std::string> solved_joins;
   if (opts.what == scenario::joins && opts.solved_ahead > 0) {
+    if (opts.server_pid > 0) cpu_at_visit = read_server_cpu(opts.server_pid);
     auto t0 = steady::now();
     solved_joins = obtain_solved_joins(opts, ep, opts.solved_ahead);
     fmt::print("solved ahead: {} challenges fetched and solved in {:.2f} s (not timed)\n", solved_joins.size(),
@@ -797,6 +853,8 @@ int run(const options& opts) {
   if (opts.what == scenario::holds) {
     for (auto& w : workers) w->add_release_slot();
   }
+  std::optional<server_cpu> cpu_at_start;
+  if (opts.server_pid > 0) cpu_at_start = read_server_cpu(opts.server_pid);
   auto start = steady::now();
   shared.start = start;
   if (opts.duration_s > 0) {
@@ -828,6 +886,8 @@ int run(const options& opts) {
     });
   }
   for (auto& t : threads) t.join();
+  std::optional<server_cpu> cpu_at_end;
+  if (opts.server_pid > 0) cpu_at_end = read_server_cpu(opts.server_pid);
   done = true;
   if (reporter.joinable()) reporter.join();
 
@@ -864,6 +924,16 @@ int run(const options& opts) {
   }
   fmt::print("  operations {} in {:.2f} s: {:.1f}/s; errors {}\n", ops, seconds, static_cast<double>(ops) / seconds,
              errors);
+  if (cpu_at_end) {
+    auto [timed_json, timed_text] = cpu_per_op(*cpu_at_start, *cpu_at_end, ops);
+    fmt::print("  server CPU per operation, timed phase: {}\n", timed_text);
+    json += fmt::format(R"(,"server_cpu_us":{})", timed_json);
+    if (cpu_at_visit) {
+      auto [visit_json, visit_text] = cpu_per_op(*cpu_at_visit, *cpu_at_end, ops);
+      fmt::print("  server CPU per visit (challenge fetched ahead, then join): {}\n", visit_text);
+      json += fmt::format(R"(,"visit_cpu_us":{})", visit_json);
+    }
+  }
   for (const auto& [what, n] : all.errors) fmt::print("    error {} x{}\n", what, n);
   if (opts.what == scenario::holds) {
     std::string outcomes;
@@ -933,6 +1003,9 @@ int main(int argc, char** argv) {
   app.add_option("--seats", opts.seats, "holds: seats each attempt asks for")->check(CLI::Range(1, 1000));
   app.add_option("--hold-for-ms", opts.hold_for_ms, "holds: a placed hold is released this long after")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--server-pid", opts.server_pid,
+                 "measure this server's CPU per operation around the timed phase, by thread (and the visit's)")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   if (opts.solved_ahead > 0) {
     if (opts.what != scenario::joins || opts.no_pow) {

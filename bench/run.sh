@@ -118,9 +118,10 @@ compare() {
     "$(median $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .status.p99_us; done))" "$(result "$work/joins.out" .join.p99_us)" \
     "$(total $(for r in $(seq 1 "$rounds"); do result "$work/polls$r.out" .errors; done))" "$(total $(result "$work/joins.out" .errors) $(for r in $(seq 1 "$rounds"); do result "$work/solved$r.out" .errors; done))" \
     "$(sort "$work/places" "$work/places-solved"* | uniq -d | wc -l)" "$(result "$work/lobby.out" .duplicate_lobby_indexes)" \
-    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/nginx$r.out"; done))" "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/polls$r.out"; done))" "$(cpu_of "$work/joins.out")" <<'EOF'
+    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/nginx$r.out"; done))" "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/polls$r.out"; done))" "$(cpu_of "$work/joins.out")" \
+    "$(median $(for r in $(seq 1 "$rounds"); do cpu_of "$work/solved$r.out"; done))" "$(median $(for r in $(seq 1 "$rounds"); do result "$work/solved$r.out" .visit_cpu_us.total; done))" <<'EOF'
 import sys
-nginx, polls, joins, join_reqs, mixed, solved, p99_solved, p99_poll, p99_join, err_polls, err_joins, dup, dup_lobby, cpu_nginx, cpu_polls, cpu_joins = map(float, sys.argv[1:])
+nginx, polls, joins, join_reqs, mixed, solved, p99_solved, p99_poll, p99_join, err_polls, err_joins, dup, dup_lobby, cpu_nginx, cpu_polls, cpu_joins, cpu_solved, cpu_solved_visit = map(float, sys.argv[1:])
 def line(name, value, target=None):
     verdict = "" if target is None else ("  target >= %.1fx: %s" % (target, "met" if value / nginx >= target else "MISSED"))
     print("  %-34s %10.0f/s  %5.2fx nginx%s" % (name, value, value / nginx, verdict))
@@ -133,9 +134,17 @@ line("mixed operations", mixed)
 print("  polls p99 (median of rounds) %.2f ms (target <= 5 ms: %s); joins p99 %.2f ms solved ahead (median), %.2f ms in visits" %
       (p99_poll / 1000, "met" if p99_poll <= 5000 else "MISSED", p99_solved / 1000, p99_join / 1000))
 print("  errors: polls %d, joins (all runs) %d; places issued twice (all join runs together): %d; lobby indexes issued twice: %d" % (err_polls, err_joins, dup, dup_lobby))
-print("  server CPU per operation: nginx %.1f us, foyer poll %.1f us (%.2fx nginx's efficiency), foyer join %.1f us (%.2fx)" %
-      (cpu_nginx, cpu_polls, cpu_nginx / cpu_polls, cpu_joins, cpu_nginx / cpu_joins))
+print("  server CPU per operation: nginx %.1f us, foyer poll %.1f us (%.2fx nginx's efficiency)" % (cpu_nginx, cpu_polls, cpu_nginx / cpu_polls))
+print("  server CPU per join: the join alone %.1f us (solved ahead, median), the visit %.1f us (its challenge fetched ahead, then the join), a visit timed whole %.1f us" %
+      (cpu_solved, cpu_solved_visit, cpu_joins))
 EOF
+  echo "  by thread (medians of the rounds, us per operation):"
+  local what part
+  for what in polls solved; do
+    echo "    $([[ $what == polls ]] && echo "poll:      " || echo "join alone:") $(for part in loop storage rocksdb other; do
+      printf '%s %s  ' "$part" "$(median $(for r in $(seq 1 "$rounds"); do result "$work/$what$r.out" ".server_cpu_us.$part"; done))"
+    done)"
+  done
 }
 
 memory() {
