@@ -6,6 +6,7 @@
 #include "core/base/codec.hpp"
 #include "core/notify/email_message.hpp"
 #include "core/notify/web_push.hpp"
+#include "core/rooms/room_spec.hpp"
 
 namespace foyer::notify {
 namespace {
@@ -39,8 +40,7 @@ std::string encode_contact_key(std::string_view room, const id16& visitor) {
 std::optional<std::pair<std::string, id16>> decode_contact_key(std::string_view key) {
   if (key.size() < 1 + std::tuple_size_v<id16>) return std::nullopt;
   auto room = key.substr(0, key.size() - 1 - std::tuple_size_v<id16>);
-  if (room.empty() || room.size() > max_contact_room_bytes || room.find('\0') != std::string_view::npos ||
-      key[room.size()] != '\0') {
+  if (!is_room_id(room) || key[room.size()] != '\0') {
     return std::nullopt;
   }
   id16 visitor{};

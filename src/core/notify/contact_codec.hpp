@@ -31,8 +31,6 @@ struct contact_record {
   bool operator==(const contact_record&) const = default;
 };
 
-// Room ids are at most 64 bytes (room_spec's is_room_id).
-inline constexpr std::size_t max_contact_room_bytes = 64;
 // A mailed resume link holds the request's Host, at most the server's 8 KiB header limit.
 inline constexpr std::size_t max_contact_link_bytes = 8 * 1024;
 

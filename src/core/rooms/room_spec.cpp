@@ -145,11 +145,6 @@ std::optional<field_problem> set_optional_integer(std::string_view key, const ro
   return std::nullopt;
 }
 
-bool is_room_id(std::string_view id) {
-  static const std::regex id_pattern("[a-z0-9][a-z0-9_-]{0,63}");
-  return std::regex_match(id.begin(), id.end(), id_pattern);
-}
-
 std::optional<field_problem> set_adaptive(adaptive_settings& a, std::string_view key, const room_value& value) {
   auto name = key.substr(adaptive_prefix.size());
   if (name == "min_rate_per_minute") return set_integer(key, value, a.min_rate_per_minute, 1, max_rate_per_minute);
@@ -332,6 +327,11 @@ std::optional<field_problem> check_lanes(room_config& c) {
 }
 
 }  // namespace
+
+bool is_room_id(std::string_view id) {
+  static const std::regex id_pattern("[a-z0-9][a-z0-9_-]{0,63}");
+  return std::regex_match(id.begin(), id.end(), id_pattern);
+}
 
 std::string account_scope(const room_config& config) {
   return config.event.empty() ? config.id : "event:" + config.event;

@@ -86,6 +86,8 @@ std::span<const std::string_view> room_setting_names();
 
 // Whether the setting is a table, whose keys are set as "table.key".
 bool is_room_table(std::string_view key);
+// A room id: 1 to 64 of a-z, 0-9, '_' and '-', starting with a letter or digit.
+bool is_room_id(std::string_view id);
 
 // Sets one setting from a declaration: an unknown name, a value of the wrong kind or out
 // of range is a problem naming `key`.
