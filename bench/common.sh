@@ -12,8 +12,14 @@ for bin in "$FOYER_BIN" "$FOYER_LOAD"; do
   fi
 done
 
+# Preloaded into every Foyer started here, the counting allocator (bench/alloc_count) lets
+# the load generator report allocations per operation by thread; ALLOC_COUNTS=0 leaves it out.
+FOYER_ALLOC_LIB="${FOYER_ALLOC_LIB:-$(dirname "$FOYER_LOAD")/libfoyer_alloc_count.so}"
+[[ ${ALLOC_COUNTS:-1} == 1 && -f $FOYER_ALLOC_LIB ]] || FOYER_ALLOC_LIB=""
+
 work="$(mktemp -d /tmp/foyer-bench.XXXXXX)"
 started_pids=()
+declare -A alloc_counts  # by Foyer's pid: its counting allocator's file
 
 cleanup() {
   # nginx's master is asked to stop so that its worker goes too.
@@ -55,8 +61,14 @@ room_toml() {  # room_toml ID RATE [EXTRA_LINE]
 start_foyer() {
   local config=$1 data=$2 log=$3 t0
   t0=$(date +%s%N)
-  "$FOYER_BIN" serve --config "$config" --data-dir "$data" >>"$log" 2>&1 &
+  if [[ -n $FOYER_ALLOC_LIB ]]; then
+    LD_PRELOAD="$FOYER_ALLOC_LIB" FOYER_ALLOC_COUNTS="$data.allocs" \
+      "$FOYER_BIN" serve --config "$config" --data-dir "$data" >>"$log" 2>&1 &
+  else
+    "$FOYER_BIN" serve --config "$config" --data-dir "$data" >>"$log" 2>&1 &
+  fi
   foyer_pid=$!
+  alloc_counts[$foyer_pid]="${FOYER_ALLOC_LIB:+$data.allocs}"
   started_pids+=("$foyer_pid")
   local before
   before=$(grep -c 'serving .* on http' "$log" 2>/dev/null || true)
@@ -123,11 +135,14 @@ result() { grep '^RESULT ' "$1" | tail -1 | cut -d' ' -f2- | jq -r "$2"; }
 # server's CPU time per operation (user + system, all threads): a figure that holds even
 # when other work on the machine takes CPU from both sides. The load generator reads it
 # around its timed phase alone (--server-pid), split by thread, so that what it does
-# before the clock starts (challenges fetched ahead, tickets, passes) is not counted in.
+# before the clock starts (challenges fetched ahead, tickets, passes) is not counted in;
+# and the server's allocations the same way, if it runs with the counting allocator.
 load() {
   local out=$1 server=$2
   shift 2
-  "$FOYER_LOAD" --threads "$threads" --server-pid "$server" "$@" | tee "$out" | sed 's/^/    /'
+  local counts=()
+  [[ -z ${alloc_counts[$server]:-} ]] || counts=(--alloc-counts "${alloc_counts[$server]}")
+  "$FOYER_LOAD" --threads "$threads" --server-pid "$server" "${counts[@]}" "$@" | tee "$out" | sed 's/^/    /'
   echo "CPU_US_PER_OP $(result "$out" .server_cpu_us.total)" >>"$out"
 }
 

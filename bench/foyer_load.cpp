@@ -26,7 +26,8 @@
 // With --server-pid, the server's CPU time is read from /proc around the timed phase alone,
 // split by thread: its event loop (the main thread), the storage thread ("foyer-store"),
 // RocksDB's background threads ("rocksdb:...") and the rest; with --solved-ahead also
-// around the whole visit, the challenges fetched before the clock included.
+// around the whole visit, the challenges fetched before the clock included. With
+// --alloc-counts, its allocations are counted the same way (bench/alloc_count).
 //
 // Only loopback targets are accepted: this tool is a flood by design.
 //
@@ -67,6 +68,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "alloc_count/alloc_counts.hpp"
 #include "core/gate/pow.hpp"
 
 namespace {
@@ -125,14 +127,25 @@ struct options {
   double hold_for_ms = 200;    // holds: how long a placed hold stays before the site releases it
   std::vector<std::string> codes;  // --codes: access codes the joins carry in turn ("": none)
   int server_pid = 0;              // whose CPU to measure; 0: none
+  std::string alloc_counts;        // with server_pid: the counting allocator's file; "": none
 };
 
-// A server's CPU time so far, in clock ticks (user + system), by kind of thread.
-constexpr std::array<std::string_view, 4> cpu_parts{"loop", "storage", "rocksdb", "other"};
-using server_cpu = std::array<std::uint64_t, cpu_parts.size()>;
+// What a server's threads have used so far (CPU clock ticks, or allocations), summed by
+// kind of thread.
+constexpr std::array<std::string_view, 4> thread_parts{"loop", "storage", "rocksdb", "other"};
+using by_part = std::array<std::uint64_t, thread_parts.size()>;
 
-server_cpu read_server_cpu(int pid) {
-  server_cpu out{};
+// Which part a thread of the server is: its event loop (the main thread), the storage
+// thread, RocksDB's background threads, or the rest.
+std::size_t part_of(int pid, std::string_view tid, std::string_view name) {
+  return tid == std::to_string(pid)          ? 0
+         : name == "foyer-store"             ? 1
+         : name.starts_with("rocksdb")       ? 2
+                                             : 3;
+}
+
+by_part read_server_cpu(int pid) {
+  by_part out{};
   std::error_code ec;
   for (const auto& task : std::filesystem::directory_iterator(fmt::format("/proc/{}/task", pid), ec)) {
     std::ifstream in(task.path() / "stat");
@@ -145,28 +158,53 @@ server_cpu read_server_cpu(int pid) {
     std::istringstream rest(stat.substr(close + 2));
     std::vector<std::string> fields{std::istream_iterator<std::string>(rest), std::istream_iterator<std::string>()};
     if (fields.size() < 13) continue;  // utime and stime are fields 14 and 15, 12th and 13th after the name
-    std::size_t part = task.path().filename() == std::to_string(pid) ? 0
-                       : name == "foyer-store"                        ? 1
-                       : name.starts_with("rocksdb")                  ? 2
-                                                                      : 3;
-    out[part] += std::stoull(fields[11]) + std::stoull(fields[12]);
+    out[part_of(pid, task.path().filename().string(), name)] += std::stoull(fields[11]) + std::stoull(fields[12]);
   }
   return out;
 }
 
-// `{"total":..,"loop":..,...}`: µs of server CPU per operation between two readings, and
-// the same as text.
-std::pair<std::string, std::string> cpu_per_op(const server_cpu& from, const server_cpu& to, std::uint64_t ops) {
-  double per_tick_us = 1e6 / static_cast<double>(::sysconf(_SC_CLK_TCK)) / static_cast<double>(std::max<std::uint64_t>(ops, 1));
+// The server's allocations so far, from the file its counting allocator keeps
+// (bench/alloc_count); a thread that has ended counts as "other".
+by_part read_server_allocations(int pid, const std::string& file) {
+  by_part out{};
+  std::ifstream in(file, std::ios::binary);
+  std::vector<char> bytes(foyer::bench::alloc_counts_bytes);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
+    throw std::runtime_error(fmt::format("cannot read the allocation counts in {}", file));
+  }
+  for (std::size_t i = 0; i < foyer::bench::alloc_slots; ++i) {
+    std::int64_t tid = 0;
+    std::uint64_t count = 0;
+    std::memcpy(&tid, bytes.data() + i * sizeof(foyer::bench::alloc_slot), sizeof tid);
+    std::memcpy(&count, bytes.data() + i * sizeof(foyer::bench::alloc_slot) + sizeof tid, sizeof count);
+    if (tid == 0) continue;
+    std::ifstream comm(fmt::format("/proc/{}/task/{}/comm", pid, tid));
+    std::string name;
+    std::getline(comm, name);
+    out[part_of(pid, std::to_string(tid), name)] += count;
+  }
+  return out;
+}
+
+// `{"total":..,"loop":..,...}`: what the server used per operation between two readings,
+// each reading's unit times `scale`, and the same as text.
+std::pair<std::string, std::string> per_op(const by_part& from, const by_part& to, std::uint64_t ops, double scale,
+                                           std::string_view unit) {
+  double each = scale / static_cast<double>(std::max<std::uint64_t>(ops, 1));
   double total = 0;
   std::string json, text;
-  for (std::size_t i = 0; i < cpu_parts.size(); ++i) {
-    double us = static_cast<double>(to[i] - from[i]) * per_tick_us;
-    total += us;
-    json += fmt::format(R"(,"{}":{:.2f})", cpu_parts[i], us);
-    text += fmt::format("{}{} {:.1f}", i == 0 ? "" : ", ", cpu_parts[i], us);
+  for (std::size_t i = 0; i < thread_parts.size(); ++i) {
+    double used = static_cast<double>(to[i] - from[i]) * each;
+    total += used;
+    json += fmt::format(R"(,"{}":{:.2f})", thread_parts[i], used);
+    text += fmt::format("{}{} {:.1f}", i == 0 ? "" : ", ", thread_parts[i], used);
   }
-  return {fmt::format(R"({{"total":{:.2f}{}}})", total, json), fmt::format("{:.1f} µs ({})", total, text)};
+  return {fmt::format(R"({{"total":{:.2f}{}}})", total, json), fmt::format("{:.1f}{} ({})", total, unit, text)};
+}
+
+// µs of server CPU per operation.
+std::pair<std::string, std::string> cpu_per_op(const by_part& from, const by_part& to, std::uint64_t ops) {
+  return per_op(from, to, ops, 1e6 / static_cast<double>(::sysconf(_SC_CLK_TCK)), " µs");
 }
 
 class histogram {
@@ -820,7 +858,7 @@ int run(const options& opts) {
                std::chrono::duration<double>(steady::now() - t0).count());
   }
 
-  std::optional<server_cpu> cpu_at_visit;
+  std::optional<by_part> cpu_at_visit;
   std::vector<std::string> solved_joins;
   if (opts.what == scenario::joins && opts.solved_ahead > 0) {
     if (opts.server_pid > 0) cpu_at_visit = read_server_cpu(opts.server_pid);
@@ -853,8 +891,10 @@ int run(const options& opts) {
   if (opts.what == scenario::holds) {
     for (auto& w : workers) w->add_release_slot();
   }
-  std::optional<server_cpu> cpu_at_start;
+  std::optional<by_part> cpu_at_start;
+  std::optional<by_part> allocs_at_start;
   if (opts.server_pid > 0) cpu_at_start = read_server_cpu(opts.server_pid);
+  if (!opts.alloc_counts.empty()) allocs_at_start = read_server_allocations(opts.server_pid, opts.alloc_counts);
   auto start = steady::now();
   shared.start = start;
   if (opts.duration_s > 0) {
@@ -886,8 +926,10 @@ int run(const options& opts) {
     });
   }
   for (auto& t : threads) t.join();
-  std::optional<server_cpu> cpu_at_end;
+  std::optional<by_part> cpu_at_end;
+  std::optional<by_part> allocs_at_end;
   if (opts.server_pid > 0) cpu_at_end = read_server_cpu(opts.server_pid);
+  if (allocs_at_start) allocs_at_end = read_server_allocations(opts.server_pid, opts.alloc_counts);
   done = true;
   if (reporter.joinable()) reporter.join();
 
@@ -933,6 +975,11 @@ int run(const options& opts) {
       fmt::print("  server CPU per visit (challenge fetched ahead, then join): {}\n", visit_text);
       json += fmt::format(R"(,"visit_cpu_us":{})", visit_json);
     }
+  }
+  if (allocs_at_end) {
+    auto [allocs_json, allocs_text] = per_op(*allocs_at_start, *allocs_at_end, ops, 1, "");
+    fmt::print("  server allocations per operation, timed phase: {}\n", allocs_text);
+    json += fmt::format(R"(,"server_allocs":{})", allocs_json);
   }
   for (const auto& [what, n] : all.errors) fmt::print("    error {} x{}\n", what, n);
   if (opts.what == scenario::holds) {
@@ -1006,6 +1053,10 @@ int main(int argc, char** argv) {
   app.add_option("--server-pid", opts.server_pid,
                  "measure this server's CPU per operation around the timed phase, by thread (and the visit's)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--alloc-counts", opts.alloc_counts,
+                 "with --server-pid: the file of the server's counting allocator (FOYER_ALLOC_COUNTS of "
+                 "bench/alloc_count), to report its allocations per operation by thread")
+      ->needs("--server-pid");
   CLI11_PARSE(app, argc, argv);
   if (opts.solved_ahead > 0) {
     if (opts.what != scenario::joins || opts.no_pow) {
