@@ -574,13 +574,11 @@ struct rocks_store::impl {
     }
 
     std::error_code ec = to_error_code(built);
+    std::optional<commit_report> report;
     if (!ec && batch.Count() > 0) {
       const auto started = std::chrono::steady_clock::now();
       ec = write(batch);
-      if (opts_.on_commit) {
-        commit_report report{std::chrono::steady_clock::now() - started, events, !ec};
-        post_([report, on_commit = opts_.on_commit] { on_commit(report); });
-      }
+      if (opts_.on_commit) report = commit_report{std::chrono::steady_clock::now() - started, events, !ec};
     }
     if (!ec) {
       // A failed batch consumes no seqs: nothing of it is durable, the next one reuses them.
@@ -588,16 +586,23 @@ struct rocks_store::impl {
       snapshot_seq_ = snapshot_seq;
       last_seq_.store(seq - 1, std::memory_order_relaxed);
     }
+    // One post for the whole group: the loop finishes its writes in one pass, in order.
+    post_([group = std::move(group), ec, report, on_commit = report ? opts_.on_commit : nullptr]() mutable {
+      if (report) on_commit(*report);
+      complete(group, ec);
+    });
+  }
+
+  // Tells each write of a group commit how it went, in order.
+  static void complete(std::vector<staged_write>& group, std::error_code ec) {
     for (auto& staged : group) {
       if (auto* a = std::get_if<append_request>(&staged.req)) {
-        post_([done = std::move(a->done), ec, first = ec ? 0 : staged.first_seq] {
-          done(ec, first);
-        });
+        a->done(ec, ec ? 0 : staged.first_seq);
       } else if (auto* c = std::get_if<contacts_request>(&staged.req)) {
-        post_([done = std::move(c->done), ec] { done(ec); });
+        c->done(ec);
       } else {
         auto& s = std::get<snapshot_request>(staged.req);
-        post_([done = std::move(s.done), ec = staged.refused ? staged.refused : ec] { done(ec); });
+        s.done(staged.refused ? staged.refused : ec);
       }
     }
   }

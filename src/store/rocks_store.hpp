@@ -5,7 +5,8 @@
 // Threading: the constructor, recover(), load_contacts(), start(), stop() and every
 // event_store call on the event loop's thread (the first four before the loop runs);
 // stats() from any thread. Completions are handed to `post` on the storage thread, so `post` must
-// be thread-safe (asio::post is) and stay callable until stop() returns.
+// be thread-safe (asio::post is) and stay callable until stop() returns. A group commit's
+// writes complete in one post, in order: one wake of the loop for the whole group.
 
 #include <atomic>
 #include <chrono>

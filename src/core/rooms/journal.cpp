@@ -168,61 +168,68 @@ void journal::submit(event e, applied_handler done) {
 
 void journal::submit(std::vector<event> events, applied_handler done) {
   loop_.check();
+  // Kept until the store completes it: the store completes writes in call order, so the
+  // oldest submit in flight is the one that completes next, and the store's handler
+  // need carry nothing but `this`.
+  in_flight& f = in_flight_.emplace_back();
+  f.done = std::move(done);
   // A room that stops admitting or changes its rate first makes its frontier at that
   // moment durable, in the same write, and holds it there meanwhile: what visitors saw
   // admitted stays, and the new rate counts from then.
-  std::vector<event> written;
-  std::vector<std::string> held;  // rooms whose frontier is held while this is in flight
-  std::vector<std::string> configuring;
-  for (auto& e : events) {
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    event& e = events[i];
     if (auto frontier = frontier_before(e)) {
       find(frontier->room)->hold_admission(frontier->tick_ms);
-      held.push_back(frontier->room);
-      written.push_back(std::move(*frontier));
+      f.held.push_back(frontier->room);
+      events.insert(events.begin() + static_cast<std::ptrdiff_t>(i), std::move(*frontier));
+      ++i;
     }
-    if (auto* closed = std::get_if<lobby_closed>(&e)) closed->awaits_witnesses = witnesses_required_;
-    if (std::holds_alternative<room_configured>(e) || std::holds_alternative<room_removed>(e)) {
-      configuring.push_back(room_of(e));
-      configuring_.insert(room_of(e));
+    event& written = events[i];
+    if (auto* closed = std::get_if<lobby_closed>(&written)) closed->awaits_witnesses = witnesses_required_;
+    if (std::holds_alternative<room_configured>(written) || std::holds_alternative<room_removed>(written)) {
+      f.configuring.push_back(room_of(written));
+      configuring_.insert(room_of(written));
     }
-    written.push_back(std::move(e));
   }
   std::vector<std::string> encoded;
-  encoded.reserve(written.size());
-  for (const auto& e : written) encoded.push_back(encode(e));
-  auto side = std::exchange(pending_side_, {});
-  store_.append(std::move(encoded), side,
-                [this, written = std::move(written), held = std::move(held), configuring = std::move(configuring),
-                 side, done = std::move(done)](std::error_code ec, std::uint64_t seq) {
-                  loop_.check();
-                  // Found again by id: a room may be removed by the time this runs.
-                  for (const auto& id : held) {
-                    if (room* r = find(id)) r->release_admission();
-                  }
-                  for (const auto& id : configuring) configuring_.erase(configuring_.find(id));
-                  if (ec) {
-                    requeue(side);
-                    done(ec, {});
-                    return;
-                  }
-                  applied last;
-                  bool any_hold = false;
-                  for (std::size_t i = 0; i < written.size(); ++i) {
-                    last = apply(written[i], seq + i);
-                    any_hold = any_hold || last.hold;
-                    if (observer_) observer_(seq + i, written[i], last.hold);
-                  }
-                  applied_seq_ = seq + written.size() - 1;
-                  since_snapshot_ += written.size();
-                  if (since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) {
-                    snapshot();
-                  } else if (any_hold) {
-                    // Hold outcomes are few and the audit trail reads them at once: they do
-                    // not wait for the next event to carry them.
-                    write_side();
-                  }
-                  done({}, last.join);
-                });
+  encoded.reserve(events.size());
+  for (const auto& e : events) encoded.push_back(encode(e));
+  f.written = std::move(events);
+  f.side = std::exchange(pending_side_, {});
+  store_.append(std::move(encoded), f.side, [this](std::error_code ec, std::uint64_t seq) { finish_submit(ec, seq); });
+}
+
+void journal::finish_submit(std::error_code ec, std::uint64_t seq) {
+  loop_.check();
+  in_flight f = std::move(in_flight_.front());
+  in_flight_.pop_front();
+  // Found again by id: a room may be removed by the time this runs.
+  for (const auto& id : f.held) {
+    if (room* r = find(id)) r->release_admission();
+  }
+  for (const auto& id : f.configuring) configuring_.erase(configuring_.find(id));
+  if (ec) {
+    requeue(f.side);
+    f.done(ec, {});
+    return;
+  }
+  applied last;
+  bool any_hold = false;
+  for (std::size_t i = 0; i < f.written.size(); ++i) {
+    last = apply(f.written[i], seq + i);
+    any_hold = any_hold || last.hold;
+    if (observer_) observer_(seq + i, f.written[i], last.hold);
+  }
+  applied_seq_ = seq + f.written.size() - 1;
+  since_snapshot_ += f.written.size();
+  if (since_snapshot_ >= options_.snapshot_every && !snapshot_in_flight_) {
+    snapshot();
+  } else if (any_hold) {
+    // Hold outcomes are few and the audit trail reads them at once: they do
+    // not wait for the next event to carry them.
+    write_side();
+  }
+  f.done({}, last.join);
 }
 
 void journal::write_side() {

@@ -6,6 +6,7 @@
 // Single-threaded: every member runs on the event loop, and so do the handlers.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -91,6 +92,16 @@ class journal {
     join_outcome join;
     std::optional<hold_outcome> hold;
   };
+  // A submit whose write is in flight.
+  struct in_flight {
+    std::vector<event> written;            // the events, with the frontiers written before them
+    std::vector<std::string> held;         // rooms whose frontier is held meanwhile
+    std::vector<std::string> configuring;  // rooms whose settings it changes
+    std::vector<side_record> side;         // the side records it carries
+    applied_handler done;
+  };
+  // Applies the oldest submit in flight once its write has completed.
+  void finish_submit(std::error_code ec, std::uint64_t seq);
   room_config config_for(std::string_view id) const;
   room* holds_room(std::string_view id, std::int64_t now_ms);
   // A room removed with seats is kept (retired) for its late grace, then forgotten.
@@ -132,6 +143,7 @@ class journal {
   std::uint64_t applied_seq_ = 0;
   std::uint64_t since_snapshot_ = 0;
   std::vector<side_record> pending_side_;
+  std::deque<in_flight> in_flight_;
   // Bumped whenever side records fail to be written, so that a snapshot never
   // covers events whose side records are not durable.
   std::uint64_t side_failures_ = 0;

@@ -18,34 +18,30 @@ task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, event e) {
 
 task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, std::vector<event> events) {
   using result = std::tuple<std::error_code, join_outcome>;
-  // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
-  auto start = [&ctx, events = std::move(events)](auto done) mutable {
+  return await_callback<result>([&ctx, events = std::move(events)](auto done) mutable {
     ctx.rooms.submit(std::move(events),
                      [done](std::error_code ec, const join_outcome& outcome) { done(result(ec, outcome)); });
-  };
-  co_return co_await await_callback<result>(std::move(start));
+  });
 }
 
 task<std::optional<std::vector<std::optional<std::string>>>> read_side_records(context& ctx,
                                                                                std::vector<std::string> keys) {
   using values = std::vector<std::optional<std::string>>;
-  auto start = [&ctx, keys = std::move(keys)](auto done) mutable {
+  return await_callback<std::optional<values>>([&ctx, keys = std::move(keys)](auto done) mutable {
     ctx.store.read(std::move(keys), [done](std::error_code ec, values v) {
       done(ec ? std::nullopt : std::optional<values>(std::move(v)));
     });
-  };
-  co_return co_await await_callback<std::optional<values>>(std::move(start));
+  });
 }
 
 task<std::optional<logged_events>> read_events(context& ctx, std::uint64_t after_seq, std::size_t max_events) {
-  auto start = [&ctx, after_seq, max_events](auto done) {
+  return await_callback<std::optional<logged_events>>([&ctx, after_seq, max_events](auto done) {
     ctx.store.read_events(after_seq, max_events,
                           [done](std::error_code ec, std::uint64_t first_seq, std::vector<std::string> events) {
                             done(ec ? std::nullopt
                                     : std::optional<logged_events>(logged_events{first_seq, std::move(events)}));
                           });
-  };
-  co_return co_await await_callback<std::optional<logged_events>>(std::move(start));
+  });
 }
 
 response private_text(const request& req, std::string_view content_type, std::string body) {

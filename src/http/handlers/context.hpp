@@ -105,7 +105,8 @@ struct context {
 };
 
 // A callback API as a task: `start(done)` begins the work, and the copyable `done(result)`
-// resumes the task with its result.
+// resumes the task with its result. Not a coroutine itself: the operation is awaited
+// directly, without a frame of its own between the caller and the work.
 template <class Result, class Start>
 task<Result> await_callback(Start start) {
   auto initiate = [start = std::move(start)](auto handler) mutable {
@@ -113,7 +114,7 @@ task<Result> await_callback(Start start) {
     auto shared = std::make_shared<decltype(handler)>(std::move(handler));
     start([shared](Result result) { (*shared)(std::move(result)); });
   };
-  co_return co_await net::async_initiate<decltype(use_task), void(Result)>(std::move(initiate), use_task);
+  return net::async_initiate<decltype(use_task), void(Result)>(std::move(initiate), use_task);
 }
 
 // `text` with the padding simdjson reads past the end, copied into ctx.json_scratch.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -281,6 +282,44 @@ TEST_CASE_METHOD(store_fixture, "queued appends share one synced write, up to th
   CHECK(s->stats().synced_writes == 4);
 }
 
+TEST_CASE_METHOD(store_fixture, "a group commit's completions reach the loop in one post, in order") {
+  store::options opts;
+  opts.max_batch_events = 50;
+  int posts = 0;
+  rocks_store s(dir.path, [&](std::function<void()> work) {
+    ++posts;
+    loop.post(std::move(work));
+  }, opts);
+  s.recover();
+  std::vector<int> order;
+  // Queued before start: 120 appends, a snapshot and contacts make three group commits.
+  for (int i = 0; i < 120; ++i) {
+    s.append({"e"}, {}, [&order, i](std::error_code ec, std::uint64_t first) {
+      CHECK_FALSE(ec);
+      CHECK(first == static_cast<std::uint64_t>(i) + 1);
+      order.push_back(i);
+    });
+  }
+  s.save_snapshot(100, "state@100", [&order](std::error_code ec) {
+    CHECK_FALSE(ec);
+    order.push_back(-1);
+  });
+  s.write_contacts({{"k", "v"}}, [&order](std::error_code ec) {
+    CHECK_FALSE(ec);
+    order.push_back(-2);
+  });
+  s.start();
+  REQUIRE(loop.run_until([&] { return order.size() == 122; }));
+  CHECK(s.stats().synced_writes == 3);
+  CHECK(posts == 3);
+  std::vector<int> expected(120);
+  std::iota(expected.begin(), expected.end(), 0);
+  expected.push_back(-1);
+  expected.push_back(-2);
+  CHECK(order == expected);
+  s.stop();
+}
+
 TEST_CASE_METHOD(store_fixture, "appends made while a write syncs are grouped into the next") {
   store::options opts;
   opts.sync_delay = std::chrono::milliseconds(20);
@@ -373,7 +412,7 @@ TEST_CASE_METHOD(store_fixture, "stop finishes queued writes; later calls comple
   SECTION("after start") { s->start(); }
   SECTION("never started") {}
   s->stop();
-  CHECK(loop.run_ready() == 100);
+  CHECK(loop.run_ready() == 1);  // one group commit: its completions in one post
   CHECK(done == 100);
 
   std::optional<append_result> late;
