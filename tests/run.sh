@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 bash packaging/deps.sh
 jobs=$(nproc)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOYER_WERROR=ON -DFOYER_SANITIZE=OFF -DFOYER_ONLY_CORE_TESTS=OFF
+# Line tables only (-g1): a crash's stack trace still names the line, and the Beast and
+# Asio files compile in two thirds of the time full debug information takes.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DFOYER_WERROR=ON -DFOYER_SANITIZE=OFF -DFOYER_ONLY_CORE_TESTS=OFF
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
