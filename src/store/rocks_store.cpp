@@ -9,6 +9,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/options.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -25,6 +26,7 @@
 #include <variant>
 
 #include "core/base/bytes.hpp"
+#include "core/ops/free_space.hpp"
 #include "store/fault_file_system.hpp"
 
 // Layout: three column families, written together by one WriteBatch (one WAL, atomic).
@@ -226,6 +228,11 @@ tuned_options tune(const options& opts, rocksdb::Env* env) {
 
   const auto cache = rocksdb::NewLRUCache(opts.block_cache_bytes);
   t.events = family_options(opts.memtable_bytes, cache);
+  // Event keys only ever grow: each insert starts where the last one went (one hint, for
+  // the empty prefix every key has) instead of searching the memtable from its top. Hints
+  // want memtable writes from one thread, which the storage thread is anyway.
+  o.allow_concurrent_memtable_write = false;
+  t.events.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(0));
   t.meta = family_options(opts.memtable_bytes / meta_memtable_share, cache);
   return t;
 }
@@ -607,21 +614,27 @@ struct rocks_store::impl {
     }
   }
 
-  // Whether the device holding the store has room for more than its reserve. A write
-  // must never meet a full device inside RocksDB: its error path after ENOSPC is not
-  // one to rely on (Debian's build asserts in it), so a batch is refused up front,
-  // and writes resume by themselves once space is freed.
-  bool has_room() const {
+  // The device's free space and the reserve to keep on it: opts_.reserve_bytes, or an
+  // eighth of the device if that is less. None if it cannot be read.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> free_and_reserve() const {
     struct statvfs fs_info{};
-    if (::statvfs(dir_.c_str(), &fs_info) != 0) return true;  // unknown: let RocksDB decide
+    if (::statvfs(dir_.c_str(), &fs_info) != 0) return std::nullopt;
     const std::uint64_t size = std::uint64_t{fs_info.f_blocks} * fs_info.f_frsize;
     const std::uint64_t free = std::uint64_t{fs_info.f_bavail} * fs_info.f_frsize;
-    return free > std::min(opts_.reserve_bytes, size / 8);
+    return std::pair{free, std::min(opts_.reserve_bytes, size / 8)};
   }
 
   std::error_code write(rocksdb::WriteBatch& batch) {
     if (opts_.sync_delay.count() > 0) std::this_thread::sleep_for(opts_.sync_delay);
-    if (!has_room()) {
+    // A write is refused up front while the device has no more than its reserve free
+    // (ops::free_space_watch), and writes resume by themselves once space is freed.
+    const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch()).count();
+    if (space_.must_look(now_ms)) {
+      const auto found = free_and_reserve();
+      space_.looked(now_ms, found ? std::optional(found->first) : std::nullopt, found ? found->second : 0);
+    }
+    if (!space_.has_room()) {
       failed_writes_.fetch_add(1, std::memory_order_relaxed);
       return make_error_code(store_errc::no_space);
     }
@@ -643,6 +656,7 @@ struct rocks_store::impl {
       failed_writes_.fetch_add(1, std::memory_order_relaxed);
       return to_error_code(s);
     }
+    space_.wrote(batch.GetDataSize());
     synced_writes_.fetch_add(1, std::memory_order_relaxed);
     return {};
   }
@@ -707,6 +721,7 @@ struct rocks_store::impl {
   std::uint64_t next_seq_ = 1;
   std::uint64_t snapshot_seq_ = 0;
   bool resume_needed_ = false;
+  ops::free_space_watch space_;
 
   std::atomic<std::uint64_t> synced_writes_{0};
   std::atomic<std::uint64_t> failed_writes_{0};

@@ -80,7 +80,8 @@ struct options {
   std::size_t block_cache_bytes = std::size_t{8} << 20;
   // Writes are refused (no_space) while the device has less free space than this, or
   // than an eighth of its size if that is less, so RocksDB itself never meets a full
-  // device. Default: 64 MiB.
+  // device. The free space is read before every write near that line, and every 100 ms
+  // while more than 1 GiB beyond it is free (ops::free_space_watch). Default: 64 MiB.
   std::uint64_t reserve_bytes = std::uint64_t{64} << 20;
   // Test hook: simulated device faults. Default: none.
   std::shared_ptr<fault_injection> faults;
