@@ -7,7 +7,7 @@ FOYER_LOAD="${FOYER_LOAD:-$repo/build-bench/foyer_load}"
 for bin in "$FOYER_BIN" "$FOYER_LOAD"; do
   if [[ ! -x "$bin" ]]; then
     echo "missing $bin: build it with" >&2
-    echo "  cmake -S $repo -B $repo/build-bench -DCMAKE_BUILD_TYPE=Release && cmake --build $repo/build-bench --target foyer foyer_load" >&2
+    echo "  cmake -S $repo -B $repo/build-bench -DCMAKE_BUILD_TYPE=Release && cmake --build $repo/build-bench --target foyer foyer_load foyer_alloc_count" >&2
     exit 2
   fi
 done
