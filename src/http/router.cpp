@@ -8,12 +8,13 @@
 #include "http/problem.hpp"
 
 namespace foyer::http {
+
+task<response> ready(response res) { co_return res; }
+
 namespace {
 
 constexpr router::method_set bit(router::verb v) { return router::method_set{1} << static_cast<unsigned>(v); }
 static_assert(static_cast<unsigned>(router::verb::unlink) < 64, "a method_set holds every verb");
-
-task<response> ready(response res) { co_return res; }
 
 // Every body this API reads is JSON, and must say so: `application/json`, parameters
 // (`; charset=utf-8`) allowed. One rule for every route; a request without a body needs none.

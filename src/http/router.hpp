@@ -41,6 +41,9 @@ class route_params {
   std::size_t size_ = 0;
 };
 
+// An answer already made, as a task.
+task<response> ready(response res);
+
 // Params by value: a handler is a coroutine that outlives the call that started it.
 using route_handler = std::function<task<response>(request&, const peer&, route_params)>;
 

@@ -26,18 +26,23 @@ route_handler at_once(F f) {
 }
 
 // A handler of the room named by {room}, or 404 unknown_room: f(req, who, room) gives
-// the response, or a task of it.
+// the response, or a task of it. A task is returned as it is, without a coroutine frame
+// around it; an answer at once is made in this coroutine's frame, as a poll's is.
 template <typename F>
 route_handler in_room(context& ctx, F f) {
-  return [&ctx, f = std::move(f)](request& req, const peer& who, route_params p) -> task<response> {
-    room* r = ctx.rooms.find(p["room"]);
-    if (!r) co_return unknown_room(req, p["room"]);
-    if constexpr (std::is_same_v<decltype(f(req, who, *r)), response>) {
+  if constexpr (std::is_same_v<std::invoke_result_t<F&, request&, const peer&, room&>, response>) {
+    return [&ctx, f = std::move(f)](request& req, const peer& who, route_params p) -> task<response> {
+      room* r = ctx.rooms.find(p["room"]);
+      if (!r) co_return unknown_room(req, p["room"]);
       co_return f(req, who, *r);
-    } else {
-      co_return co_await f(req, who, *r);
-    }
-  };
+    };
+  } else {
+    return [&ctx, f = std::move(f)](request& req, const peer& who, route_params p) -> task<response> {
+      room* r = ctx.rooms.find(p["room"]);
+      if (!r) return ready(unknown_room(req, p["room"]));
+      return f(req, who, *r);
+    };
+  }
 }
 
 // A handler of the hold named by {hold} in the room named by {room}: f(req, room, hold)
