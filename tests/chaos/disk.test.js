@@ -71,6 +71,60 @@ test('a full disk: joins fail cleanly with 503, nothing acknowledged is lost, jo
   }
 });
 
+// Visitors who opted in to be told of their turn (/metrics).
+async function contactsHeld(f) {
+  const text = (await f.request('GET', '/metrics')).text;
+  return Number(text.split('\n').find((l) => l.startsWith('foyer_notification_contacts ')).split(' ').at(-1));
+}
+const optIn = (f, ticket, email) => f.request('POST', '/api/v1/rooms/demo/notifications', { ticket, body: { email } });
+
+test('a full disk: an opt-in to be told of the turn answers 503 and is not kept; once space is freed it is, through a kill -9', { skip: rootOnly, timeout: 60000 }, async () => {
+  const device = mountTmpfs(tmpfsBytes);
+  try {
+    // One visitor a minute: the visitors here stay waiting. No relay listens: no notice is
+    // due while they wait, and an opt-in only keeps the address.
+    const config = {
+      ...chaosConfig({ rate: 1 }),
+      notifications: { email: { host: '127.0.0.1', port: 9, from: 'rooms@shop.example.com', starttls: false } },
+    };
+    await withFoyer(config, { dataDir: path.join(device.dir, 'data') }, async (f) => {
+      const tickets = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await tryJoin(f);
+        assert.equal(r.status, 201, r.text);
+        tickets.push(r.json.ticket);
+      }
+      assert.equal((await optIn(f, tickets[2], 'early@example.com')).status, 201);
+      assert.equal(await contactsHeld(f), 1);
+
+      const filler = fillDevice(device.dir);
+      let full = false;
+      for (let i = 0; i < maxJoinsUntilFull && !full; i++) full = (await tryJoin(f)).status === 503;
+      assert.ok(full, 'joins are refused on the full disk');
+      const refused = await optIn(f, tickets[3], 'late@example.com');
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.json.error, 'storage_unavailable');
+      assert.equal(await contactsHeld(f), 1, 'an opt-in that was not written is not kept');
+
+      rmSync(filler);
+      let accepted = null;
+      for (let i = 0; i < 50 && !accepted; i++) {
+        const r = await optIn(f, tickets[3], 'late@example.com');
+        if (r.status === 201) accepted = r;
+        else await sleep(100);
+      }
+      assert.ok(accepted, `the opt-in succeeds once space is freed:\n${f.output}`);
+      assert.equal(await contactsHeld(f), 2);
+
+      await f.kill9();
+      await f.start();
+      assert.equal(await contactsHeld(f), 2, `both opt-ins answered 201 are there after a kill -9:\n${f.output}`);
+    });
+  } finally {
+    device.unmount();
+  }
+});
+
 test('a storage that stalls: polls are answered at once, admission keeps the rate, joins wait for durability, then succeed', { skip: rootOnly, timeout: 90000 }, async () => {
   const stallMs = 1500;
   const hintSecret = 'shared-with-the-shop-0123456789';
