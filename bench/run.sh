@@ -138,11 +138,19 @@ print("  server CPU per operation: nginx %.1f us, foyer poll %.1f us (%.2fx ngin
 print("  server CPU per join: the join alone %.1f us (solved ahead, median), the visit %.1f us (its challenge fetched ahead, then the join), a visit timed whole %.1f us" %
       (cpu_solved, cpu_solved_visit, cpu_joins))
 EOF
-  echo "  by thread (medians of the rounds, us per operation):"
+  by_thread server_cpu_us "us of CPU"
+  # Present when the server ran with the counting allocator (bench/alloc_count).
+  [[ $(result "$work/polls1.out" .server_allocs) == null ]] || by_thread server_allocs "allocations"
+}
+
+# by_thread FIELD UNIT: compare's polls and solved-ahead joins, the medians of the rounds of
+# FIELD (a split by thread of foyer_load's RESULT) per operation.
+by_thread() {
+  echo "  by thread (medians of the rounds, $2 per operation):"
   local what part
   for what in polls solved; do
     echo "    $([[ $what == polls ]] && echo "poll:      " || echo "join alone:") $(for part in loop storage rocksdb other; do
-      printf '%s %s  ' "$part" "$(median $(for r in $(seq 1 "$rounds"); do result "$work/$what$r.out" ".server_cpu_us.$part"; done))"
+      printf '%s %s  ' "$part" "$(median $(for r in $(seq 1 "$rounds"); do result "$work/$what$r.out" ".$1.$part"; done))"
     done)"
   done
 }
