@@ -137,6 +137,9 @@ void journal::recover(const recovered_log& log, const std::vector<room_config>& 
     apply(*e, ++applied_seq_);
   }
   since_snapshot_ = log.events.size();
+  // The side records replay made again (a crash may have lost their write) are written
+  // first, so that no read, an audit's or a proof's, comes before them.
+  if (!pending_side_.empty()) write_side();
 }
 
 std::optional<visitors_admitted> journal::frontier_before(const event& e) const {

@@ -37,7 +37,8 @@ class journal {
   // history has no room_configured: such a room takes its settings from `legacy`, the
   // file as it is now, until the first reconciliation records them. Throws
   // std::runtime_error naming what could not be decoded: a server must not start on
-  // state it cannot read.
+  // state it cannot read. The side records replay makes again are written at once, ahead
+  // of any read (the store may not be started yet: the write waits in its queue).
   void recover(const recovered_log& log, const std::vector<room_config>& legacy = {});
 
   // Makes the events durable in one write, applies them in order, then calls `done`

@@ -193,6 +193,23 @@ TEST_CASE_METHOD(holds_fixture, "two placements for the last seats: the second a
   check_invariant();
 }
 
+TEST_CASE_METHOD(holds_fixture, "an outcome whose record a crash lost is written again at recovery, before any read") {
+  start({seat_room(2)});
+  auto placed = std::get<event>(decide_hold(r(), "k1", {hold_action::place, hold_id(1), visitor(1), 1, 1}, clock.steady_ms()));
+  std::optional<std::uint64_t> seq;
+  rooms->on_applied([&](std::uint64_t s, const event&, std::optional<hold_outcome>) { seq = s; });
+  rooms->submit(placed, [](std::error_code ec, const join_outcome&) { CHECK_FALSE(ec); });
+  store.fail_next_writes(1);  // the outcome's own write, right after the event's
+  drain();
+  REQUIRE(seq);
+  restart();  // as a kill -9 would: the event is in the log, its outcome's record is not
+  std::optional<hold_outcome> read;
+  store.read({journal::hold_outcome_key("r", *seq)},
+             [&](std::error_code, std::vector<std::optional<std::string>> v) { read = journal::read_hold_outcome(v[0]); });
+  drain();
+  CHECK(read == hold_outcome::placed);
+}
+
 TEST_CASE_METHOD(holds_fixture, "every hold request's outcome is recorded under its key, refusals included") {
   start({seat_room(4)});
   receipt(place("k1", 1, 1, 2));
