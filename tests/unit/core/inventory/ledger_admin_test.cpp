@@ -221,8 +221,7 @@ TEST_CASE_METHOD(holds_fixture, "a room removed by force answers its holds for t
   restart();
   answers_as_removed();
   // From a snapshot too: one is taken at the next event.
-  rooms = std::make_unique<journal>(store, journal_options{1});
-  rooms->recover(store.recover());
+  restart(journal_options{1});
   CHECK(receipt(act("c2-third", hold_action::confirm, 2)).state == hold_state::confirmed);
   restart();
   answers_as_removed();
