@@ -24,9 +24,9 @@
 //          its attempt was due, so a slow answer is not hidden by the sends it delayed
 //
 // With --server-pid, the server's CPU time is read from /proc around the timed phase alone,
-// split by thread: its event loop (the main thread), the storage thread ("foyer-store"),
-// RocksDB's background threads ("rocksdb:...") and the rest; with --solved-ahead also
-// around the whole visit, the challenges fetched before the clock included. With
+// split by thread: its event loop (the main thread), its I/O threads ("foyer-io-N"), the
+// storage thread ("foyer-store"), RocksDB's background threads ("rocksdb:...") and the
+// rest; with --solved-ahead also around the whole visit, the challenges fetched before the clock included. With
 // --alloc-counts, its allocations are counted the same way (bench/alloc_count).
 //
 // Only loopback targets are accepted: this tool is a flood by design.
@@ -132,16 +132,17 @@ struct options {
 
 // What a server's threads have used so far (CPU clock ticks, or allocations), summed by
 // kind of thread.
-constexpr std::array<std::string_view, 4> thread_parts{"loop", "storage", "rocksdb", "other"};
+constexpr std::array<std::string_view, 5> thread_parts{"loop", "io", "storage", "rocksdb", "other"};
 using by_part = std::array<std::uint64_t, thread_parts.size()>;
 
-// Which part a thread of the server is: its event loop (the main thread), the storage
-// thread, RocksDB's background threads, or the rest.
+// Which part a thread of the server is: its event loop (the main thread, which owns the
+// rooms), its I/O threads, the storage thread, RocksDB's background threads, or the rest.
 std::size_t part_of(int pid, std::string_view tid, std::string_view name) {
   return tid == std::to_string(pid)          ? 0
-         : name == "foyer-store"             ? 1
-         : name.starts_with("rocksdb")       ? 2
-                                             : 3;
+         : name.starts_with("foyer-io-")     ? 1
+         : name == "foyer-store"             ? 2
+         : name.starts_with("rocksdb")       ? 3
+                                             : 4;
 }
 
 by_part read_server_cpu(int pid) {

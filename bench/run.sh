@@ -19,6 +19,10 @@
 #                            placed holds so that seats cycle; holds placed per second, p50,
 #                            p99, server CPU per attempt, and the ratios to nginx and to
 #                            status polls alternating with them
+#   bench/run.sh io_threads  durable joins (proofs solved ahead) and status polls on a server
+#                            with I/O threads (IO_THREADS, default cores - 1) and one with
+#                            io_threads = 0, alternating; prints the ratios and the CPU per
+#                            operation by thread (the loop's is the state owner's)
 #   bench/run.sh scale       the recipe beyond one box in full (tests/nginx/scale.test.js):
 #                            VISITORS far-back visitors (10,000) polling the frontier every
 #                            POLL_MS (10,000) through nginx's cache for SECONDS_RUN (60), two
@@ -149,7 +153,7 @@ by_thread() {
   echo "  by thread (medians of the rounds, $2 per operation):"
   local what part
   for what in polls solved; do
-    echo "    $([[ $what == polls ]] && echo "poll:      " || echo "join alone:") $(for part in loop storage rocksdb other; do
+    echo "    $([[ $what == polls ]] && echo "poll:      " || echo "join alone:") $(for part in loop io storage rocksdb other; do
       printf '%s %s  ' "$part" "$(median $(for r in $(seq 1 "$rounds"); do result "$work/$what$r.out" ".$1.$part"; done))"
     done)"
   done
@@ -302,21 +306,21 @@ alternate() {
   done
 }
 
-# ratio_line A B WHAT RUN KIND: B against A for the runs $work/{A,B}-RUN-ROUND.out, whose
-# operation KIND (join, status) is WHAT: each round's ratio, the ratio of the medians and
-# the 0.95 target, p99 and server CPU per operation.
+# ratio_line A B WHAT RUN KIND [TARGET]: B against A for the runs $work/{A,B}-RUN-ROUND.out,
+# whose operation KIND (join, status) is WHAT: each round's ratio, the ratio of the medians
+# and its target (0.95), p99 and server CPU per operation.
 ratio_line() {
-  local a=$1 b=$2 what=$3 run=$4 kind=$5
+  local a=$1 b=$2 what=$3 run=$4 kind=$5 target=${6:-0.95}
   of() { local r; for r in $(seq 1 "$rounds"); do result "$work/$1-$run$r.out" ".$kind.$2"; done; }
   cpu() { local r; for r in $(seq 1 "$rounds"); do cpu_of "$work/$1-$run$r.out"; done; }
   python3 - "$what" "$(of "$a" per_s)" "$(of "$b" per_s)" "$(median $(of "$a" p99_us))" "$(median $(of "$b" p99_us))" \
-    "$(median $(cpu "$a"))" "$(median $(cpu "$b"))" <<'EOF'
+    "$(median $(cpu "$a"))" "$(median $(cpu "$b"))" "$target" <<'EOF'
 import statistics, sys
 what, a, b = sys.argv[1], list(map(float, sys.argv[2].split())), list(map(float, sys.argv[3].split()))
-p99_a, p99_b, cpu_a, cpu_b = map(float, sys.argv[4:])
+p99_a, p99_b, cpu_a, cpu_b, target = map(float, sys.argv[4:])
 ratio = statistics.median(b) / statistics.median(a)
-print("  %s/s %.0f without, %.0f with: ratio %.3f (target >= 0.95: %s); per round %s" %
-      (what, statistics.median(a), statistics.median(b), ratio, "met" if ratio >= 0.95 else "MISSED",
+print("  %s/s %.0f without, %.0f with: ratio %.3f (target >= %.2f: %s); per round %s" %
+      (what, statistics.median(a), statistics.median(b), ratio, target, "met" if ratio >= target else "MISSED",
        " ".join("%.2f" % (y / x) for x, y in zip(a, b))))
 print("    p99 %.2f ms without, %.2f ms with; server CPU per operation %.1f us without, %.1f us with" %
       (p99_a / 1000, p99_b / 1000, cpu_a, cpu_b))
@@ -331,6 +335,24 @@ timed_joins() {
     -c "$connections" --solved-ahead $((duration * 20000)) -d "$duration"
 }
 
+# start_two A B: Foyer on $work/A.toml and on $work/B.toml, each with its data dir and log
+# beside, into the caller's arrays pid and port (local -A pid port).
+start_two() {
+  local which
+  for which in "$1" "$2"; do
+    start_foyer "$work/$which.toml" "$work/$which-data" "$work/$which.log"
+    pid[$which]=$foyer_pid port[$which]=$foyer_port
+  done
+}
+
+# joins_and_polls SERVER ROUND: timed_joins, then status polls on the same server.
+joins_and_polls() {
+  timed_joins "$1" "$2"
+  echo "round $2 of $rounds: ${label[$1]}, status polls:"
+  load "$work/$1-polls$2.out" "${pid[$1]}" --scenario polls --target "127.0.0.1:${port[$1]}" --room bench \
+    -c "$connections" -d "$duration"
+}
+
 sinks() {
   # The sink's requests time out and back off, again and again, while the joins are measured.
   local hang_port
@@ -339,10 +361,8 @@ sinks() {
   write_config "$work/plain.toml" "$(free_port)" "$(room_toml bench 60)"
   write_config "$work/sink.toml" "$(free_port)" "$(room_toml bench 60)" \
     "$(printf '[[sinks]]\ntype = "webhook"\nname = "hanging"\nurl = "http://127.0.0.1:%s/hook"\nsecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"\n' "$hang_port")"
-  start_foyer "$work/plain.toml" "$work/plain-data" "$work/plain.log"
-  local -A pid=([plain]=$foyer_pid) port=([plain]=$foyer_port)
-  start_foyer "$work/sink.toml" "$work/sink-data" "$work/sink.log"
-  pid[sink]=$foyer_pid port[sink]=$foyer_port
+  local -A pid port
+  start_two plain sink
   local -A label=([plain]="foyer without a sink" [sink]="foyer with a webhook sink to a receiver that never answers")
   machine
   echo "durable joins, proofs solved ahead; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
@@ -370,10 +390,8 @@ notices() {
     'push_timeout_ms = 2000' 'soon_minutes = 10' 'queue = 500' \
     '[notifications.email]' 'host = "127.0.0.1"' "port = $relay_port" 'from = "rooms@shop.example.com"' \
     'starttls = false' 'timeout_ms = 2000')"
-  start_foyer "$work/plain.toml" "$work/plain-data" "$work/plain.log"
-  local -A pid=([plain]=$foyer_pid) port=([plain]=$foyer_port)
-  start_foyer "$work/notify.toml" "$work/notify-data" "$work/notify.log"
-  pid[notify]=$foyer_pid port[notify]=$foyer_port
+  local -A pid port
+  start_two plain notify
   local -A label=([plain]="foyer without [notifications]"
     [notify]="foyer notifying through a push service that ${PUSH_PEER:-hang}s and a relay that ${RELAY_PEER:-refuse}s")
   machine
@@ -392,13 +410,7 @@ notices() {
     echo "  idle server CPU, ${label[$which]}: $(python3 -c "print(round(($(cpu_ticks "${pid[$which]}") - $before) * 1000 / $(getconf CLK_TCK) / 5, 1))") ms a second"
   done
   echo "durable joins (proofs solved ahead) and status polls; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
-  step() {
-    timed_joins "$1" "$2"
-    echo "round $2 of $rounds: ${label[$1]}, status polls:"
-    load "$work/$1-polls$2.out" "${pid[$1]}" --scenario polls --target "127.0.0.1:${port[$1]}" --room bench \
-      -c "$connections" -d "$duration"
-  }
-  alternate plain notify step
+  alternate plain notify joins_and_polls
   echo "summary (medians of the alternating rounds), notifying against without [notifications]"
   ratio_line plain notify joins joins join
   ratio_line plain notify polls polls status
@@ -406,6 +418,29 @@ notices() {
   curl -s "http://127.0.0.1:${port[notify]}/metrics" | grep -E '^foyer_notifi' | sed 's/^/    /' || true
   echo "  its log: $(grep -c 'notifications: push' "$work/notify.log") failed pushes, $(grep -c 'notifications: email' "$work/notify.log") failed mails;" \
     "last: $(grep 'notifications: push' "$work/notify.log" | tail -1 | cut -c1-120); $(grep 'notifications: email' "$work/notify.log" | tail -1 | cut -c1-120)"
+}
+
+io_threads() {
+  local io=${IO_THREADS:-}
+  server_extra='io_threads = 0' write_config "$work/loop.toml" "$(free_port)" "$(room_toml bench 60)"
+  server_extra=${IO_THREADS:+io_threads = $IO_THREADS} write_config "$work/io.toml" "$(free_port)" "$(room_toml bench 60)"
+  local -A pid port
+  start_two loop io
+  local -A label=([loop]="foyer, io_threads = 0" [io]="foyer, io_threads = ${io:-default (cores - 1, at least 1)}")
+  machine
+  echo "durable joins (proofs solved ahead) and status polls; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
+  alternate loop io joins_and_polls
+  echo "summary (medians of the alternating rounds), I/O threads against io_threads = 0"
+  ratio_line loop io joins joins join 1.1
+  ratio_line loop io polls polls status 0.95
+  local which what part
+  for which in loop io; do
+    for what in joins polls; do
+      echo "  ${label[$which]}, $what, server CPU per operation by thread (medians): $(for part in loop io storage rocksdb other; do
+        printf '%s %s  ' "$part" "$(median $(for r in $(seq 1 "$rounds"); do result "$work/$which-$what$r.out" ".server_cpu_us.$part"; done))"
+      done)"
+    done
+  done
 }
 
 holds() {
@@ -477,5 +512,6 @@ case "$mode" in
   notices) notices ;;
   holds) holds ;;
   scale) scale ;;
-  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|notices|holds|scale]" >&2; exit 2 ;;
+  io_threads) io_threads ;;
+  *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|notices|holds|scale|io_threads]" >&2; exit 2 ;;
 esac

@@ -34,9 +34,16 @@ done
 FUZZ_BUILD=build-fuzz JOBS="$jobs" bench/fuzz.sh 20
 
 export FOYER_BIN="$PWD/build/foyer"
+# The suite's servers run with one I/O thread (FOYER_TEST_IO_THREADS, tests/lib/foyer.js):
+# the default from 4 cores up, none below. The kill -9 and overload tests run first with the
+# loop doing everything (io_threads = 0) and with three I/O threads.
+for io_threads in 0 3; do
+  FOYER_TEST_IO_THREADS=$io_threads node tests/lib/run-node.js --timeout=600000 tests/chaos/kill9.test.js \
+    tests/integration/overload.test.js
+done
 # Each file runs under `node --test`, in path order and (as `node --test` does) one less
 # at a time than there are CPUs. A test file that stalls fails after ten minutes instead
 # of holding the run, and a file whose tests are done exits even if a failure left a
 # browser or server open: on Debian's Node 18 as on Node 20 and later (tests/lib/run-node.js).
 # The last line is the total, `N passed, N failed`.
-node tests/lib/run-node.js --timeout=600000 tests/js/ tests/integration/ tests/chaos/ tests/nginx/ tests/connectors/ tests/browser/
+FOYER_TEST_IO_THREADS=1 node tests/lib/run-node.js --timeout=600000 tests/js/ tests/integration/ tests/chaos/ tests/nginx/ tests/connectors/ tests/browser/

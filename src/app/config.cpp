@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/core.h>
 #include <toml++/toml.h>
@@ -130,6 +131,7 @@ void read_server(const toml::table& table, config& c) {
       }
     }
   }
+  t.integer("io_threads", c.limits.io_threads, 0, 64);
   t.integer("max_connections", c.limits.max_connections, 1, 1'000'000);
   t.integer("max_header_bytes", c.limits.header_limit, 1024, 1 << 20);
   t.integer("max_body_bytes", c.limits.body_limit, 1024, 1 << 20);
@@ -400,6 +402,15 @@ void check_listen(const std::string& listen) {
       port > 65535) {
     throw config_error(fmt::format("config: listen: '{}' is not HOST:PORT (e.g. 127.0.0.1:8080 or [::1]:8080)", listen));
   }
+}
+
+http::server_limits serving_limits() {
+  http::server_limits limits;
+  // Below 4 cores an I/O thread costs more than it frees: its hand-offs to the loop take
+  // CPU the loop's work needs (bench/RESULTS.md, "I/O threads").
+  auto cores = std::thread::hardware_concurrency();
+  limits.io_threads = cores >= 4 ? cores - 1 : 0;
+  return limits;
 }
 
 config default_config() {

@@ -76,10 +76,14 @@ struct notification_settings {
   notify::channel_set channels() const { return {.push = !vapid_subject.empty(), .email = email.has_value()}; }
 };
 
+// The HTTP server's limits as Foyer serves: its defaults (http/server.hpp), with I/O threads
+// on every core but the loop's from 4 cores up, none below.
+http::server_limits serving_limits();
+
 struct config {
   std::string listen = "127.0.0.1:8080";           // Default: loopback, port 8080
   std::filesystem::path data_dir = "foyer-data";   // Default: ./foyer-data
-  http::server_limits limits;                      // Defaults: see http/server.hpp
+  http::server_limits limits = serving_limits();   // Defaults: see serving_limits
   http::api_settings api;                          // Defaults: see http/handlers/context.hpp
   pow::config proof_of_work;                       // Defaults: see core/pow.hpp
   std::vector<network_rule> network_rules;         // Default: none

@@ -298,7 +298,10 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     auto at = bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
                                       : fmt::format("{}:{}", bound.address().to_string(), bound.port());
     log::info(fmt::format("serving {} room(s) on http://{} (data dir {})", rooms.rooms().size(), at, c.data_dir.string()),
-              {{"rooms", rooms.rooms().size()}, {"listen", at}, {"data_dir", c.data_dir.string()}});
+              {{"rooms", rooms.rooms().size()},
+               {"listen", at},
+               {"data_dir", c.data_dir.string()},
+               {"io_threads", limits.io_threads}});
     if (!config_file) print_demo_guide(at, c);
   };
   // After a restart the first step is durable before anyone is answered: a lobby whose

@@ -4,8 +4,13 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <cassert>
 #include <ctime>
+#include <pthread.h>
+
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
@@ -155,10 +160,18 @@ void request_reader::drop_trailer() {
   if (before_trailer_) parser_.get().base() = std::move(*before_trailer_);
 }
 
+void log_end(const error_log& log, std::exception_ptr e) {
+  if (!e) return;
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    log(fmt::format("connection ended by an error: {}", ex.what()));
+  }
+}
+
 server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h, error_log log)
     : ioc_(ioc),
       acceptor_(ioc),
-      sweeper_(ioc),
       accept_pause_(ioc),
       limits_(limits),
       handler_(std::move(h)),
@@ -167,20 +180,33 @@ server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limit
   acceptor_.set_option(net::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
   acceptor_.listen(net::socket_base::max_listen_connections);
+  for (std::size_t i = 0; i < limits_.io_threads; ++i) {
+    auto& t = *io_threads_.emplace_back(std::make_unique<io_thread>());
+    hosts_.push_back(std::make_unique<connection_host>(t.ioc, ioc_, limits_, handler_, log_, open_));
+  }
+  if (hosts_.empty()) hosts_.push_back(std::make_unique<connection_host>(ioc_, ioc_, limits_, handler_, log_, open_));
 }
 
-void server::report_end(std::exception_ptr e) const {
-  if (!e) return;
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& ex) {
-    log_(fmt::format("connection ended by an error: {}", ex.what()));
+server::~server() {
+  for (auto& t : io_threads_) {
+    t->ioc.stop();
+    if (t->thread.joinable()) t->thread.join();
   }
 }
 
 void server::start() {
-  net::co_spawn(ioc_, accept_loop(), [this](std::exception_ptr e) { report_end(e); });
-  net::co_spawn(ioc_, sweep_loop(), [this](std::exception_ptr e) { report_end(e); });
+  started_ = true;
+  for (std::size_t i = 0; i < io_threads_.size(); ++i) {
+    // Kept running until the server ends, between connections too.
+    io_threads_[i]->thread = std::thread([&ioc = io_threads_[i]->ioc, name = fmt::format("foyer-io-{}", i + 1)] {
+      // Named for top and the bench's split of CPU by thread.
+      ::pthread_setname_np(::pthread_self(), name.c_str());
+      auto work = net::make_work_guard(ioc);
+      ioc.run();
+    });
+  }
+  for (auto& host : hosts_) host->start();
+  net::co_spawn(ioc_, accept_loop(), [this](std::exception_ptr e) { log_end(log_, e); });
 }
 
 void server::stop(std::function<void()> on_drained) {
@@ -189,11 +215,27 @@ void server::stop(std::function<void()> on_drained) {
   beast::error_code ignored;
   acceptor_.close(ignored);
   accept_pause_.cancel();
-  for (auto& s : sessions_) {
-    // A session not yet started has no socket here; it sees stopping_ and ends.
-    if (s.now == phase::idle && s.socket) s.socket->close(ignored);
+  hosts_running_ = hosts_.size();
+  for (auto& host : hosts_) {
+    // A host is stopped on its own thread, which reports back to this one.
+    if (&host->context() == &ioc_ || !started_) {
+      host->stop([this] { host_drained(); });
+    } else {
+      net::post(host->context(), [this, h = host.get()] {
+        h->stop([this] { net::post(ioc_, [this] { host_drained(); }); });
+      });
+    }
   }
-  finish_if_drained();
+}
+
+void server::host_drained() {
+  if (--hosts_running_ == 0 && on_drained_) std::exchange(on_drained_, nullptr)();
+}
+
+connection_host& server::next_host() {
+  auto& host = *hosts_[next_host_];
+  next_host_ = (next_host_ + 1) % hosts_.size();
+  return host;
 }
 
 task<void> server::accept_loop() {
@@ -201,7 +243,9 @@ task<void> server::accept_loop() {
   // Non-blocking for the synchronous accepts below; async_accept is unaffected.
   acceptor_.non_blocking(true, ec);
   for (;;) {
-    tcp_socket socket = co_await acceptor_.async_accept(redirect_error(use_task, ec));
+    auto& host = next_host();
+    // Accepted into the host's context: its socket is registered with that reactor.
+    tcp_socket socket = co_await acceptor_.async_accept(host.context(), redirect_error(use_task, ec));
     if (ec) {
       if (stopping_) co_return;
       // Out of descriptors, the next accept fails at once as long as none is freed:
@@ -214,14 +258,14 @@ task<void> server::accept_loop() {
       }
       continue;
     }
-    admit(std::move(socket));
+    admit(std::move(socket), host);
     // In a rush, take the whole backlog now: one connection per turn of the loop
     // leaves new visitors queued behind every request of the connected ones.
     for (;;) {
-      tcp_socket next(ioc_);
-      acceptor_.accept(next, ec);
+      auto& next = next_host();
+      tcp_socket more = acceptor_.accept(next.context(), ec);
       if (ec) break;
-      admit(std::move(next));
+      admit(std::move(more), next);
     }
   }
 }
@@ -246,27 +290,67 @@ std::size_t connections_that_fit(std::size_t max_connections, std::size_t descri
   return std::max<std::size_t>(1, std::min(max_connections, left));
 }
 
-void server::admit(tcp_socket socket) {
-  if (sessions_.size() < limits_.max_connections) {
-    beast::error_code ec;
+void server::admit(tcp_socket socket, connection_host& host) {
+  // Counted here, where the limit is checked: a backlog handed to the hosts must not
+  // overshoot it.
+  bool admitted = open_.load() < limits_.max_connections;
+  if (admitted) ++open_;
+  if (&host.context() == &ioc_) return host.take(std::move(socket), admitted);
+  // The socket is the host's from here: only its thread touches it.
+  net::post(host.context(), [&host, socket = std::move(socket), admitted]() mutable {
+    host.take(std::move(socket), admitted);
+  });
+}
+
+connection_host::connection_host(net::io_context& ioc, net::io_context& owner, const server_limits& limits,
+                                 const handler& h, const error_log& log, std::atomic<std::size_t>& open)
+    : ioc_(ioc), owner_(owner), limits_(limits), handler_(h), log_(log), open_(open), sweeper_(ioc) {}
+
+void connection_host::start() {
+  net::co_spawn(ioc_, sweep_loop(), [this](std::exception_ptr e) { log_end(log_, e); });
+}
+
+void connection_host::stop(std::function<void()> on_drained) {
+  stopping_ = true;
+  on_drained_ = std::move(on_drained);
+  beast::error_code ignored;
+  for (auto& s : sessions_) {
+    // A session not yet started has no socket here; it sees stopping_ and ends.
+    if (s.now == phase::idle && s.socket) s.socket->close(ignored);
+  }
+  finish_if_drained();
+}
+
+void connection_host::take(tcp_socket socket, bool admitted) {
+  beast::error_code ec;
+  socket.non_blocking(true, ec);
+  if (admitted) {
     socket.set_option(tcp::no_delay(true), ec);
-    socket.non_blocking(true, ec);
     peer who{socket.remote_endpoint(ec).address()};
-    serve(std::move(socket), std::move(who));
-    return;
+    return serve(std::move(socket), std::move(who));
   }
   auto res = problem(11, /*keep_alive=*/false, errc::too_many_connections,
                      "The server is at its connection limit; retry shortly.");
   std::string bytes;
   res.serialize(bytes);
   // Best effort and never waited for: one short answer into the socket's buffer.
-  beast::error_code ec;
-  socket.non_blocking(true, ec);
   socket.write_some(net::buffer(bytes), ec);
   socket.close(ec);
 }
 
-task<void> server::sweep_loop() {
+task<response> connection_host::answer(request& req, const peer& who) {
+  if (&ioc_ == &owner_) return handler_(req, who);
+  // The rooms are the owner's alone: the handler runs there, and its answer comes back.
+  return net::co_spawn(
+      owner_,
+      [this, &req, &who] {
+        assert(owner_.get_executor().running_in_this_thread() && "a handler runs off the owner's loop");
+        return handler_(req, who);
+      },
+      use_task);
+}
+
+task<void> connection_host::sweep_loop() {
   auto period = std::clamp(std::min(limits_.header_timeout, limits_.idle_timeout) / 4, milliseconds(50), milliseconds(1000));
   for (;;) {
     beast::error_code ec;
@@ -288,7 +372,7 @@ task<void> server::sweep_loop() {
   }
 }
 
-void server::enter(session_ref s, phase p) {
+void connection_host::enter(session_ref s, phase p) {
   s->now = p;
   switch (p) {
     case phase::idle: s->deadline = coarse_now() + limits_.idle_timeout; break;
@@ -301,17 +385,20 @@ void server::enter(session_ref s, phase p) {
   }
 }
 
-void server::linger(session_ref s) {
+void connection_host::linger(session_ref s) {
   s->now = phase::writing;
   s->deadline = coarse_now() + lingering_time;
 }
 
-void server::session_ended(session_ref it) {
+void connection_host::session_ended(session_ref it) {
+  // A host's sessions are its own thread's: no lock guards them.
+  assert(ioc_.get_executor().running_in_this_thread() && "a session touched off its host's thread");
   sessions_.erase(it);
+  --open_;
   finish_if_drained();
 }
 
-void server::finish_if_drained() {
+void connection_host::finish_if_drained() {
   if (!stopping_ || !sessions_.empty()) return;
   sweeper_.cancel();
   if (on_drained_) std::exchange(on_drained_, nullptr)();

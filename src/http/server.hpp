@@ -1,7 +1,9 @@
 #pragma once
 // HTTP/1.1 server on Beast's parser: one coroutine per connection, keep-alive, limits,
-// and a graceful stop. Runs on one io_context thread; handlers run there too.
+// and a graceful stop. Handlers run on the owner's io_context thread; connections are
+// carried there too, or by I/O threads of their own.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstddef>
@@ -9,7 +11,9 @@
 #include <list>
 #include <memory>
 #include <optional>
-#include <utility>  // boost/asio/awaitable.hpp uses std::exchange without it
+#include <thread>
+#include <utility>
+#include <vector>  // boost/asio/awaitable.hpp uses std::exchange without it
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
@@ -65,6 +69,9 @@ struct server_limits {
   // A keep-alive connection may wait this long for its next request.
   std::chrono::milliseconds idle_timeout{60'000};  // Default: 60 s
   std::size_t max_connections = 10'000;  // Default: 10,000 open connections
+  // Threads that carry connections beside the owner's loop: they read, parse and write,
+  // and hand each request to the loop. 0: the loop does it all.
+  std::size_t io_threads = 0;
 };
 
 // Bytes a connection reads per read.
@@ -152,30 +159,32 @@ response json_error(unsigned status, std::string_view code, std::string_view mes
 // Where the server reports a failed accept, connection or answer, one line each.
 using error_log = std::function<void(std::string_view)>;
 
-class server {
+// Logs how one of the server's coroutines ended: an exception is logged, a normal end is not.
+void log_end(const error_log& log, std::exception_ptr e);
+
+// The connections one io_context carries: their sessions, the sweeper of their deadlines,
+// and their drain. Everything here runs on that io_context's thread. With I/O threads each
+// carries its share of the connections and runs every request's handler on the owner's
+// loop, the one thread that holds the rooms; without, the owner's loop carries them all.
+class connection_host {
  public:
-  // Without `log`, errors go to stderr as plain text.
-  server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h, error_log log = {});
-  server(const server&) = delete;
-  server& operator=(const server&) = delete;
+  // `open` counts the server's connections over every host; `owner` runs the handlers.
+  connection_host(net::io_context& ioc, net::io_context& owner, const server_limits& limits, const handler& h,
+                  const error_log& log, std::atomic<std::size_t>& open);
+  connection_host(const connection_host&) = delete;
+  connection_host& operator=(const connection_host&) = delete;
 
-  tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
+  net::io_context& context() { return ioc_; }
   void start();
-  // Stops accepting and closes idle connections; requests in flight finish and are
-  // answered, then their connections close. `on_drained` runs once none is left.
+  // Closes idle connections; requests in flight finish and are answered, then their
+  // connections close. `on_drained` runs on this host's thread once none is left.
   void stop(std::function<void()> on_drained);
-
-  // Serves one connection over `stream` until it ends, as each accepted socket is served:
-  // the seam through which the session is tested with beast::test::stream. `Stream` reads
-  // and writes like a socket (AsyncReadStream, SyncWriteStream, AsyncWriteStream) on this
-  // io_context and has close(); as an lvalue reference it stays its owner's, who keeps it
-  // until the session ends (a test, to count its reads and writes). Defined in
-  // http/session_loop.hpp, which callers include. The timeouts and stop() reach sockets
-  // only: another stream is served until it ends.
+  // A connection the server accepted: served when `admitted` (counted in `open`),
+  // otherwise refused with 503.
+  void take(tcp_socket socket, bool admitted);
+  // Serves one connection, already counted in `open`, until it ends (server::serve).
   template <typename Stream>
   void serve(Stream stream, peer who);
-  // The connections being served, counted from their acceptance.
-  std::size_t session_count() const { return sessions_.size(); }
 
  private:
   using time_point = std::chrono::steady_clock::time_point;
@@ -190,16 +199,11 @@ class server {
   };
   using session_ref = std::list<session_state>::iterator;
 
-  // One of the server's coroutines ended: by an exception, which is logged, or normally.
-  void report_end(std::exception_ptr e) const;
-  task<void> accept_loop();
-  // Out of descriptors: counts the failure, reports it at most once per period, and waits.
-  task<void> pause_accepting(const beast::error_code& ec);
-  // Starts a session, or refuses the connection when at the limit.
-  void admit(tcp_socket socket);
   // One connection's loop: read, parse, answer, write, while the client keeps it alive.
   template <typename Stream>
   task<void> session(Stream stream, session_ref self, peer who);
+  // The handler's answer, computed on the owner's loop.
+  task<response> answer(request& req, const peer& who);
   task<void> sweep_loop();
   void enter(session_ref s, phase p);
   // After a refusal: the sweeper closes the connection once lingering_time has passed.
@@ -209,9 +213,67 @@ class server {
   void finish_if_drained();
 
   net::io_context& ioc_;
-  net::basic_socket_acceptor<tcp, executor> acceptor_;
+  net::io_context& owner_;
+  const server_limits& limits_;
+  const handler& handler_;
+  const error_log& log_;
+  std::atomic<std::size_t>& open_;
   using timer = net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor>;
   timer sweeper_;
+  std::list<session_state> sessions_;
+  bool stopping_ = false;
+  std::function<void()> on_drained_;
+};
+
+class server {
+ public:
+  // Without `log`, errors go to stderr as plain text. The I/O threads (limits.io_threads)
+  // start with start().
+  server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limits limits, handler h, error_log log = {});
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
+  // Ends the I/O threads. Destroy the server once drained (stop()), or before start().
+  ~server();
+
+  tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
+  void start();
+  // Stops accepting and closes idle connections; requests in flight finish and are
+  // answered, then their connections close. `on_drained` runs on the owner's loop once
+  // none is left.
+  void stop(std::function<void()> on_drained);
+
+  // Serves one connection over `stream` until it ends, as each accepted socket is served:
+  // the seam through which the session is tested with beast::test::stream. `Stream` reads
+  // and writes like a socket (AsyncReadStream, SyncWriteStream, AsyncWriteStream) on this
+  // io_context and has close(); as an lvalue reference it stays its owner's, who keeps it
+  // until the session ends (a test, to count its reads and writes). Defined in
+  // http/session_loop.hpp, which callers include. The timeouts and stop() reach sockets
+  // only: another stream is served until it ends. Without I/O threads only.
+  template <typename Stream>
+  void serve(Stream stream, peer who);
+  // The connections being served, counted from their acceptance.
+  std::size_t session_count() const { return open_.load(); }
+
+ private:
+  using time_point = std::chrono::steady_clock::time_point;
+  // A thread of its own running an io_context, which carries connections.
+  struct io_thread {
+    net::io_context ioc{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
+    std::thread thread;
+  };
+
+  task<void> accept_loop();
+  // Out of descriptors: counts the failure, reports it at most once per period, and waits.
+  task<void> pause_accepting(const beast::error_code& ec);
+  // Hands the connection to `host`, or refuses it when at the limit.
+  void admit(tcp_socket socket, connection_host& host);
+  // The host the next connection goes to: the I/O threads take turns.
+  connection_host& next_host();
+  void host_drained();
+
+  net::io_context& ioc_;
+  net::basic_socket_acceptor<tcp, executor> acceptor_;
+  using timer = net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor>;
   timer accept_pause_;
   // Accepts that failed for want of descriptors since the last report, and when the next
   // report may be written.
@@ -220,8 +282,14 @@ class server {
   server_limits limits_;
   handler handler_;
   error_log log_;
-  std::list<session_state> sessions_;
+  std::atomic<std::size_t> open_{0};
+  // Declared before the hosts, whose timers and sockets are destroyed before their contexts.
+  std::vector<std::unique_ptr<io_thread>> io_threads_;
+  std::vector<std::unique_ptr<connection_host>> hosts_;
+  std::size_t next_host_ = 0;
+  bool started_ = false;
   bool stopping_ = false;
+  std::size_t hosts_running_ = 0;
   std::function<void()> on_drained_;
 };
 

@@ -43,20 +43,24 @@ void end_answers(Stream& stream) {
 
 template <typename Stream>
 void server::serve(Stream stream, peer who) {
-  // Counted from now, not from when the session first runs: a drained backlog
-  // must not overshoot the limit.
-  auto self = sessions_.insert(sessions_.end(), session_state{});
-  net::co_spawn(ioc_, session<Stream>(std::forward<Stream>(stream), self, std::move(who)),
-                [this](std::exception_ptr e) { report_end(e); });
+  ++open_;
+  hosts_.front()->serve<Stream>(std::forward<Stream>(stream), std::move(who));
 }
 
 template <typename Stream>
-task<void> server::session(Stream stream, session_ref self, peer who) {
+void connection_host::serve(Stream stream, peer who) {
+  auto self = sessions_.insert(sessions_.end(), session_state{});
+  net::co_spawn(ioc_, session<Stream>(std::forward<Stream>(stream), self, std::move(who)),
+                [this](std::exception_ptr e) { log_end(log_, e); });
+}
+
+template <typename Stream>
+task<void> connection_host::session(Stream stream, session_ref self, peer who) {
   namespace bhttp = beast::http;
   using net::redirect_error;
   if constexpr (std::is_same_v<Stream, tcp_socket>) self->socket = &stream;
   struct guard {
-    server* s;
+    connection_host* s;
     session_ref it;
     ~guard() { s->session_ended(it); }
   } on_exit{this, self};
@@ -95,7 +99,7 @@ task<void> server::session(Stream stream, session_ref self, peer who) {
       request req = reader.release();
       // Caught here: a coroutine of its own around the handler would cost a frame per request.
       try {
-        res = co_await handler_(req, who);
+        res = co_await answer(req, who);
       } catch (const std::exception& e) {
         // A fault of this answer, not of the connection: the client hears so, and the
         // next request on the connection is served.

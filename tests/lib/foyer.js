@@ -59,7 +59,9 @@ function toml(value) {
 // (no base work, no pressure),
 // one FIFO room "demo" at 600/min.
 export function configText(config = {}) {
-  const server = { listen: '127.0.0.1:0', ...config.server };
+  // FOYER_TEST_IO_THREADS runs the suite's servers with that many I/O threads (tests/run.sh).
+  const ioThreads = process.env.FOYER_TEST_IO_THREADS;
+  const server = { listen: '127.0.0.1:0', ...(ioThreads ? { io_threads: Number(ioThreads) } : {}), ...config.server };
   const pow = { base_bits: 0, max_pressure_bits: 0, ...config.proof_of_work };
   const rooms = config.rooms ?? [{ id: 'demo', name: 'Demo', rate_per_minute: 600, target_url: '/welcome' }];
   let text = '[server]\n';
@@ -91,6 +93,9 @@ export class Foyer {
     this.dataDir = dataDir ?? path.join(this.dir, 'data');
     this.configPath = path.join(this.dir, 'foyer.toml');
     writeFileSync(this.configPath, configText(config));
+    // The I/O threads the server must say it runs with (FOYER_TEST_IO_THREADS, see configText).
+    const fromEnv = process.env.FOYER_TEST_IO_THREADS;
+    this.ioThreads = config.server?.io_threads ?? (fromEnv ? Number(fromEnv) : undefined);
     this.port = null;
     this.output = '';
   }
@@ -111,6 +116,10 @@ export class Foyer {
         if (m) {
           clearTimeout(timer);
           this.port = Number(m[1]);
+          const threads = this.ioThreads;
+          if (threads !== undefined && !this.output.slice(mark).includes(`"io_threads":${threads}`)) {
+            reject(new Error(`foyer did not start with FOYER_TEST_IO_THREADS=${threads} I/O threads:\n${this.output}`));
+          }
           resolve();
         }
       };

@@ -2,6 +2,8 @@
 // test binary, which links the loader; the sanitized build makes the float case exact.
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 #include <fmt/core.h>
 
 #include "app/config.hpp"
@@ -62,6 +64,15 @@ TEST_CASE("the limits on a chunked body and on the kept answer buffer are read f
   CHECK(c.limits.kept_answer_buffer == 2048);
   CHECK_THROWS_WITH(app::parse_config("[server]\nmax_trailer_bytes = 1\n", "t.toml"),
                     Catch::Contains("config: server.max_trailer_bytes: must be a whole number from 64"));
+}
+
+TEST_CASE("I/O threads are read from [server]; by default the cores less one from 4 cores up, none below") {
+  CHECK(app::parse_config("[server]\nio_threads = 3\n", "t.toml").limits.io_threads == 3);
+  CHECK(app::parse_config("[server]\nio_threads = 0\n", "t.toml").limits.io_threads == 0);
+  auto cores = std::thread::hardware_concurrency();
+  CHECK(app::parse_config("", "t.toml").limits.io_threads == (cores >= 4 ? cores - 1 : 0));
+  CHECK_THROWS_WITH(app::parse_config("[server]\nio_threads = 65\n", "t.toml"),
+                    Catch::Contains("config: server.io_threads: must be a whole number from 0 to 64"));
 }
 
 TEST_CASE("the ledger's witnesses are bounded so that their cosigned checkpoint fits one ledger entry") {
