@@ -25,54 +25,53 @@ route_handler at_once(F f) {
   return [f = std::move(f)](request& req, const peer&, route_params p) -> task<response> { co_return f(req, p); };
 }
 
-// A handler of the room named by {room}, or 404 unknown_room: f(req, who, room) gives
-// the response, or a task of it. A task is returned as it is, without a coroutine frame
-// around it; an answer at once is made in this coroutine's frame, as a poll's is.
-template <typename F>
-route_handler in_room(context& ctx, F f) {
-  if constexpr (std::is_same_v<std::invoke_result_t<F&, request&, const peer&, room&>, response>) {
-    return [&ctx, f = std::move(f)](request& req, const peer& who, route_params p) -> task<response> {
-      room* r = ctx.rooms.find(p["room"]);
+// A handler of the room `find` gives for a request's parameters, or 404 unknown_room:
+// f(req, who, room, params) gives the response, or a task of it. A task is returned as it
+// is, without a coroutine frame around it; an answer at once is made in this coroutine's
+// frame, as a poll's is.
+template <typename Find, typename F>
+route_handler with_room(Find find, F f) {
+  using found = std::remove_pointer_t<std::invoke_result_t<Find&, route_params&>>;
+  if constexpr (std::is_same_v<std::invoke_result_t<F&, request&, const peer&, found&, route_params&>, response>) {
+    return [find = std::move(find), f = std::move(f)](request& req, const peer& who, route_params p) -> task<response> {
+      auto* r = find(p);
       if (!r) co_return unknown_room(req, p["room"]);
-      co_return f(req, who, *r);
+      co_return f(req, who, *r, p);
     };
   } else {
-    return [&ctx, f = std::move(f)](request& req, const peer& who, route_params p) -> task<response> {
-      room* r = ctx.rooms.find(p["room"]);
+    return [find = std::move(find), f = std::move(f)](request& req, const peer& who, route_params p) -> task<response> {
+      auto* r = find(p);
       if (!r) return ready(unknown_room(req, p["room"]));
-      return f(req, who, *r);
+      return f(req, who, *r, p);
     };
   }
 }
 
-// A handler of the hold named by {hold} in the room named by {room}: f(req, room, hold)
-// gives the response, or a task of it. A room removed with seats still answers about its
-// holds for its late grace (journal::find_for_holds).
+// A handler of the room named by {room}: f(req, who, room).
 template <typename F>
-route_handler of_hold(context& ctx, F f) {
-  return [&ctx, f = std::move(f)](request& req, const peer&, route_params p) -> task<response> {
-    const room* r = ctx.rooms.find_for_holds(p["room"], ctx.clock.steady_ms());
-    if (!r) co_return unknown_room(req, p["room"]);
-    if constexpr (std::is_same_v<decltype(f(req, *r, p["hold"])), response>) {
-      co_return f(req, *r, p["hold"]);
-    } else {
-      co_return co_await f(req, *r, p["hold"]);
-    }
-  };
+route_handler in_room(context& ctx, F f) {
+  return with_room([&ctx](route_params& p) { return ctx.rooms.find(p["room"]); },
+                   [f = std::move(f)](request& req, const peer& who, room& r, route_params&) { return f(req, who, r); });
 }
 
-// A handler of the code batch named by {batch} in the room named by {room}.
+// A handler of the hold named by {hold} in the room named by {room}: f(req, room, hold).
+// A room removed with seats still answers about its holds for its late grace
+// (journal::find_for_holds).
+template <typename F>
+route_handler of_hold(context& ctx, F f) {
+  return with_room([&ctx](route_params& p) { return ctx.rooms.find_for_holds(p["room"], ctx.clock.steady_ms()); },
+                   [f = std::move(f)](request& req, const peer&, const room& r, route_params& p) {
+                     return f(req, r, p["hold"]);
+                   });
+}
+
+// A handler of the code batch named by {batch} in the room named by {room}: f(req, room, batch).
 template <typename F>
 route_handler of_batch(context& ctx, F f) {
-  return [&ctx, f = std::move(f)](request& req, const peer&, route_params p) -> task<response> {
-    const room* r = ctx.rooms.find(p["room"]);
-    if (!r) co_return unknown_room(req, p["room"]);
-    if constexpr (std::is_same_v<decltype(f(req, *r, p["batch"])), response>) {
-      co_return f(req, *r, p["batch"]);
-    } else {
-      co_return co_await f(req, *r, p["batch"]);
-    }
-  };
+  return with_room([&ctx](route_params& p) -> const room* { return ctx.rooms.find(p["room"]); },
+                   [f = std::move(f)](request& req, const peer&, const room& r, route_params& p) {
+                     return f(req, r, p["batch"]);
+                   });
 }
 
 }  // namespace
