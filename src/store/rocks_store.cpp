@@ -616,12 +616,12 @@ struct rocks_store::impl {
 
   // The device's free space and the reserve to keep on it: opts_.reserve_bytes, or an
   // eighth of the device if that is less. None if it cannot be read.
-  std::optional<std::pair<std::uint64_t, std::uint64_t>> free_and_reserve() const {
+  std::optional<ops::device_space> read_device_space() const {
     struct statvfs fs_info{};
     if (::statvfs(dir_.c_str(), &fs_info) != 0) return std::nullopt;
     const std::uint64_t size = std::uint64_t{fs_info.f_blocks} * fs_info.f_frsize;
     const std::uint64_t free = std::uint64_t{fs_info.f_bavail} * fs_info.f_frsize;
-    return std::pair{free, std::min(opts_.reserve_bytes, size / 8)};
+    return ops::device_space{free, std::min(opts_.reserve_bytes, size / 8)};
   }
 
   std::error_code write(rocksdb::WriteBatch& batch) {
@@ -630,10 +630,7 @@ struct rocks_store::impl {
     // (ops::free_space_watch), and writes resume by themselves once space is freed.
     const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::steady_clock::now().time_since_epoch()).count();
-    if (space_.must_look(now_ms)) {
-      const auto found = free_and_reserve();
-      space_.looked(now_ms, found ? std::optional(found->first) : std::nullopt, found ? found->second : 0);
-    }
+    if (space_.must_look(now_ms)) space_.looked(now_ms, read_device_space());
     if (!space_.has_room()) {
       failed_writes_.fetch_add(1, std::memory_order_relaxed);
       return make_error_code(store_errc::no_space);
