@@ -1,7 +1,11 @@
 #include "app/config.hpp"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -16,6 +20,7 @@
 #include "core/fairness/cosignature.hpp"
 #include "core/gate/network.hpp"
 #include "core/notify/web_push.hpp"
+#include "core/ops/cores.hpp"
 #include "core/ops/webhook_signature.hpp"
 #include "core/rooms/opening_check.hpp"
 
@@ -404,12 +409,23 @@ void check_listen(const std::string& listen) {
   }
 }
 
+std::size_t usable_cores() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  std::size_t cores = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0
+                          ? static_cast<std::size_t>(CPU_COUNT(&allowed))
+                          : std::max(1u, std::thread::hardware_concurrency());
+  std::ifstream cpu_max("/sys/fs/cgroup/cpu.max");
+  std::string text;
+  if (std::getline(cpu_max, text)) {
+    if (auto quota = ops::quota_cores(text)) cores = std::min(cores, *quota);
+  }
+  return std::max<std::size_t>(cores, 1);
+}
+
 http::server_limits serving_limits() {
   http::server_limits limits;
-  // Below 4 cores an I/O thread costs more than it frees: its hand-offs to the loop take
-  // CPU the loop's work needs (bench/RESULTS.md, "I/O threads").
-  auto cores = std::thread::hardware_concurrency();
-  limits.io_threads = cores >= 4 ? cores - 1 : 0;
+  limits.io_threads = ops::default_io_threads(usable_cores());
   return limits;
 }
 

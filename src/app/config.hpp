@@ -76,8 +76,12 @@ struct notification_settings {
   notify::channel_set channels() const { return {.push = !vapid_subject.empty(), .email = email.has_value()}; }
 };
 
-// The HTTP server's limits as Foyer serves: its defaults (http/server.hpp), with I/O threads
-// on every core but the loop's from 4 cores up, none below.
+// The cores this process may run on: those of its CPU affinity (taskset, a cpuset), or fewer
+// if its cgroup's CPU quota (Docker's --cpus, a Kubernetes CPU limit) allows fewer.
+std::size_t usable_cores();
+
+// The HTTP server's limits as Foyer serves: its defaults (http/server.hpp), with the I/O
+// threads ops::default_io_threads gives for the usable cores.
 http::server_limits serving_limits();
 
 struct config {

@@ -2,11 +2,13 @@
 // test binary, which links the loader; the sanitized build makes the float case exact.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <thread>
 
 #include <fmt/core.h>
 
 #include "app/config.hpp"
+#include "core/ops/cores.hpp"
 
 using namespace foyer;
 
@@ -66,11 +68,13 @@ TEST_CASE("the limits on a chunked body and on the kept answer buffer are read f
                     Catch::Contains("config: server.max_trailer_bytes: must be a whole number from 64"));
 }
 
-TEST_CASE("I/O threads are read from [server]; by default the cores less one from 4 cores up, none below") {
+TEST_CASE("I/O threads are read from [server]; by default as many as the usable cores call for") {
   CHECK(app::parse_config("[server]\nio_threads = 3\n", "t.toml").limits.io_threads == 3);
   CHECK(app::parse_config("[server]\nio_threads = 0\n", "t.toml").limits.io_threads == 0);
-  auto cores = std::thread::hardware_concurrency();
-  CHECK(app::parse_config("", "t.toml").limits.io_threads == (cores >= 4 ? cores - 1 : 0));
+  auto cores = app::usable_cores();
+  CHECK(cores >= 1);
+  CHECK(cores <= std::max(1u, std::thread::hardware_concurrency()));
+  CHECK(app::parse_config("", "t.toml").limits.io_threads == foyer::ops::default_io_threads(cores));
   CHECK_THROWS_WITH(app::parse_config("[server]\nio_threads = 65\n", "t.toml"),
                     Catch::Contains("config: server.io_threads: must be a whole number from 0 to 64"));
 }
