@@ -409,7 +409,9 @@ void check_listen(const std::string& listen) {
   }
 }
 
-std::size_t usable_cores() {
+namespace {
+
+std::size_t read_usable_cores() {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   std::size_t cores = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0
@@ -421,6 +423,14 @@ std::size_t usable_cores() {
     if (auto quota = ops::quota_cores(text)) cores = std::min(cores, *quota);
   }
   return std::max<std::size_t>(cores, 1);
+}
+
+}  // namespace
+
+std::size_t usable_cores() {
+  // Read once: every config built (each reload's) takes the default from it.
+  static const std::size_t cores = read_usable_cores();
+  return cores;
 }
 
 http::server_limits serving_limits() {

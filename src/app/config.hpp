@@ -77,7 +77,8 @@ struct notification_settings {
 };
 
 // The cores this process may run on: those of its CPU affinity (taskset, a cpuset), or fewer
-// if its cgroup's CPU quota (Docker's --cpus, a Kubernetes CPU limit) allows fewer.
+// if its cgroup's CPU quota (Docker's --cpus, a Kubernetes CPU limit) allows fewer. Read at
+// the first call, which the process's start makes.
 std::size_t usable_cores();
 
 // The HTTP server's limits as Foyer serves: its defaults (http/server.hpp), with the I/O
