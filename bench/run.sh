@@ -426,7 +426,7 @@ io_threads() {
   server_extra=${IO_THREADS:+io_threads = $IO_THREADS} write_config "$work/io.toml" "$(free_port)" "$(room_toml bench 60)"
   local -A pid port
   start_two loop io
-  local -A label=([loop]="foyer, io_threads = 0" [io]="foyer, io_threads = ${io:-default (cores - 1, at least 1)}")
+  local -A label=([loop]="foyer, io_threads = 0" [io]="foyer, io_threads = ${io:-default}")
   machine
   echo "durable joins (proofs solved ahead) and status polls; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
   alternate loop io joins_and_polls

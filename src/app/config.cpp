@@ -137,6 +137,7 @@ void read_server(const toml::table& table, config& c) {
     }
   }
   t.integer("io_threads", c.limits.io_threads, 0, 64);
+  t.integer("loop_queue", c.limits.loop_queue, 1, 1'000'000);
   t.integer("max_connections", c.limits.max_connections, 1, 1'000'000);
   t.integer("max_header_bytes", c.limits.header_limit, 1024, 1 << 20);
   t.integer("max_body_bytes", c.limits.body_limit, 1024, 1 << 20);

@@ -26,6 +26,7 @@
 #include "delivery/event_sinks.hpp"
 #include "delivery/notice_senders.hpp"
 #include "delivery/notifier.hpp"
+#include "http/poll_desk.hpp"
 #include "http/routes.hpp"
 #include "http/server.hpp"
 #include "store/rocks_store.hpp"
@@ -260,6 +261,10 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   }
   api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, api_settings, overload, publisher,
                                        metrics);
+  // With I/O threads, far-back status polls are answered there (http/poll_desk.hpp).
+  http::poll_desks polls_near(ioc, rooms, clock, tickets, api_settings.status_within, overload,
+                              [&api](const ops::histogram& answered) { api->count_near_polls(answered); });
+  server->answer_near([&polls_near](net::io_context& home) { return polls_near.open(home); });
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
   std::optional<invite_key_refresher> invite_fetches;
   if (c.invites.jwks_url) {
@@ -294,6 +299,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
 
   auto listen = [&] {
     server->start();
+    polls_near.start();
     auto bound = server->local_endpoint();
     auto at = bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
                                       : fmt::format("{}:{}", bound.address().to_string(), bound.port());
@@ -333,6 +339,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     sinks.stop();
     notices.stop();
     if (invite_fetches) invite_fetches->stop();
+    polls_near.stop();
     server->stop([&] { work.reset(); });
   });
 

@@ -1,5 +1,6 @@
 #include "http/routes.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <type_traits>
 #include <utility>
@@ -74,6 +75,9 @@ route_handler of_batch(context& ctx, F f) {
                    });
 }
 
+// The status poll, which the I/O threads' desks answer too.
+constexpr std::string_view status_pattern = "/api/v1/rooms/{room}/status";
+
 }  // namespace
 
 routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, const pass::keyring& keys,
@@ -91,7 +95,7 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   auto& r = router_;
 
   // Visitors. The status poll comes first: it is most of the traffic.
-  r.add({verb::get}, "/api/v1/rooms/{room}/status",
+  r.add({verb::get}, status_pattern,
         in_room(c, [this](request& req, const peer&, room& rm) { return visitor_.status(req, rm); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/challenge",
         in_room(c, [this](request& req, const peer& who, room& rm) { return visitor_.challenge(req, rm, who); }));
@@ -263,10 +267,14 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
           at_once([this, path = asset.path](const request& req, auto&) { return pages_.file(req, path); }));
   }
 
-  http_metrics_ = http_metrics(router_.patterns());
+  auto patterns = router_.patterns();
+  status_route_ = static_cast<std::size_t>(std::find(patterns.begin(), patterns.end(), status_pattern) - patterns.begin());
+  http_metrics_ = http_metrics(std::move(patterns));
   metrics.add([this](ops::metrics_writer& w) { http_metrics_.collect(w); });
   metrics.add([&c](ops::metrics_writer& w) { handlers::collect_rooms(c, w); });
 }
+
+void routes::count_near_polls(const ops::histogram& durations) { http_metrics_.add(status_route_, 200, durations); }
 
 task<response> routes::handle(request& req, const peer& who) {
   const auto started = std::chrono::steady_clock::now();

@@ -187,6 +187,12 @@ server::server(net::io_context& ioc, const tcp::endpoint& endpoint, server_limit
   if (hosts_.empty()) hosts_.push_back(std::make_unique<connection_host>(ioc_, ioc_, limits_, handler_, log_, open_));
 }
 
+void server::answer_near(const near_answers_factory& make) {
+  for (auto& host : hosts_) {
+    if (&host->context() != &ioc_) host->answer_near(make(host->context()));
+  }
+}
+
 server::~server() {
   for (auto& t : io_threads_) {
     t->ioc.stop();

@@ -42,6 +42,8 @@ template <typename T>
 using task = net::awaitable<T, executor>;
 inline constexpr net::use_awaitable_t<executor> use_task;
 using tcp_socket = net::basic_stream_socket<tcp, executor>;
+using steady_timer = net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor>;
+using time_point = std::chrono::steady_clock::time_point;
 using request = beast::http::request<beast::http::string_body>;
 
 struct peer {
@@ -72,6 +74,10 @@ struct server_limits {
   // Threads that carry connections beside the owner's loop: they read, parse and write,
   // and hand each request to the loop. 0: the loop does it all.
   std::size_t io_threads = 0;
+  // Requests each I/O thread may have waiting on the loop at once; past it, 503 overloaded
+  // with Retry-After, at once from the I/O thread. The loop's own connections are bounded
+  // by max_connections alone.
+  std::size_t loop_queue = 1024;  // Default: 1,024
 };
 
 // Bytes a connection reads per read.
@@ -162,6 +168,18 @@ using error_log = std::function<void(std::string_view)>;
 // Logs how one of the server's coroutines ended: an exception is logged, a normal end is not.
 void log_end(const error_log& log, std::exception_ptr e);
 
+// Answers, on a connection's own I/O thread, the requests it can without the owner's
+// loop (http/poll_desk.hpp); none sends the request on to the loop. One per I/O thread,
+// used on that thread only.
+class near_answers {
+ public:
+  virtual ~near_answers() = default;
+  virtual std::optional<response> answer(const request& req) = 0;
+};
+
+// The near answers for the I/O thread that runs `home`.
+using near_answers_factory = std::function<std::unique_ptr<near_answers>(net::io_context& home)>;
+
 // The connections one io_context carries: their sessions, the sweeper of their deadlines,
 // and their drain. Everything here runs on that io_context's thread. With I/O threads each
 // carries its share of the connections and runs every request's handler on the owner's
@@ -179,6 +197,8 @@ class connection_host {
   // Closes idle connections; requests in flight finish and are answered, then their
   // connections close. `on_drained` runs on this host's thread once none is left.
   void stop(std::function<void()> on_drained);
+  // Before start(): what this host answers on its own thread (an I/O thread's only).
+  void answer_near(std::unique_ptr<near_answers> near) { near_ = std::move(near); }
   // A connection the server accepted: served when `admitted` (counted in `open`),
   // otherwise refused with 503.
   void take(tcp_socket socket, bool admitted);
@@ -187,7 +207,6 @@ class connection_host {
   void serve(Stream stream, peer who);
 
  private:
-  using time_point = std::chrono::steady_clock::time_point;
   enum class phase { idle, reading, handling, writing };
   struct session_state {
     tcp_socket* socket = nullptr;  // what the sweeper and stop() close; none for other streams
@@ -218,11 +237,13 @@ class connection_host {
   const handler& handler_;
   const error_log& log_;
   std::atomic<std::size_t>& open_;
-  using timer = net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor>;
-  timer sweeper_;
+  steady_timer sweeper_;
   std::list<session_state> sessions_;
   bool stopping_ = false;
   std::function<void()> on_drained_;
+  std::unique_ptr<near_answers> near_;
+  // Requests handed to the owner's loop and not yet answered (limits.loop_queue).
+  std::size_t at_owner_ = 0;
 };
 
 class server {
@@ -236,6 +257,9 @@ class server {
   ~server();
 
   tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
+  // Before start(): each I/O thread answers what `make` gives it can, without the loop.
+  // Nothing without I/O threads: the loop answers everything there.
+  void answer_near(const near_answers_factory& make);
   void start();
   // Stops accepting and closes idle connections; requests in flight finish and are
   // answered, then their connections close. `on_drained` runs on the owner's loop once
@@ -255,7 +279,6 @@ class server {
   std::size_t session_count() const { return open_.load(); }
 
  private:
-  using time_point = std::chrono::steady_clock::time_point;
   // A thread of its own running an io_context, which carries connections.
   struct io_thread {
     net::io_context ioc{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
@@ -273,8 +296,7 @@ class server {
 
   net::io_context& ioc_;
   net::basic_socket_acceptor<tcp, executor> acceptor_;
-  using timer = net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor>;
-  timer accept_pause_;
+  steady_timer accept_pause_;
   // Accepts that failed for want of descriptors since the last report, and when the next
   // report may be written.
   std::size_t accept_failures_ = 0;

@@ -99,7 +99,20 @@ task<void> connection_host::session(Stream stream, session_ref self, peer who) {
       request req = reader.release();
       // Caught here: a coroutine of its own around the handler would cost a frame per request.
       try {
-        res = co_await answer(req, who);
+        // Not one conditional expression: GCC 12 miscompiles a co_await inside one.
+        if (auto near = near_ ? near_->answer(req) : std::nullopt) {
+          res = std::move(*near);
+        } else if (&ioc_ != &owner_ && at_owner_ >= limits_.loop_queue) {
+          // The loop is behind: this thread has as many requests waiting on it as it may.
+          res = problem(req, errc::overloaded, "Many requests at once: ask again later.");
+        } else {
+          ++at_owner_;
+          struct counted {
+            std::size_t& n;
+            ~counted() { --n; }
+          } waiting{at_owner_};
+          res = co_await answer(req, who);
+        }
       } catch (const std::exception& e) {
         // A fault of this answer, not of the connection: the client hears so, and the
         // next request on the connection is served.

@@ -1,6 +1,7 @@
 #include "core/ops/metrics.hpp"
 
 #include <iterator>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,13 @@ void histogram::observe(double value) {
   ++counts_[i];
   sum_ += value;
   ++count_;
+}
+
+void histogram::add(const histogram& other) {
+  if (other.bounds_ != bounds_) throw std::invalid_argument("histogram::add: the bounds differ");
+  for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  sum_ += other.sum_;
+  count_ += other.count_;
 }
 
 std::vector<double> exponential_bounds(double first, double factor, std::size_t n) {

@@ -26,6 +26,8 @@ class histogram {
   // `bounds` ascending; +Inf is implied.
   explicit histogram(std::vector<double> bounds);
   void observe(double value);
+  // Adds another's observations, counted in the same bounds.
+  void add(const histogram& other);
 
   const std::vector<double>& bounds() const { return bounds_; }
   // Observations at or below bounds()[i] (not cumulative); the last entry is above them all.

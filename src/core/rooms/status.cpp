@@ -17,21 +17,37 @@ std::uint32_t poll_interval(std::int64_t until_ms, double jitter) {
 
 }  // namespace
 
-visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms,
-                         double jitter, status_window window, std::optional<std::uint64_t> lobby_index) {
-  visitor_status s;
+lane_front front_of(const room& r, std::uint8_t lane, std::int64_t now_ms) {
+  lane_front f;
+  f.state = r.state();
+  if (r.lanes().size() > 1 && lane < r.lanes().size()) f.lane = r.lanes().at(lane).config.id;
+  f.served = r.served_in_lane(lane, now_ms);
+  f.rate = r.lane_rate(lane);
+  f.lobby_closes_at_ms = r.lobby_closes_at_ms();
+  f.held = r.held_at(now_ms);
+  return f;
+}
+
+visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std::int64_t now_ms, double jitter,
+                         status_window window, std::optional<std::uint64_t> lobby_index) {
   auto lane = place ? lane_of(*place) : lobby_index ? lane_of(*lobby_index) : std::uint8_t{0};
-  if (r.lanes().size() > 1 && lane < r.lanes().size()) s.lane = r.lanes().at(lane).config.id;
-  s.served = r.served_in_lane(lane, now_ms);
   if (place) place = place_in_lane(*place);
+  return status_at(front_of(r, lane, now_ms), place, now_ms, jitter, window);
+}
+
+visitor_status status_at(const lane_front& f, std::optional<std::uint64_t> place, std::int64_t now_ms, double jitter,
+                         status_window window) {
+  visitor_status s;
+  s.lane = f.lane;
+  s.served = f.served;
   s.place = place;
   if (!place) {
-    auto closes = r.lobby_closes_at_ms();
-    if (r.state() == room_state::sold_out || r.state() == room_state::closed) {
+    auto closes = f.lobby_closes_at_ms;
+    if (f.state == room_state::sold_out || f.state == room_state::closed) {
       // Stopped before the draw: there will be no place to wait for.
-      s.state = to_string(r.state());
+      s.state = to_string(f.state);
       s.poll_after_ms = poll_interval(max_poll_ms * 10, jitter);
-    } else if (r.state() == room_state::lobby && closes) {
+    } else if (f.state == room_state::lobby && closes) {
       s.state = "lobby";
       s.poll_after_ms = poll_interval((*closes - now_ms) * 4, jitter);
     } else {
@@ -48,12 +64,12 @@ visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std:
     return s;
   }
   s.position = *place - s.served;
-  std::uint64_t rate = std::max<std::uint32_t>(r.lane_rate(lane), 1);
+  std::uint64_t rate = std::max<std::uint32_t>(f.rate, 1);
   std::uint64_t wait_ms = (*s.position + 1) * 60'000 / rate;
   s.eta_seconds = (wait_ms + 999) / 1000;
   s.poll_after_ms = poll_interval(static_cast<std::int64_t>(std::min<std::uint64_t>(wait_ms, INT32_MAX)), jitter);
   s.frontier_above = std::max<std::uint64_t>(window.places, (rate * window.seconds + 59) / 60);
-  switch (r.state()) {
+  switch (f.state) {
     case room_state::paused: s.state = "paused"; break;
     case room_state::sold_out: s.state = "sold_out"; break;
     case room_state::closed: s.state = "closed"; break;
@@ -61,7 +77,7 @@ visitor_status status_of(const room& r, std::optional<std::uint64_t> place, std:
   }
   if (s.state == "sold_out" || s.state == "closed") s.frontier_above.reset();
   if (s.state == "waiting") {
-    s.held = r.held_at(now_ms);
+    s.held = f.held;
     if (s.held) s.eta_seconds.reset();
   }
   return s;

@@ -36,6 +36,25 @@ struct status_window {
   std::uint32_t seconds = 90;   // Default: 90, three of the longest polls (30 s)
 };
 
+// What a visitor's status reads of their lane at one moment: a room's own (front_of), or
+// the copy the owner publishes for polls answered off its thread (room_front.hpp).
+struct lane_front {
+  room_state state = room_state::open;
+  std::optional<std::string_view> lane;  // the lane's id, in a room with lanes
+  std::uint64_t served = 0;
+  std::uint32_t rate = 0;  // admissions a minute
+  std::optional<std::int64_t> lobby_closes_at_ms;
+  std::optional<std::string_view> held;  // room::held_at
+};
+
+// The room's lane `lane` (lane_of) at `now_ms`.
+lane_front front_of(const room& r, std::uint8_t lane, std::int64_t now_ms);
+
+// The status of a visitor at `place` in the lane (place_in_lane; none before the draw)
+// whose front is `f` at `now_ms`.
+visitor_status status_at(const lane_front& f, std::optional<std::uint64_t> place, std::int64_t now_ms, double jitter,
+                         status_window window = {});
+
 // `place` is the room's (lane_queues). `jitter` in [0, 1) spreads polls so that a crowd
 // doesn't poll in step. A visitor with no place yet is in the lane of their lobby index
 // (room::place_of), if they entered a lobby.

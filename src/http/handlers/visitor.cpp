@@ -1,5 +1,7 @@
 #include "http/handlers/visitor.hpp"
 
+#include "http/handlers/status_body.hpp"
+
 #include <array>
 
 #include <boost/asio/post.hpp>
@@ -15,6 +17,7 @@
 #include "core/rooms/status.hpp"
 #include "http/handlers/desk_runner.hpp"
 #include "http/handlers/room.hpp"
+#include "http/handlers/status_body.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
 
@@ -23,8 +26,6 @@ namespace {
 
 namespace bhttp = beast::http;
 
-constexpr std::string_view rooms_path = "/api/v1/rooms";
-constexpr std::string_view ticket_cookie = "foyer_ticket";
 constexpr std::string_view ticket_cookie_max_age = "604800";  // seconds: a week
 constexpr std::string_view overloaded_detail = "Many visitors at once: no new visitors for now; try again later.";
 
@@ -67,15 +68,7 @@ std::optional<join_body> parse_join_body(simdjson::ondemand::parser& parser, sim
 }
 
 visitor::visitor(context& ctx)
-    : ctx_(ctx), passes_(ctx.settings.issuer), jitter_state_(static_cast<std::uint64_t>(ctx.clock.now_ms()) | 1) {}
-
-double visitor::jitter() {
-  // xorshift64: poll jitter needs spread, not secrecy.
-  jitter_state_ ^= jitter_state_ << 13;
-  jitter_state_ ^= jitter_state_ >> 7;
-  jitter_state_ ^= jitter_state_ << 17;
-  return static_cast<double>(jitter_state_ >> 11) / static_cast<double>(std::uint64_t{1} << 53);
-}
+    : ctx_(ctx), passes_(ctx.settings.issuer), jitter_(static_cast<std::uint64_t>(ctx.clock.now_ms())) {}
 
 std::optional<ticket> visitor::presented_ticket(const request& req, std::string_view room_id,
                                                 response* failure) const {
@@ -289,16 +282,7 @@ response visitor::status(const request& req, const room& r) {
     if (!pass_until) holding = show_hold(r, t->visitor, now, st);
   }
   json_object body;
-  body.str("state", st.state);
-  if (st.lane) body.str("lane", *st.lane);
-  body.opt_num("place", st.place)
-      .num("served", st.served)
-      .opt_num("position", st.position)
-      .opt_num("eta_seconds", st.eta_seconds)
-      .num("poll_after_ms", st.poll_after_ms)
-      .opt_num("frontier_above", st.frontier_above);
-  if (st.held) body.str("held_reason", *st.held);
-  if (t->lobby_index) body.num("lobby_index", place_in_lane(*t->lobby_index));
+  status_fields(body, st, t->lobby_index);
   if (st.state == "lobby") {
     if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   }
@@ -320,10 +304,7 @@ response visitor::status(const request& req, const room& r) {
         .str("target_url", r.config().target_url);
     if (auto in_line = r.seats().waitlist_position(holding->id)) body.num("waitlist_position", std::uint64_t{*in_line});
   }
-  if (auto left = r.stock_remaining()) {
-    body.num("stock_left", *left);
-    if (auto ratio = r.claim_ratio()) body.fraction("claim_ratio", *ratio);
-  }
+  stock_fields(body, r.stock_remaining(), r.claim_ratio());
   if (st.state == "sold_out" && !r.config().alternatives.empty()) body.raw("alternatives", alternatives_of(ctx_, r));
   if (reissued) body.str("ticket", *reissued);
   auto res = json_response(req, bhttp::status::ok, body.done());

@@ -12,14 +12,21 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
+#include "core/base/jitter.hpp"
 #include "core/fairness/receipt.hpp"
 #include "core/passes/pass_issuer.hpp"
 #include "http/handlers/context.hpp"
 
 namespace foyer::http::handlers {
+
+// The visitors' API, and the cookie their tickets travel in when they don't send them as
+// a bearer token.
+inline constexpr std::string_view rooms_path = "/api/v1/rooms";
+inline constexpr std::string_view ticket_cookie = "foyer_ticket";
 
 // A join's body: the solved challenge, and optionally the site's account hint.
 struct join_body {
@@ -51,7 +58,7 @@ class visitor {
   response existing_entry(const request& req, const ticket& t, const room& r);
   // The client's address: the peer's, or the one its trusted proxies forwarded.
   ip_address client_address(const request& req, const peer& who) const;
-  double jitter();
+  double jitter() { return jitter_.next(); }
   // After the draw a lobby member's place is computed once and carried in a new ticket,
   // so that later polls are arithmetic again: sets it in `t` and gives the new ticket's
   // text, or nullopt when `t` needs none.
@@ -78,7 +85,7 @@ class visitor {
   // Claims being written, by room and place: their expiry, so a poll meanwhile gets the
   // same pass and writes no second claim.
   std::map<std::pair<std::string, std::uint64_t>, std::int64_t> claims_in_flight_;
-  std::uint64_t jitter_state_;
+  jitter_source jitter_;
 };
 
 }  // namespace foyer::http::handlers

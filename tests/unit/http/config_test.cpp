@@ -68,13 +68,17 @@ TEST_CASE("the limits on a chunked body and on the kept answer buffer are read f
                     Catch::Contains("config: server.max_trailer_bytes: must be a whole number from 64"));
 }
 
-TEST_CASE("I/O threads are read from [server]; by default as many as the usable cores call for") {
+TEST_CASE("I/O threads and their queue to the loop are read from [server]; by default as many threads as the usable cores call for") {
   CHECK(app::parse_config("[server]\nio_threads = 3\n", "t.toml").limits.io_threads == 3);
   CHECK(app::parse_config("[server]\nio_threads = 0\n", "t.toml").limits.io_threads == 0);
   auto cores = app::usable_cores();
   CHECK(cores >= 1);
   CHECK(cores <= std::max(1u, std::thread::hardware_concurrency()));
   CHECK(app::parse_config("", "t.toml").limits.io_threads == foyer::ops::default_io_threads(cores));
+  CHECK(app::parse_config("", "t.toml").limits.loop_queue == 1024);
+  CHECK(app::parse_config("[server]\nloop_queue = 8\n", "t.toml").limits.loop_queue == 8);
+  CHECK_THROWS_WITH(app::parse_config("[server]\nloop_queue = 0\n", "t.toml"),
+                    Catch::Contains("config: server.loop_queue: must be a whole number from 1 to 1000000"));
   CHECK_THROWS_WITH(app::parse_config("[server]\nio_threads = 65\n", "t.toml"),
                     Catch::Contains("config: server.io_threads: must be a whole number from 0 to 64"));
 }

@@ -34,9 +34,10 @@ namespace {
 using client_socket = net::ip::tcp::socket;
 
 struct threaded_server {
-  explicit threaded_server(server_limits limits)
+  explicit threaded_server(server_limits limits, const near_answers_factory& near = {})
       : srv(ioc, {net::ip::make_address("127.0.0.1"), 0}, limits,
             [this](request& req, const peer&) { return handle(req); }, [](std::string_view) {}) {
+    if (near) srv.answer_near(near);
     srv.start();
     owner = std::thread([this] { ioc.run(); });
     owner_id = owner.get_id();
@@ -61,9 +62,13 @@ struct threaded_server {
   task<response> handle(request& req) {
     if (std::this_thread::get_id() != owner_id) ++off_owner;
     ++handled;
+    if (req.target() == "/hold") {
+      holding = true;
+      hold.wait();
+    }
     if (req.target() == "/slow") {
       slow_started = true;
-      net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>, executor> t(ioc);
+      steady_timer t(ioc);
       t.expires_after(100ms);
       co_await t.async_wait(use_task);
     }
@@ -84,6 +89,9 @@ struct threaded_server {
   std::atomic<int> off_owner = 0;
   std::atomic<int> handled = 0;
   std::atomic<bool> slow_started = false;
+  // "/hold" holds the owner's loop until this is ready.
+  std::shared_future<void> hold;
+  std::atomic<bool> holding = false;
   std::promise<void> drained;
   bool stopped = false;
   server srv;
@@ -119,6 +127,25 @@ std::multiset<std::string> thread_names() {
     names.insert(name);
   }
   return names;
+}
+
+// Answers "/near" on its own thread, naming the thread's io_context.
+struct near_here final : near_answers {
+  explicit near_here(net::io_context& home) : home(home) {}
+  std::optional<response> answer(const request& req) override {
+    if (req.target() != "/near") return std::nullopt;
+    bool on_home = home.get_executor().running_in_this_thread();
+    return response::json(response::status::ok, req.version(), fmt::format(R"({{"near":{}}})", on_home));
+  }
+  net::io_context& home;
+};
+
+// Makes near_here answers, counting them in `made`.
+near_answers_factory counting_near(int& made) {
+  return [&made](net::io_context& home) {
+    ++made;
+    return std::make_unique<near_here>(home);
+  };
 }
 
 }  // namespace
@@ -213,4 +240,75 @@ TEST_CASE("with I/O threads, a stop answers the request in flight, then the drai
   idle.read_some(net::buffer(byte), ec);
   CHECK(ec == net::error::eof);
   CHECK(t.off_owner == 0);
+}
+
+TEST_CASE("with I/O threads, near answers come from the connection's thread while the owner's loop is busy") {
+  int made = 0;
+  threaded_server t(with_io_threads(2), counting_near(made));
+  CHECK(made == 2);
+  // Accepted (by the owner's loop) and answered once, one connection on each thread.
+  std::vector<client_socket> clients;
+  for (int c = 0; c < 2; ++c) {
+    clients.push_back(t.connect());
+    boost::beast::flat_buffer buffer;
+    net::write(clients.back(), net::buffer(get("/hello")));
+    CHECK(answer(clients.back(), buffer).result_int() == 200);
+  }
+  // The owner's loop is held until the near answers are in.
+  std::promise<void> release;
+  auto held = release.get_future().share();
+  net::post(t.ioc, [held] { held.wait(); });
+  for (auto& c : clients) {
+    boost::beast::flat_buffer buffer;
+    net::write(c, net::buffer(get("/near")));
+    auto res = answer(c, buffer);
+    CHECK(res.result_int() == 200);
+    CHECK(res.body() == R"({"near":true})");
+  }
+  CHECK(t.handled == 2);
+  // Anything else waits for the loop, on the same connection after a near answer.
+  boost::beast::flat_buffer buffer;
+  net::write(clients[0], net::buffer(get("/far") + get("/near")));
+  release.set_value();
+  CHECK(answer(clients[0], buffer).body() == R"({"target":"/far"})");
+  CHECK(answer(clients[0], buffer).body() == R"({"near":true})");
+  CHECK(t.handled == 3);
+  CHECK(t.off_owner == 0);
+}
+
+TEST_CASE("without I/O threads the loop answers everything: no near answers are made") {
+  int made = 0;
+  threaded_server t(with_io_threads(0), counting_near(made));
+  CHECK(made == 0);
+  auto c = t.connect();
+  boost::beast::flat_buffer buffer;
+  net::write(c, net::buffer(get("/near")));
+  CHECK(answer(c, buffer).body() == R"({"target":"/near"})");
+}
+
+TEST_CASE("with I/O threads, a full queue to the owner's loop answers 503 with Retry-After at once") {
+  auto limits = with_io_threads(1);
+  limits.loop_queue = 1;
+  threaded_server t(limits);
+  std::promise<void> release;
+  t.hold = release.get_future().share();
+  auto first = t.connect();
+  auto second = t.connect();
+  net::write(first, net::buffer(get("/hold")));
+  // The loop holds the first request: the one place in the queue is taken.
+  for (int i = 0; i < 5000 && !t.holding; ++i) std::this_thread::sleep_for(1ms);
+  REQUIRE(t.holding);
+  boost::beast::flat_buffer buffer;
+  net::write(second, net::buffer(get("/turned-away")));
+  auto refused = answer(second, buffer);
+  CHECK(refused.result_int() == 503);
+  CHECK(refused[bhttp::field::retry_after] == "30");
+  CHECK(refused.body().find("overloaded") != std::string::npos);
+  release.set_value();
+  boost::beast::flat_buffer held_buffer;
+  CHECK(answer(first, held_buffer).body() == R"({"target":"/hold"})");
+  // The queue emptied: the loop answers again.
+  net::write(second, net::buffer(get("/again")));
+  CHECK(answer(second, buffer).body() == R"({"target":"/again"})");
+  CHECK(t.handled == 2);
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/base/codec.hpp"
+#include "core/rooms/room_front.hpp"
 #include "core/rooms/status.hpp"
 #include "support/encoding.hpp"
 #include "support/room_fixture.hpp"
@@ -275,4 +276,21 @@ TEST_CASE_METHOD(lanes_fixture, "a lane declared after the lobby closed has no d
   auto m = join_lane(r, "members");
   CHECK(m.place == lane_place(*r.lanes().index_of("members"), 0));
   CHECK_FALSE(m.lobby_index);
+}
+
+TEST_CASE_METHOD(lanes_fixture, "a published front answers a far-back visitor in their own lane, named", "[lanes]") {
+  room r = make(presale_config(60));
+  std::optional<std::uint64_t> last;
+  for (int i = 0; i < 40; ++i) last = join_lane(r, "members").place;
+  for (int i = 0; i < 5; ++i) join_lane(r, "general");
+  auto front = room_front_of(r, now_ms);
+  // r's config goes away: the front keeps its lane ids.
+  r = make(fifo_config());
+  auto far = far_status(front, now_ms, *last, 0.5, {10, 1});
+  REQUIRE(far);
+  CHECK(far->lane == "members");
+  CHECK(far->place == 39u);
+  CHECK(far->position == 39u);
+  // The general lane's five are near its front.
+  CHECK_FALSE(far_status(front, now_ms, lane_place(0, 4), 0.5, {10, 1}));
 }

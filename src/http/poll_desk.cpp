@@ -1,0 +1,110 @@
+#include "http/poll_desk.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include "core/base/json.hpp"
+#include "core/rooms/journal.hpp"
+#include "http/handlers/status_body.hpp"
+#include "http/handlers/visitor.hpp"
+#include "http/http_metrics.hpp"
+#include "http/request_fields.hpp"
+
+namespace foyer::http {
+namespace {
+
+// The room a status poll names: GET /api/v1/rooms/{room}/status, plainly spelled (anything
+// else, a query included, is the loop's to answer).
+std::optional<std::string_view> polled_room(const request& req) {
+  if (req.method() != beast::http::verb::get) return std::nullopt;
+  std::string_view target = req.target();
+  constexpr std::string_view suffix = "/status";
+  if (!target.starts_with(handlers::rooms_path) || !target.ends_with(suffix)) return std::nullopt;
+  target.remove_prefix(handlers::rooms_path.size());
+  target.remove_suffix(suffix.size());
+  if (!target.starts_with('/')) return std::nullopt;
+  target.remove_prefix(1);
+  if (target.empty() || target.find_first_of("/?%") != std::string_view::npos) return std::nullopt;
+  return target;
+}
+
+}  // namespace
+
+poll_desk::poll_desk(const ticket_codec& tickets, status_window window, std::uint64_t seed)
+    : tickets_(tickets), window_(window), jitter_(seed), answered_(request_durations()) {}
+
+std::optional<response> poll_desk::answer(const request& req) {
+  if (!fronts_.fronts || !fronts_.calm) return std::nullopt;
+  auto room_id = polled_room(req);
+  if (!room_id) return std::nullopt;
+  auto started = std::chrono::steady_clock::now();
+  if (started - fronts_.at > fresh_for) return std::nullopt;
+  auto front = fronts_.fronts->rooms.find(*room_id);
+  if (front == fronts_.fronts->rooms.end()) return std::nullopt;
+  auto text = bearer(req);
+  if (!text) text = cookie(req, handlers::ticket_cookie);
+  if (!text) return std::nullopt;
+  auto t = tickets_.decode(*text);
+  if (!t || t->room != *room_id || !t->place) return std::nullopt;
+  auto st = far_status(front->second, fronts_.fronts->taken_ms, *t->place, jitter_.next(), window_);
+  if (!st) return std::nullopt;
+  json_object body;
+  handlers::status_fields(body, *st, t->lobby_index);
+  handlers::stock_fields(body, front->second.stock_left, front->second.claim_ratio);
+  auto res = response::json(beast::http::status::ok, req.version(), body.done());
+  answered_.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  return res;
+}
+
+ops::histogram poll_desk::take(published_fronts fronts) {
+  fronts_ = std::move(fronts);
+  return std::exchange(answered_, request_durations());
+}
+
+poll_desks::poll_desks(net::io_context& owner, const journal& rooms, const clock& clock, const ticket_codec& tickets,
+                       status_window window, const ops::overload_ladder& overload,
+                       std::function<void(const ops::histogram&)> count)
+    : owner_(owner),
+      rooms_(rooms),
+      clock_(clock),
+      tickets_(tickets),
+      window_(window),
+      overload_(overload),
+      count_(std::move(count)),
+      timer_(owner) {}
+
+std::unique_ptr<near_answers> poll_desks::open(net::io_context& home) {
+  auto seed = static_cast<std::uint64_t>(clock_.now_ms()) + desks_.size();
+  auto desk = std::make_unique<poll_desk>(tickets_, window_, seed);
+  desks_.push_back({desk.get(), &home});
+  return desk;
+}
+
+void poll_desks::start() {
+  if (desks_.empty()) return;
+  publish();
+}
+
+void poll_desks::stop() {
+  stopped_ = true;
+  timer_.cancel();
+}
+
+void poll_desks::publish() {
+  published_fronts message{std::make_shared<const room_fronts>(fronts_of(rooms_, clock_.steady_ms())),
+                           overload_.level() == ops::overload_level::normal, std::chrono::steady_clock::now()};
+  for (auto [desk, home] : desks_) {
+    // Runs on the desk's thread; its count comes back to the loop. Holds nothing of this
+    // object there: the I/O threads outlive it at the end.
+    net::post(*home, [desk, message, &owner = owner_, count = &count_] {
+      auto answered = desk->take(message);
+      if (answered.count() == 0) return;
+      net::post(owner, [count, answered = std::move(answered)] { (*count)(answered); });
+    });
+  }
+  timer_.expires_after(period);
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec && !stopped_) publish();
+  });
+}
+
+}  // namespace foyer::http
