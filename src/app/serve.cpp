@@ -261,9 +261,10 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   }
   api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, api_settings, overload, publisher,
                                        metrics);
-  // With I/O threads, far-back status polls are answered there (http/poll_desk.hpp).
+  // With I/O threads, the frontier and far-back status polls are answered there
+  // (http/poll_desk.hpp).
   http::poll_desks polls_near(ioc, rooms, clock, tickets, api_settings.status_within, overload,
-                              [&api](const ops::histogram& answered) { api->count_near_polls(answered); });
+                              [&api](const http::poll_desk::answered& a) { api->count_near_polls(a.status, a.frontier); });
   server->answer_near([&polls_near](net::io_context& home) { return polls_near.open(home); });
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
   std::optional<invite_key_refresher> invite_fetches;

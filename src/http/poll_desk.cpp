@@ -4,65 +4,87 @@
 
 #include "core/base/json.hpp"
 #include "core/rooms/journal.hpp"
-#include "http/handlers/status_body.hpp"
+#include "http/handlers/poll_bodies.hpp"
 #include "http/handlers/visitor.hpp"
-#include "http/http_metrics.hpp"
 #include "http/request_fields.hpp"
 
 namespace foyer::http {
 namespace {
 
-// The room a status poll names: GET /api/v1/rooms/{room}/status, plainly spelled (anything
-// else, a query included, is the loop's to answer).
-std::optional<std::string_view> polled_room(const request& req) {
+// What a poll asks of which room: GET /api/v1/rooms/{room}/status or .../frontier, plainly
+// spelled (anything else, a query included, is the loop's to answer).
+struct polled {
+  std::string_view room;
+  bool frontier = false;
+};
+
+std::optional<polled> polled_room(const request& req) {
   if (req.method() != beast::http::verb::get) return std::nullopt;
   std::string_view target = req.target();
-  constexpr std::string_view suffix = "/status";
-  if (!target.starts_with(handlers::rooms_path) || !target.ends_with(suffix)) return std::nullopt;
+  if (!target.starts_with(handlers::rooms_path)) return std::nullopt;
   target.remove_prefix(handlers::rooms_path.size());
-  target.remove_suffix(suffix.size());
+  polled p;
+  if (target.ends_with("/status")) {
+    target.remove_suffix(std::string_view("/status").size());
+  } else if (target.ends_with("/frontier")) {
+    target.remove_suffix(std::string_view("/frontier").size());
+    p.frontier = true;
+  } else {
+    return std::nullopt;
+  }
   if (!target.starts_with('/')) return std::nullopt;
   target.remove_prefix(1);
   if (target.empty() || target.find_first_of("/?%") != std::string_view::npos) return std::nullopt;
-  return target;
+  p.room = target;
+  return p;
 }
 
 }  // namespace
 
 poll_desk::poll_desk(const ticket_codec& tickets, status_window window, std::uint64_t seed)
-    : tickets_(tickets), window_(window), jitter_(seed), answered_(request_durations()) {}
+    : tickets_(tickets), window_(window), jitter_(seed) {}
 
 std::optional<response> poll_desk::answer(const request& req) {
-  if (!fronts_.fronts || !fronts_.calm) return std::nullopt;
-  auto room_id = polled_room(req);
-  if (!room_id) return std::nullopt;
+  if (!fronts_.fronts) return std::nullopt;
+  auto asked = polled_room(req);
+  if (!asked) return std::nullopt;
   auto started = std::chrono::steady_clock::now();
   if (started - fronts_.at > fresh_for) return std::nullopt;
-  auto front = fronts_.fronts->rooms.find(*room_id);
-  if (front == fronts_.fronts->rooms.end()) return std::nullopt;
+  const auto& fronts = *fronts_.fronts;
+  auto front = fronts.rooms.find(asked->room);
+  if (front == fronts.rooms.end()) return std::nullopt;
+  auto res = asked->frontier ? handlers::cacheable(req, handlers::frontier_body(front->second, fronts.taken_wall_ms))
+                             : status(req, asked->room, front->second);
+  if (!res) return std::nullopt;
+  (asked->frontier ? answered_.frontier : answered_.status)
+      .observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  return res;
+}
+
+std::optional<response> poll_desk::status(const request& req, std::string_view room_id, const room_front& front) {
+  // An overloaded loop decides whom to shed and whose polls to stretch.
+  if (!fronts_.calm) return std::nullopt;
   auto text = bearer(req);
   if (!text) text = cookie(req, handlers::ticket_cookie);
   if (!text) return std::nullopt;
   auto t = tickets_.decode(*text);
-  if (!t || t->room != *room_id || !t->place) return std::nullopt;
-  auto st = far_status(front->second, fronts_.fronts->taken_ms, *t->place, jitter_.next(), window_);
+  if (!t || t->room != room_id || !t->place) return std::nullopt;
+  auto st = far_status(front, fronts_.fronts->taken_ms, *t->place, jitter_.next(), window_);
   if (!st) return std::nullopt;
   json_object body;
   handlers::status_fields(body, *st, t->lobby_index);
-  handlers::stock_fields(body, front->second.stock_left, front->second.claim_ratio);
-  auto res = response::json(beast::http::status::ok, req.version(), body.done());
-  answered_.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  return res;
+  handlers::stock_fields(body, front.stock_left, front.claim_ratio);
+  return response::json(beast::http::status::ok, req.version(), body.done());
 }
 
-ops::histogram poll_desk::take(published_fronts fronts) {
+poll_desk::answered poll_desk::take(published_fronts fronts) {
   fronts_ = std::move(fronts);
-  return std::exchange(answered_, request_durations());
+  return std::exchange(answered_, answered{});
 }
 
 poll_desks::poll_desks(net::io_context& owner, const journal& rooms, const clock& clock, const ticket_codec& tickets,
                        status_window window, const ops::overload_ladder& overload,
-                       std::function<void(const ops::histogram&)> count)
+                       std::function<void(const poll_desk::answered&)> count)
     : owner_(owner),
       rooms_(rooms),
       clock_(clock),
@@ -90,14 +112,14 @@ void poll_desks::stop() {
 }
 
 void poll_desks::publish() {
-  published_fronts message{std::make_shared<const room_fronts>(fronts_of(rooms_, clock_.steady_ms())),
+  published_fronts message{std::make_shared<const room_fronts>(fronts_of(rooms_, clock_.steady_ms(), clock_.now_ms())),
                            overload_.level() == ops::overload_level::normal, std::chrono::steady_clock::now()};
   for (auto [desk, home] : desks_) {
     // Runs on the desk's thread; its count comes back to the loop. Holds nothing of this
     // object there: the I/O threads outlive it at the end.
     net::post(*home, [desk, message, &owner = owner_, count = &count_] {
       auto answered = desk->take(message);
-      if (answered.count() == 0) return;
+      if (answered.status.count() == 0 && answered.frontier.count() == 0) return;
       net::post(owner, [count, answered = std::move(answered)] { (*count)(answered); });
     });
   }

@@ -1,9 +1,9 @@
 #pragma once
-// Status polls answered on the I/O threads: a visitor waiting far back in a queue is
-// answered from the rooms' fronts the owner's loop publishes (core/rooms/room_front.hpp),
-// on their connection's own thread, without waiting for the loop. Every other request,
-// and every poll the front can't answer (near the front, admitted, held, a bad ticket,
-// an overloaded loop), goes on to the loop as before.
+// Polls answered on the I/O threads: the cacheable frontier, and the status of a visitor
+// waiting far back in a queue, are answered from the rooms' fronts the owner's loop
+// publishes (core/rooms/room_front.hpp), on the connection's own thread, without waiting
+// for the loop. Every other request, and every status the front can't answer (near the
+// front, admitted, held, a bad ticket, an overloaded loop), goes on to the loop as before.
 //
 // Each I/O thread has a desk of its own, touched by that thread only. The loop sends each
 // desk every new front, and the desk sends back what it answered since, counted in the
@@ -23,6 +23,7 @@
 #include "core/ops/metrics.hpp"
 #include "core/ops/overload.hpp"
 #include "core/rooms/room_front.hpp"
+#include "http/http_metrics.hpp"
 #include "http/server.hpp"
 
 namespace foyer::http {
@@ -41,17 +42,26 @@ class poll_desk final : public near_answers {
   // Fronts older than this (a stalled loop publishes none) send the polls to the loop.
   static constexpr std::chrono::milliseconds fresh_for{1000};
 
+  // The durations of the polls a desk answered, by route.
+  struct answered {
+    ops::histogram status = request_durations();
+    ops::histogram frontier = request_durations();
+  };
+
   poll_desk(const ticket_codec& tickets, status_window window, std::uint64_t seed);
   std::optional<response> answer(const request& req) override;
-  // Takes newer fronts; gives the durations of the polls answered since the last.
-  ops::histogram take(published_fronts fronts);
+  // Takes newer fronts; gives what was answered since the last.
+  answered take(published_fronts fronts);
 
  private:
+  // A far-back visitor's status; none for the loop to answer.
+  std::optional<response> status(const request& req, std::string_view room_id, const room_front& front);
+
   const ticket_codec& tickets_;
   status_window window_;
   jitter_source jitter_;
   published_fronts fronts_;
-  ops::histogram answered_;
+  answered answered_;
 };
 
 // On the owner's loop: publishes the rooms' fronts to every desk each period, and counts
@@ -60,10 +70,10 @@ class poll_desks {
  public:
   static constexpr std::chrono::milliseconds period{20};
 
-  // `count` adds the desks' answered polls to the status route's metrics.
+  // `count` adds the desks' answered polls to their routes' metrics.
   poll_desks(net::io_context& owner, const journal& rooms, const clock& clock, const ticket_codec& tickets,
              status_window window, const ops::overload_ladder& overload,
-             std::function<void(const ops::histogram&)> count);
+             std::function<void(const poll_desk::answered&)> count);
   // The desk for the I/O thread running `home` (server::answer_near).
   std::unique_ptr<near_answers> open(net::io_context& home);
   // Publishes at once, then every period.
@@ -79,7 +89,7 @@ class poll_desks {
   const ticket_codec& tickets_;
   status_window window_;
   const ops::overload_ladder& overload_;
-  std::function<void(const ops::histogram&)> count_;
+  std::function<void(const poll_desk::answered&)> count_;
   struct desk_at {
     poll_desk* desk;  // owned by its I/O thread's connection host
     net::io_context* home;

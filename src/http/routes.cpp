@@ -75,8 +75,9 @@ route_handler of_batch(context& ctx, F f) {
                    });
 }
 
-// The status poll, which the I/O threads' desks answer too.
+// The polls, which the I/O threads' desks answer too.
 constexpr std::string_view status_pattern = "/api/v1/rooms/{room}/status";
+constexpr std::string_view frontier_pattern = "/api/v1/rooms/{room}/frontier";
 
 }  // namespace
 
@@ -123,7 +124,7 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::get}, "/api/v1/rooms", at_once([&c](const request& req, auto&) { return handlers::rooms_list(c, req); }));
   r.add({verb::get}, "/api/v1/rooms/{room}",
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::room_info(c, req, rm); }));
-  r.add({verb::get}, "/api/v1/rooms/{room}/frontier",
+  r.add({verb::get}, frontier_pattern,
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::frontier(c, req, rm); }));
   r.add({verb::get}, "/api/v1/rooms/{room}/lottery",
         in_room(c, [&c](request& req, const peer&, room& rm) { return handlers::lottery(c, req, rm); }));
@@ -268,13 +269,20 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   }
 
   auto patterns = router_.patterns();
-  status_route_ = static_cast<std::size_t>(std::find(patterns.begin(), patterns.end(), status_pattern) - patterns.begin());
+  auto index_of = [&patterns](std::string_view pattern) {
+    return static_cast<std::size_t>(std::find(patterns.begin(), patterns.end(), pattern) - patterns.begin());
+  };
+  status_route_ = index_of(status_pattern);
+  frontier_route_ = index_of(frontier_pattern);
   http_metrics_ = http_metrics(std::move(patterns));
   metrics.add([this](ops::metrics_writer& w) { http_metrics_.collect(w); });
   metrics.add([&c](ops::metrics_writer& w) { handlers::collect_rooms(c, w); });
 }
 
-void routes::count_near_polls(const ops::histogram& durations) { http_metrics_.add(status_route_, 200, durations); }
+void routes::count_near_polls(const ops::histogram& status, const ops::histogram& frontier) {
+  http_metrics_.add(status_route_, 200, status);
+  http_metrics_.add(frontier_route_, 200, frontier);
+}
 
 task<response> routes::handle(request& req, const peer& who) {
   const auto started = std::chrono::steady_clock::now();

@@ -30,9 +30,9 @@ class routes {
   // The router's answer, counted and timed by route.
   task<response> handle(request& req, const peer& who);
 
-  // Status polls the I/O threads' desks answered (http/poll_desk.hpp), counted as the
-  // status route's.
-  void count_near_polls(const ops::histogram& durations);
+  // The polls the I/O threads' desks answered (http/poll_desk.hpp), counted as the status
+  // and frontier routes'.
+  void count_near_polls(const ops::histogram& status, const ops::histogram& frontier);
 
   // The table, as router::table() lists it.
   std::vector<std::string> table() const { return router_.table(); }
@@ -47,6 +47,7 @@ class routes {
   router router_;
   http_metrics http_metrics_;  // set once every route is added
   std::size_t status_route_ = 0;
+  std::size_t frontier_route_ = 0;
 };
 
 }  // namespace foyer::http

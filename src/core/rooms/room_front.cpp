@@ -16,14 +16,16 @@ room_front room_front_of(const room& r, std::int64_t now_ms) {
     f.lanes.back().lane.reset();
     if (r.lanes().size() > 1) f.lane_ids.emplace_back(r.lanes().at(i).config.id);
   }
+  f.rate = r.rate();
   f.stock_left = r.stock_remaining();
   f.claim_ratio = r.claim_ratio();
   return f;
 }
 
-room_fronts fronts_of(const journal& rooms, std::int64_t now_ms) {
+room_fronts fronts_of(const journal& rooms, std::int64_t now_ms, std::int64_t wall_ms) {
   room_fronts fronts;
   fronts.taken_ms = now_ms;
+  fronts.taken_wall_ms = wall_ms;
   for (const auto& [id, r] : rooms.rooms()) fronts.rooms.emplace(id, room_front_of(r, now_ms));
   return fronts;
 }

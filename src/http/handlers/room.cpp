@@ -7,6 +7,7 @@
 
 #include "core/base/json.hpp"
 #include "http/handlers/ledger.hpp"
+#include "http/handlers/poll_bodies.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
 
@@ -17,13 +18,6 @@ namespace bhttp = beast::http;
 
 std::string hex_or_null(const std::optional<digest>& d) {
   return d ? json_quote(to_hex(*d)) : "null";
-}
-
-// Tiny and the same for everyone: any HTTP cache or CDN can absorb the polling.
-response cacheable(const request& req, std::string body) {
-  auto res = json_response(req, bhttp::status::ok, std::move(body));
-  res.set(bhttp::field::cache_control, "public, max-age=1");
-  return res;
 }
 
 // What the draw mixes in and whether the witnesses cosigned it: a room without a public
@@ -216,23 +210,7 @@ response room_info(const context& ctx, const request& req, const room& r) {
 }
 
 response frontier(const context& ctx, const request& req, const room& r) {
-  auto now = ctx.clock.now_ms();
-  json_object body;
-  // A visitor's position is their place in their lane less its served: the general
-  // lane's is `served`, every lane's is under `lanes` in a room with lanes.
-  body.num("served", r.served_in_lane(0, ctx.clock.steady_ms()))
-      .str("state", to_string(r.state()))
-      .num("rate_per_minute", r.rate())
-      .num("at", now);
-  if (r.lanes().size() > 1) {
-    json_object lanes;
-    for (std::uint8_t i = 0; i < r.lanes().size(); ++i) {
-      lanes.raw(r.lanes().at(i).config.id,
-                json_object().num("served", r.lanes().at(i).served).num("rate_per_minute", r.lane_rate(i)).done());
-    }
-    body.raw("lanes", lanes.done());
-  }
-  return cacheable(req, body.done());
+  return cacheable(req, frontier_body(room_front_of(r, ctx.clock.steady_ms()), ctx.clock.now_ms()));
 }
 
 response lottery(const context& ctx, const request& req, const room& r) {

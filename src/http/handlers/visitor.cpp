@@ -1,6 +1,6 @@
 #include "http/handlers/visitor.hpp"
 
-#include "http/handlers/status_body.hpp"
+#include "http/handlers/poll_bodies.hpp"
 
 #include <array>
 
@@ -17,7 +17,7 @@
 #include "core/rooms/status.hpp"
 #include "http/handlers/desk_runner.hpp"
 #include "http/handlers/room.hpp"
-#include "http/handlers/status_body.hpp"
+#include "http/handlers/poll_bodies.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
 

@@ -28,6 +28,7 @@ struct desk_fixture : room_fixture {
   published_fronts fronts(bool calm = true, std::chrono::steady_clock::time_point at = std::chrono::steady_clock::now()) {
     room_fronts f;
     f.taken_ms = now_ms;
+    f.taken_wall_ms = wall_ms;
     f.rooms.emplace("r", room_front_of(r, now_ms));
     return {std::make_shared<const room_fronts>(std::move(f)), calm, at};
   }
@@ -46,6 +47,7 @@ struct desk_fixture : room_fixture {
     return req;
   }
 
+  std::int64_t wall_ms = 1'800'000'000'000;
   room r = make(fifo_config(120));
   ticket_codec tickets{as_bytes(key)};
   poll_desk desk{tickets, window, 7};
@@ -55,7 +57,7 @@ struct desk_fixture : room_fixture {
 
 TEST_CASE_METHOD(desk_fixture, "a far-back visitor's poll is answered on the desk, as the loop would have") {
   CHECK_FALSE(desk.answer(poll("/api/v1/rooms/r/status", ticket_of(200))));  // nothing published yet
-  CHECK(desk.take(fronts()).count() == 0);
+  CHECK(desk.take(fronts()).status.count() == 0);
   auto res = desk.answer(poll("/api/v1/rooms/r/status", ticket_of(200)));
   REQUIRE(res);
   CHECK(res->result_int() == 200);
@@ -66,8 +68,8 @@ TEST_CASE_METHOD(desk_fixture, "a far-back visitor's poll is answered on the des
   by_cookie.set(beast::http::field::cookie, "other=1; foyer_ticket=" + ticket_of(150));
   REQUIRE(desk.answer(by_cookie));
   // What it answered goes back to the loop with the next front, counted once.
-  CHECK(desk.take(fronts()).count() == 2);
-  CHECK(desk.take(fronts()).count() == 0);
+  CHECK(desk.take(fronts()).status.count() == 2);
+  CHECK(desk.take(fronts()).status.count() == 0);
 }
 
 TEST_CASE_METHOD(desk_fixture, "the desk leaves to the loop every poll it can't answer alone") {
@@ -83,7 +85,7 @@ TEST_CASE_METHOD(desk_fixture, "the desk leaves to the loop every poll it can't 
   CHECK_FALSE(desk.answer(poll("/api/v1/rooms/r/status", ticket_of(200, "s"))));
   CHECK_FALSE(desk.answer(poll("/api/v1/rooms/s/status", ticket_of(200, "s"))));
   // Any other request, or the poll spelled otherwise.
-  for (auto target : {"/api/v1/rooms/r/status?x=1", "/api/v1/rooms/r/frontier", "/api/v1/rooms//status",
+  for (auto target : {"/api/v1/rooms/r/status?x=1", "/api/v1/rooms/r", "/api/v1/rooms//status",
                       "/api/v1/rooms/%72/status", "/api/v1/rooms/r/x/status", "/api/v1/roomsr/status"}) {
     INFO(target);
     CHECK_FALSE(desk.answer(poll(target, t)));
@@ -98,4 +100,24 @@ TEST_CASE_METHOD(desk_fixture, "the desk leaves to the loop every poll it can't 
   CHECK_FALSE(desk.answer(poll("/api/v1/rooms/r/status", t)));
   desk.take(fronts());
   CHECK(desk.answer(poll("/api/v1/rooms/r/status", t)));
+}
+
+TEST_CASE_METHOD(desk_fixture, "the frontier is answered on the desk as the loop's, as of the front's time, for anyone") {
+  desk.take(fronts());
+  auto res = desk.answer(poll("/api/v1/rooms/r/frontier"));
+  REQUIRE(res);
+  CHECK(res->result_int() == 200);
+  CHECK(res->body() == R"({"served":10,"state":"open","rate_per_minute":120,"at":1800000000000})");
+  std::string wire;
+  res->serialize(wire);
+  CHECK(wire.find("Cache-Control: public, max-age=1\r\n") != std::string::npos);
+  CHECK(wire.find("no-store") == std::string::npos);
+  // No front for an unknown room: the loop says so.
+  CHECK_FALSE(desk.answer(poll("/api/v1/rooms/s/frontier")));
+  CHECK_FALSE(desk.answer(poll("/api/v1/rooms/r/frontier?x")));
+  // Even when the loop is overloaded: the frontier sheds nobody.
+  auto answered = desk.take(fronts(false));
+  CHECK(answered.frontier.count() == 1);
+  CHECK(answered.status.count() == 0);
+  CHECK(desk.answer(poll("/api/v1/rooms/r/frontier")));
 }
