@@ -114,10 +114,10 @@ void poll_desks::stop() {
 void poll_desks::publish() {
   published_fronts message{std::make_shared<const room_fronts>(fronts_of(rooms_, clock_.steady_ms(), clock_.now_ms())),
                            overload_.level() == ops::overload_level::normal, std::chrono::steady_clock::now()};
-  for (auto [desk, home] : desks_) {
+  for (const auto& at : desks_) {
     // Runs on the desk's thread; its count comes back to the loop. Holds nothing of this
     // object there: the I/O threads outlive it at the end.
-    net::post(*home, [desk, message, &owner = owner_, count = &count_] {
+    net::post(*at.home, [desk = at.desk, message, &owner = owner_, count = &count_] {
       auto answered = desk->take(message);
       if (answered.status.count() == 0 && answered.frontier.count() == 0) return;
       net::post(owner, [count, answered = std::move(answered)] { (*count)(answered); });
