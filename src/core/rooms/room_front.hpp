@@ -1,7 +1,8 @@
 #pragma once
-// The rooms' fronts as the owner's loop publishes them, so that the cacheable frontier, and
-// a status poll from far back in a queue, are answered on the connection's own thread without waiting for the
-// loop (http/poll_desk.hpp). Immutable once built: threads share it, never change it.
+// The rooms' fronts as the owner's loop publishes them, so that the cacheable frontier,
+// and a status poll from far back in a queue, are answered on the connection's own thread
+// without waiting for the loop (http/poll_desk.hpp). Immutable once built: threads share
+// it, never change it.
 //
 // A far-back visitor's answer is the one the loop would have given when it published
 // (at most a publish period ago): their position moved by at most the rate times that,

@@ -1,7 +1,5 @@
 #include "http/handlers/visitor.hpp"
 
-#include "http/handlers/poll_bodies.hpp"
-
 #include <array>
 
 #include <boost/asio/post.hpp>
