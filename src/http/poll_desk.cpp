@@ -53,7 +53,10 @@ std::optional<response> poll_desk::answer(const request& req) {
   const auto& fronts = *fronts_.fronts;
   auto front = fronts.rooms.find(asked->room);
   if (front == fronts.rooms.end()) return std::nullopt;
-  auto res = asked->frontier ? handlers::cacheable(req, handlers::frontier_body(front->second, fronts.taken_wall_ms))
+  // The frontier's `at` is when it is answered, as the loop's is: pages measure the
+  // server's clock by it, so it must not be earlier than the request.
+  auto answered_wall_ms = fronts.taken_wall_ms + std::chrono::ceil<std::chrono::milliseconds>(started - fronts_.at).count();
+  auto res = asked->frontier ? handlers::cacheable(req, handlers::frontier_body(front->second, answered_wall_ms))
                              : status(req, asked->room, front->second);
   if (!res) return std::nullopt;
   (asked->frontier ? answered_.frontier : answered_.status)
@@ -112,12 +115,14 @@ void poll_desks::stop() {
 }
 
 void poll_desks::publish() {
+  // Read before the fronts' clocks, so the time a desk counts since is never too short.
+  auto at = std::chrono::steady_clock::now();
   published_fronts message{std::make_shared<const room_fronts>(fronts_of(rooms_, clock_.steady_ms(), clock_.now_ms())),
-                           overload_.level() == ops::overload_level::normal, std::chrono::steady_clock::now()};
-  for (const auto& at : desks_) {
+                           overload_.level() == ops::overload_level::normal, at};
+  for (const auto& to : desks_) {
     // Runs on the desk's thread; its count comes back to the loop. Holds nothing of this
     // object there: the I/O threads outlive it at the end.
-    net::post(*at.home, [desk = at.desk, message, &owner = owner_, count = &count_] {
+    net::post(*to.home, [desk = to.desk, message, &owner = owner_, count = &count_] {
       auto answered = desk->take(message);
       if (answered.status.count() == 0 && answered.frontier.count() == 0) return;
       net::post(owner, [count, answered = std::move(answered)] { (*count)(answered); });

@@ -33,7 +33,8 @@ namespace foyer::http {
 struct published_fronts {
   std::shared_ptr<const room_fronts> fronts;
   bool calm = true;
-  // On the real steady clock: a desk answers from fronts no older than fresh_for.
+  // On the real steady clock, read just before the fronts were taken: a desk answers from
+  // fronts no older than fresh_for, and dates its frontier answers by the time since.
   time_point at;
 };
 
