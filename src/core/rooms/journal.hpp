@@ -17,6 +17,7 @@
 #include <foyer/store.hpp>
 
 #include "core/base/loop_affinity.hpp"
+#include "core/base/unique_function.hpp"
 #include "core/rooms/room.hpp"
 
 namespace foyer {
@@ -27,7 +28,8 @@ struct journal_options {
 
 class journal {
  public:
-  using applied_handler = std::function<void(std::error_code ec, const join_outcome& outcome)>;
+  // Move-only: a join's coroutine hands its own completion handler over, with no copy.
+  using applied_handler = unique_function<void(std::error_code ec, const join_outcome& outcome)>;
   // `outcome`: what a hold event did (room::apply), none for other events.
   using applied_observer = std::function<void(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome)>;
 

@@ -18,10 +18,14 @@ task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, event e) {
 
 task<std::tuple<std::error_code, join_outcome>> commit(context& ctx, std::vector<event> events) {
   using result = std::tuple<std::error_code, join_outcome>;
-  return await_callback<result>([&ctx, events = std::move(events)](auto done) mutable {
-    ctx.rooms.submit(std::move(events),
-                     [done](std::error_code ec, const join_outcome& outcome) { done(result(ec, outcome)); });
-  });
+  // Not await_callback: the journal takes the move-only handler itself, so a commit
+  // allocates no shared copy of it and no std::function around that.
+  auto initiate = [&ctx, events = std::move(events)](auto handler) mutable {
+    ctx.rooms.submit(std::move(events), [handler = std::move(handler)](std::error_code ec, const join_outcome& outcome) mutable {
+      std::move(handler)(result(ec, outcome));
+    });
+  };
+  return net::async_initiate<decltype(use_task), void(result)>(std::move(initiate), use_task);
 }
 
 task<std::optional<std::vector<std::optional<std::string>>>> read_side_records(context& ctx,
