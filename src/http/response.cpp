@@ -46,14 +46,24 @@ void response::set(bhttp::field name, std::string_view value) {
 }
 
 void response::set(std::string_view name, std::string_view value) {
+  set_parts(name, {value});
+}
+
+void response::set_parts(bhttp::field name, std::initializer_list<std::string_view> parts) {
+  set_parts(bhttp::to_string(name), parts);
+}
+
+void response::set_parts(std::string_view name, std::initializer_list<std::string_view> parts) {
   // Only a name known to be a token goes into the message: either may be a client's bytes.
   if (!is_field_name(name)) throw std::invalid_argument("response: a field name is not an RFC 9110 token");
-  if (!is_field_value(value)) {
+  if (!std::all_of(parts.begin(), parts.end(), is_field_value)) {
     throw std::invalid_argument("response: the value of field " + std::string(name) +
                                 " holds a control character (CR, LF, NUL or another)");
   }
   erase(name);
-  fields_.append(name).append(": ").append(value).append("\r\n");
+  fields_.append(name).append(": ");
+  for (auto part : parts) fields_.append(part);
+  fields_.append("\r\n");
 }
 
 void response::erase(std::string_view name) {

@@ -4,6 +4,7 @@
 // two strings, which at the rate of status polls is a visible share of the work.
 
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +45,8 @@ class response {
   // answer it cleanly.
   void set(boost::beast::http::field name, std::string_view value);
   void set(std::string_view name, std::string_view value);
+  // A value given in parts, written one after the other without a copy of the whole.
+  void set_parts(boost::beast::http::field name, std::initializer_list<std::string_view> parts);
   std::string& body() { return body_; }
   const std::string& body() const { return body_; }
   // The length to announce instead of the body's own: a HEAD answer names the size of
@@ -55,6 +58,7 @@ class response {
   void serialize(std::string& out) const;
 
  private:
+  void set_parts(std::string_view name, std::initializer_list<std::string_view> parts);
   // Removes the line of field `name`, if there is one.
   void erase(std::string_view name);
 

@@ -42,12 +42,18 @@ int b64url_value(char c) { return b64url_table[static_cast<unsigned char>(c)]; }
 }  // namespace
 
 std::string to_hex(byte_view bytes) {
-  std::string out(bytes.size() * 2, '\0');
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    out[2 * i] = hex_digits[bytes[i] >> 4];
-    out[2 * i + 1] = hex_digits[bytes[i] & 0xf];
-  }
+  std::string out;
+  append_hex(out, bytes);
   return out;
+}
+
+void append_hex(std::string& out, byte_view bytes) {
+  auto at = out.size();
+  out.resize(at + bytes.size() * 2);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    out[at + 2 * i] = hex_digits[bytes[i] >> 4];
+    out[at + 2 * i + 1] = hex_digits[bytes[i] & 0xf];
+  }
 }
 
 bool from_hex_into(std::string_view hex, std::span<std::uint8_t> out) {
@@ -68,8 +74,14 @@ std::optional<byte_vector> from_hex(std::string_view hex) {
 }
 
 std::string base64url_encode(byte_view bytes) {
-  std::string out((bytes.size() * 4 + 2) / 3, '\0');
-  std::size_t n = 0;
+  std::string out;
+  append_base64url(out, bytes);
+  return out;
+}
+
+void append_base64url(std::string& out, byte_view bytes) {
+  std::size_t n = out.size();
+  out.resize(n + (bytes.size() * 4 + 2) / 3);
   std::size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3) {
     std::uint32_t v = bytes[i] << 16 | bytes[i + 1] << 8 | bytes[i + 2];
@@ -85,7 +97,6 @@ std::string base64url_encode(byte_view bytes) {
     out[n++] = b64url_alphabet[v >> 12 & 63];
     if (rest == 2) out[n++] = b64url_alphabet[v >> 6 & 63];
   }
-  return out;
 }
 
 bool base64url_decode_into(std::string_view text, std::span<std::uint8_t> out) {

@@ -24,6 +24,8 @@ inline std::string_view as_chars(byte_view b) {
 
 // Lowercase hex, as every API of the project uses.
 std::string to_hex(byte_view bytes);
+// The same, appended: an answer built in one buffer holds no copy of it.
+void append_hex(std::string& out, byte_view bytes);
 std::optional<byte_vector> from_hex(std::string_view hex);
 // Into a buffer of exactly hex.size() / 2 bytes; false on any other size or a bad digit.
 bool from_hex_into(std::string_view hex, std::span<std::uint8_t> out);
@@ -37,6 +39,7 @@ std::optional<std::array<std::uint8_t, N>> from_hex_fixed(std::string_view hex) 
 
 // RFC 4648 §5 without padding; decoding refuses padding and foreign characters.
 std::string base64url_encode(byte_view bytes);
+void append_base64url(std::string& out, byte_view bytes);
 std::optional<byte_vector> base64url_decode(std::string_view text);
 // Into a buffer of exactly text.size() * 3 / 4 bytes; false on any other size or bad text.
 bool base64url_decode_into(std::string_view text, std::span<std::uint8_t> out);

@@ -144,6 +144,10 @@ json_object& json_object::raw(std::string_view key, std::string_view json) {
   return *this;
 }
 
+json_object& json_object::hex(std::string_view key, byte_view bytes) {
+  return str_written(key, [bytes](std::string& out) { append_hex(out, bytes); });
+}
+
 json_object& json_object::opt_str(std::string_view key, const std::optional<std::string>& value) {
   return value ? str(key, *value) : null(key);
 }

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/bytes.hpp"
+
 namespace foyer {
 
 // s as a JSON string literal, quotes included.
@@ -31,6 +33,18 @@ class json_object {
   json_object& null(std::string_view key);
   // A value that is already JSON text.
   json_object& raw(std::string_view key, std::string_view json);
+  // Bytes as a string of lowercase hex.
+  json_object& hex(std::string_view key, byte_view bytes);
+  // A string whose text `write(out)` appends as it is: text that needs no escaping
+  // (base64url, hex), written in place rather than copied.
+  template <class Write>
+  json_object& str_written(std::string_view key, Write write) {
+    auto& out = field(key);
+    out.push_back('"');
+    write(out);
+    out.push_back('"');
+    return *this;
+  }
   json_object& opt_str(std::string_view key, const std::optional<std::string>& value);
   json_object& opt_num(std::string_view key, const std::optional<std::uint64_t>& value);
   // Closes the object and hands its text over.

@@ -110,14 +110,14 @@ std::string to_json(const receipt& r) {
       .str("room", r.room);
   if (!r.lane.empty()) out.str("lane", r.lane);
   out.num("lobby_index", r.lobby_index)
-      .str("entrant_id", to_hex(r.entrant_id))
+      .hex("entrant_id", r.entrant_id)
       .num("joined_at", r.joined_at_ms)
-      .str("commitment", to_hex(r.commitment))
+      .hex("commitment", r.commitment)
       .str("kid", r.kid)
       .num("batch_size", r.batch_size)
       .num("batch_index", r.batch_index)
       .raw("batch_path", path)
-      .str("signature", to_hex(r.signature));
+      .hex("signature", r.signature);
   return std::move(out).done();
 }
 

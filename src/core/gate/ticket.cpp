@@ -50,19 +50,35 @@ ticket_codec::ticket_codec(byte_view key, std::vector<earlier_tickets> earlier) 
 }
 
 std::string ticket_codec::encode(const ticket& t) const {
-  writer w(2 + t.room.size() + t.visitor.size() + 8 + 8 + t.entrant.size() + 8 + mac_size);
-  w.u8(ticket_version);
-  w.u8(static_cast<std::uint8_t>(t.room.size()));
-  w.raw(as_bytes(t.room));
-  w.raw(t.visitor);
-  w.u64(t.place.value_or(none));
-  w.u64(t.lobby_index.value_or(none));
-  w.raw(t.entrant);
-  w.i64(t.issued_ms);
-  auto payload = w.take();
-  auto mac = key_.mac({as_bytes(mac_label), as_bytes(payload)});
-  payload.append(reinterpret_cast<const char*>(mac.data()), mac_size);
-  return base64url_encode(as_bytes(payload));
+  std::string text;
+  encode_into(text, t);
+  return text;
+}
+
+void ticket_codec::encode_into(std::string& out, const ticket& t) const {
+  // Laid out on the stack, room ids being at most 255 bytes: a join's answer then
+  // allocates the ticket's text alone.
+  std::array<std::uint8_t, 2 + 255 + 2 * 16 + 3 * 8 + mac_size> payload;
+  std::size_t n = 0;
+  auto put = [&](byte_view b) {
+    std::copy(b.begin(), b.end(), payload.begin() + static_cast<std::ptrdiff_t>(n));
+    n += b.size();
+  };
+  auto put_u64 = [&](std::uint64_t v) {
+    put_be64(payload.data() + n, v);
+    n += 8;
+  };
+  payload[n++] = ticket_version;
+  payload[n++] = static_cast<std::uint8_t>(t.room.size());
+  put(as_bytes(t.room).first(std::min<std::size_t>(t.room.size(), 255)));
+  put(t.visitor);
+  put_u64(t.place.value_or(none));
+  put_u64(t.lobby_index.value_or(none));
+  put(t.entrant);
+  put_u64(static_cast<std::uint64_t>(t.issued_ms));
+  auto mac = key_.mac({as_bytes(mac_label), byte_view(payload).first(n)});
+  put(byte_view(mac).first(mac_size));
+  append_base64url(out, byte_view(payload).first(n));
 }
 
 std::optional<ticket> ticket_codec::decode(std::string_view text, ticket_error* why) const {

@@ -68,6 +68,8 @@ class ticket_codec {
   explicit ticket_codec(byte_view key, std::vector<earlier_tickets> earlier = {});
 
   std::string encode(const ticket& t) const;
+  // The same text, appended to `out` (an answer's body, which then holds no copy of it).
+  void encode_into(std::string& out, const ticket& t) const;
   // The ticket if its MAC is good; which room it is for is the caller's check. A lobby
   // ticket of an earlier incarnation comes without its place: the restored draw decides it.
   std::optional<ticket> decode(std::string_view text, ticket_error* why = nullptr) const;

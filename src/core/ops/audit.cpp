@@ -18,16 +18,16 @@ struct describe {
   std::optional<hold_outcome> outcome;
 
   std::string operator()(const room_created& e) const {
-    return header(seq, e.at_ms, "room_created").str("commitment", to_hex(lottery::commitment(e.seed))).done();
+    return header(seq, e.at_ms, "room_created").hex("commitment", lottery::commitment(e.seed)).done();
   }
   std::string operator()(const visitor_joined& e) const {
     auto line = header(seq, e.at_ms, "visitor_joined")
-                    .str("visitor_id", to_hex(e.visitor))
-                    .str("entrant_id", to_hex(e.entrant))
+                    .hex("visitor_id", e.visitor)
+                    .hex("entrant_id", e.entrant)
                     .boolean("account", e.account.has_value());
     if (e.lane != 0) line.num("lane", std::uint64_t{e.lane});
     // The redemption: the code by its SHA-256, as the operator may have uploaded it.
-    if (e.code) line.str("code_sha256", to_hex(*e.code));
+    if (e.code) line.hex("code_sha256", *e.code);
     return line.done();
   }
   std::string operator()(const visitors_admitted& e) const {
@@ -41,7 +41,7 @@ struct describe {
         .done();
   }
   std::string operator()(const beacon_supplied& e) const {
-    return header(seq, e.at_ms, "beacon_supplied").str("value", to_hex(as_bytes(e.value))).done();
+    return header(seq, e.at_ms, "beacon_supplied").hex("value", as_bytes(e.value)).done();
   }
   std::string operator()(const state_changed& e) const {
     return header(seq, e.at_ms, "state_changed").str("state", to_string(e.state)).done();
@@ -64,13 +64,13 @@ struct describe {
   }
   std::string operator()(const codes_revoked& e) const {
     auto line = header(seq, e.at_ms, "codes_revoked").str("batch", e.batch);
-    if (e.code) line.str("code_sha256", to_hex(*e.code));
+    if (e.code) line.hex("code_sha256", *e.code);
     return line.done();
   }
   // The link id stays out: with the ticket it would open the visitor's place.
   std::string operator()(const resume_link_changed& e) const {
     return header(seq, e.at_ms, "resume_link_changed")
-        .str("visitor_id", to_hex(e.visitor))
+        .hex("visitor_id", e.visitor)
         .boolean("live", e.link.has_value())
         .done();
   }
@@ -78,7 +78,7 @@ struct describe {
     return header(seq, e.at_ms, "turn_notified").num("place", e.place).done();
   }
   std::string operator()(const pass_claimed& e) const {
-    return header(seq, e.at_ms, "pass_claimed").num("place", e.place).str("jti", to_hex(e.pass)).done();
+    return header(seq, e.at_ms, "pass_claimed").num("place", e.place).hex("jti", e.pass).done();
   }
   std::string operator()(const passes_done& e) const {
     return header(seq, e.at_ms, "passes_done").num("passes", std::uint64_t{e.places.size()}).done();
@@ -98,8 +98,8 @@ struct describe {
   }
   std::string operator()(const hold_placed& e) const {
     return with_outcome(header(seq, e.at_ms, "hold_placed")
-                            .str("hold_id", to_hex(e.hold))
-                            .str("visitor_id", to_hex(e.visitor))
+                            .hex("hold_id", e.hold)
+                            .hex("visitor_id", e.visitor)
                             .num("seats", std::uint64_t{e.seats})
                             .str("idempotency_key", e.key));
   }
@@ -114,7 +114,7 @@ struct describe {
 
   template <class E>
   std::string hold_request(const E& e, std::string_view type) const {
-    return with_outcome(header(seq, e.at_ms, type).str("hold_id", to_hex(e.hold)).str("idempotency_key", e.key));
+    return with_outcome(header(seq, e.at_ms, type).hex("hold_id", e.hold).str("idempotency_key", e.key));
   }
   // Null while its side record is not written yet.
   std::string with_outcome(json_object& o) const {

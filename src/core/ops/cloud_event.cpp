@@ -21,7 +21,7 @@ struct kind {
 // not here: they are counted (cloud_events::count).
 kind describe(const room_created& e) {
   return {"dev.foyer.room.created", e.at_ms,
-          json_object().str("commitment", to_hex(lottery::commitment(e.seed))).done()};
+          json_object().hex("commitment", lottery::commitment(e.seed)).done()};
 }
 kind describe(const room_configured& e) {
   return {"dev.foyer.room.configured", e.at_ms,
@@ -39,7 +39,7 @@ kind describe(const draw_witnessed& e) {
 }
 kind describe(const beacon_supplied& e) {
   return {"dev.foyer.room.beacon_supplied", e.at_ms,
-          json_object().str("beacon", to_hex(as_bytes(e.value))).done()};
+          json_object().hex("beacon", as_bytes(e.value)).done()};
 }
 kind describe(const room_removed& e) { return {"dev.foyer.room.removed", e.at_ms, "{}"}; }
 kind describe(const seats_recounted& e) { return {"dev.foyer.room.seats_recounted", e.at_ms, "{}"}; }
@@ -50,7 +50,7 @@ kind describe(const codes_added& e) {
 kind describe(const codes_revoked& e) {
   json_object data;
   data.str("batch", e.batch);
-  if (e.code) data.str("code_sha256", to_hex(*e.code));
+  if (e.code) data.hex("code_sha256", *e.code);
   return {"dev.foyer.room.codes_revoked", e.at_ms, data.done()};
 }
 kind describe(const passes_done& e) {
@@ -77,8 +77,8 @@ std::string_view outcome_text(const std::optional<hold_outcome>& outcome) {
 kind describe(const hold_placed& e, std::optional<hold_outcome> outcome) {
   return {"dev.foyer.room.hold_placed", e.at_ms,
           json_object()
-              .str("hold_id", to_hex(e.hold))
-              .str("visitor_id", to_hex(e.visitor))
+              .hex("hold_id", e.hold)
+              .hex("visitor_id", e.visitor)
               .num("seats", std::uint64_t{e.seats})
               .str("idempotency_key", e.key)
               .str("outcome", outcome_text(outcome))
@@ -88,7 +88,7 @@ template <class E>
 kind describe_hold_request(const E& e, std::string_view type, std::optional<hold_outcome> outcome) {
   return {type, e.at_ms,
           json_object()
-              .str("hold_id", to_hex(e.hold))
+              .hex("hold_id", e.hold)
               .str("idempotency_key", e.key)
               .str("outcome", outcome_text(outcome))
               .done()};

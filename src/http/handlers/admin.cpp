@@ -42,7 +42,7 @@ std::string recent_expiries(const seat_ledger& seats) {
   for (const auto& [id, h] : seats.recent_expiries(5)) {
     if (list.size() > 1) list += ',';
     list += json_object()
-                .str("hold_id", to_hex(id))
+                .hex("hold_id", id)
                 .num("seats", std::uint64_t{h->seats})
                 .str("expired_at", format_rfc3339_ms(h->ended_ms))
                 .done();

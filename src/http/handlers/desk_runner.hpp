@@ -36,6 +36,9 @@ std::vector<event> events_of(Event e) {
   return {event(std::move(e))};
 }
 
+// An answer made at once, or one that waits for something first (a signature).
+using answer_or_task = std::variant<response, task<response>>;
+
 // The room a desk decides on: a live one.
 struct live_room {
   const room* operator()(const context& ctx, std::string_view id) const { return ctx.rooms.find(id); }
@@ -71,8 +74,13 @@ task<response> carry(context& ctx, const request& req, step<Answer, Commit> s, F
   }
   if (const auto* why = std::get_if<desk_refusal>(&s)) co_return refuse(req, *why);
   if (const auto* a = std::get_if<Answer>(&s)) {
-    if constexpr (std::is_same_v<std::invoke_result_t<Serialise&, const Answer&>, task<response>>) {
+    using made = std::invoke_result_t<Serialise&, const Answer&>;
+    if constexpr (std::is_same_v<made, task<response>>) {
       co_return co_await answer(*a);
+    } else if constexpr (std::is_same_v<made, answer_or_task>) {
+      answer_or_task out = answer(*a);
+      if (auto* later = std::get_if<task<response>>(&out)) co_return co_await std::move(*later);
+      co_return std::move(std::get<response>(out));
     } else {
       co_return answer(*a);
     }

@@ -71,13 +71,13 @@ response hold_response(const request& req, bhttp::status status, const id16& id,
                        std::uint32_t seats, std::int64_t expires_ms, refund_reason reason,
                        std::uint32_t waitlist_position = 0) {
   json_object body;
-  body.str("hold_id", to_hex(id)).str("state", to_string(state));
+  body.hex("hold_id", id).str("state", to_string(state));
   switch (state) {
     case hold_state::waitlisted:
       body.num("seats", std::uint64_t{seats}).num("waitlist_position", std::uint64_t{waitlist_position});
       break;
     case hold_state::held: body.num("seats", std::uint64_t{seats}).str("expires_at", format_rfc3339_ms(expires_ms)); break;
-    case hold_state::confirmed: body.str("confirmation_id", to_hex(confirmation_id(id))); break;
+    case hold_state::confirmed: body.hex("confirmation_id", confirmation_id(id)); break;
     case hold_state::refund_required: body.str("reason", to_string(reason)); break;
     case hold_state::released:
     case hold_state::expired: break;

@@ -54,7 +54,7 @@ std::string lane_draws_of(const context& ctx, const room& r) {
   for (std::uint8_t lane = 1; lane < r.draw_lanes(); ++lane) {
     auto id = r.ledger_lane(lane);
     json_object draw;
-    draw.str("commitment", to_hex(r.commitment(lane)));
+    draw.hex("commitment", r.commitment(lane));
     if (r.lobby_root(lane)) {
       draw.num("lobby_size", r.lobby_size(lane));
     } else {
@@ -191,7 +191,7 @@ response room_info(const context& ctx, const request& req, const room& r) {
       .num("joined", r.joined())
       .num("waiting", r.joined() - served)
       .num("created_at", seconds(r.created_at_ms()))
-      .str("commitment", to_hex(r.commitment()));
+      .hex("commitment", r.commitment());
   if (c.opens_at_ms) body.num("opens_at", seconds(*c.opens_at_ms));
   if (auto closes = r.lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   if (auto opened = r.opened_at_ms()) body.num("opened_at", seconds(*opened));
@@ -216,7 +216,7 @@ response frontier(const context& ctx, const request& req, const room& r) {
 response lottery(const context& ctx, const request& req, const room& r) {
   json_object body;
   body.str("version", "v1")
-      .str("commitment", to_hex(r.commitment()))
+      .hex("commitment", r.commitment())
       .str("state", r.config().opens_at_ms ? to_string(r.state()) : "fifo");
   if (r.lobby_root()) {
     body.num("lobby_size", r.lobby_size());
@@ -227,7 +227,7 @@ response lottery(const context& ctx, const request& req, const room& r) {
       .opt_str("beacon", r.beacon() ? std::optional(to_hex(as_bytes(*r.beacon()))) : std::nullopt)
       .raw("seed", hex_or_null(r.revealed_seed()))
       .str("beacon_rule", r.config().beacon_rule)
-      .str("receipt_key", to_hex(ctx.keys.active().public_key))
+      .hex("receipt_key", ctx.keys.active().public_key)
       .str("receipt_kid", ctx.keys.active().kid);
   // Every Ed25519 key of the ring by kid, retired ones too: a receipt is checked with the
   // key its kid names, also after the key that signed it was rotated out.
@@ -267,9 +267,9 @@ task<response> lottery_proof(context& ctx, const request& req, const room& r) {
   co_return json_response(req, bhttp::status::ok,
                           json_object()
                               .num("index", *index)
-                              .str("entrant_id", to_hex(as_bytes(found->entrant_id)))
+                              .hex("entrant_id", as_bytes(found->entrant_id))
                               .num("lobby_size", size)
-                              .str("lobby_root", to_hex(*root))
+                              .hex("lobby_root", *root)
                               .raw("path", path)
                               .done());
 }

@@ -18,6 +18,7 @@
 #include "http/handlers/poll_bodies.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
+#include "http/router.hpp"
 
 namespace foyer::http::handlers {
 namespace {
@@ -127,10 +128,10 @@ response visitor::existing_entry(const request& req, const ticket& t, const room
                   .opt_num("place", st.place)
                   .opt_num("position", st.position)
                   .num("poll_after_ms", st.poll_after_ms)
-                  .str("visitor_id", to_hex(t.visitor))
+                  .hex("visitor_id", t.visitor)
                   .boolean("existing", true);
   if (st.lane) body.str("lane", *st.lane);
-  if (t.lobby_index) body.num("lobby_index", place_in_lane(*t.lobby_index)).str("entrant_id", to_hex(t.entrant));
+  if (t.lobby_index) body.num("lobby_index", place_in_lane(*t.lobby_index)).hex("entrant_id", t.entrant);
   return json_response(req, bhttp::status::ok, body.done());
 }
 
@@ -154,18 +155,20 @@ response visitor::challenge(const request& req, const room& r, const peer& who) 
   return json_response(req, bhttp::status::ok, challenge_json(ctx_.price.mint(r.config().id, address, now)));
 }
 
+// Not a coroutine itself: the join's one frame is carry's.
 task<response> visitor::join(const request& req, const room& r, const peer& who) {
-  if (ctx_.overload.refuses_join()) co_return problem(req, errc::overloaded, overloaded_detail);
+  if (ctx_.overload.refuses_join()) return ready(problem(req, errc::overloaded, overloaded_detail));
   join_request jr;
   jr.room_id = r.config().id;
   // A visitor who already holds a ticket for this room gets it back, whatever the body.
   jr.presented = presented_ticket(req, jr.room_id, nullptr);
+  // Outlives the decision: the request's fields are views into it.
   std::optional<join_body> parsed;
   if (!jr.presented) {
     parsed = parse_join_body(ctx_.json_parser, padded(ctx_, req.body()));
     if (!parsed) {
-      co_return problem(req, errc::bad_join_body,
-                        "The body must be a JSON object: {\"challenge\", \"nonce\"} and optionally {\"account\", \"account_hint\"}, {\"code\"} or {\"invite\"}.");
+      return ready(problem(req, errc::bad_join_body,
+                           "The body must be a JSON object: {\"challenge\", \"nonce\"} and optionally {\"account\", \"account_hint\"}, {\"code\"} or {\"invite\"}."));
     }
     jr.challenge = parsed->challenge;
     jr.nonce = parsed->nonce;
@@ -177,64 +180,74 @@ task<response> visitor::join(const request& req, const room& r, const peer& who)
   jr.address = client_address(req, who);
   // One read of the system's randomness for both ids: each read is a system call.
   random_bytes(jr.ids);
-  // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
-  join_step first = ctx_.desk.decide(ctx_.rooms, jr, ctx_.clock.now_ms());
   auto finish = [this](const join_commit& c, std::error_code ec, const join_outcome& outcome) {
     return ctx_.desk.finish(ctx_.rooms, c, ec, outcome, ctx_.clock.now_ms());
   };
-  auto answer = [this, &req, &jr](const join_entry& entry) { return entered(req, jr.room_id, entry); };
-  co_return co_await carry(ctx_, req, std::move(first), finish, answer);
+  auto answer = [this, &req, room_id = jr.room_id](const join_entry& entry) { return entered(req, room_id, entry); };
+  return carry(ctx_, req, ctx_.desk.decide(ctx_.rooms, jr, ctx_.clock.now_ms()), finish, answer);
 }
 
-task<response> visitor::entered(const request& req, std::string room_id, join_entry entry) {
+answer_or_task visitor::entered(const request& req, const std::string& room_id, const join_entry& entry) {
   // The room may have been removed while the join was written: found again by id.
   room* now = ctx_.rooms.find(room_id);
-  if (!now) co_return unknown_room(req, room_id);
-  if (entry.existing) co_return existing_entry(req, entry.t, *now);
-
-  const ticket& t = entry.t;
-  std::string ticket_text = ctx_.tickets.encode(t);
-  auto st = status_of(*now, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within, t.lobby_index);
+  if (!now) return unknown_room(req, room_id);
+  if (entry.existing) return existing_entry(req, entry.t, *now);
+  if (entry.t.lobby_index) return entered_lobby(req, room_id, entry.t);
   json_object body;
-  body.str("ticket", ticket_text)
-      .opt_num("place", st.place)
+  auto ticket_text = entry_fields(body, *now, entry.t);
+  auto res = json_response(req, bhttp::status::created, body.done());
+  set_ticket_cookie(res, room_id, ticket_text.in(res.body()));
+  return res;
+}
+
+visitor::text_span visitor::entry_fields(json_object& body, const room& r, const ticket& t) {
+  auto st = status_of(r, t.place, ctx_.clock.steady_ms(), jitter(), ctx_.settings.status_within, t.lobby_index);
+  text_span ticket_text;
+  body.str_written("ticket", [&](std::string& out) {
+    ticket_text.at = out.size();
+    ctx_.tickets.encode_into(out, t);
+    ticket_text.size = out.size() - ticket_text.at;
+  });
+  body.opt_num("place", st.place)
       .opt_num("position", st.position)
       .num("poll_after_ms", st.poll_after_ms)
-      .str("visitor_id", to_hex(t.visitor));
+      .hex("visitor_id", t.visitor);
   if (st.lane) body.str("lane", *st.lane);
-  if (t.lobby_index) {
-    // Within its lane's lobby, which has its own commitment.
-    auto lane = lane_of(*t.lobby_index);
-    receipt::receipt_fields fields{room_id,
-                                   place_in_lane(*t.lobby_index),
-                                   t.entrant,
-                                   static_cast<std::uint64_t>(t.issued_ms),
-                                   now->commitment(lane),
-                                   std::string(now->ledger_lane(lane))};
-    auto receipt = co_await sign_receipt(std::move(fields));
-    // The room may have gone while the receipt was signed; what was found is not kept.
-    now = ctx_.rooms.find(room_id);
-    if (!now) co_return unknown_room(req, room_id);
-    body.num("lobby_index", place_in_lane(*t.lobby_index))
-        .str("entrant_id", to_hex(t.entrant))
-        .raw("receipt", receipt::to_json(receipt));
-    if (auto closes = now->lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
-  }
+  return ticket_text;
+}
+
+task<response> visitor::entered_lobby(const request& req, std::string room_id, ticket t) {
+  room* now = ctx_.rooms.find(room_id);
+  if (!now) co_return unknown_room(req, room_id);
+  json_object body;
+  auto ticket_text = entry_fields(body, *now, t);
+  // Within its lane's lobby, which has its own commitment.
+  auto lane = lane_of(*t.lobby_index);
+  receipt::receipt_fields fields{room_id,
+                                 place_in_lane(*t.lobby_index),
+                                 t.entrant,
+                                 static_cast<std::uint64_t>(t.issued_ms),
+                                 now->commitment(lane),
+                                 std::string(now->ledger_lane(lane))};
+  auto receipt = co_await sign_receipt(std::move(fields));
+  // The room may have gone while the receipt was signed; what was found is not kept.
+  now = ctx_.rooms.find(room_id);
+  if (!now) co_return unknown_room(req, room_id);
+  body.num("lobby_index", place_in_lane(*t.lobby_index))
+      .hex("entrant_id", t.entrant)
+      .raw("receipt", receipt::to_json(receipt));
+  if (auto closes = now->lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
   auto res = json_response(req, bhttp::status::created, body.done());
-  set_ticket_cookie(res, room_id, ticket_text);
+  set_ticket_cookie(res, room_id, ticket_text.in(res.body()));
   co_return res;
 }
 
 void visitor::set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const {
   // Scoped to the room's API path: a visitor's tickets for different rooms don't collide.
-  // Appended, not formatted: a format string is parsed anew on every join.
-  std::string cookie;
-  cookie.reserve(ticket_text.size() + room_id.size() + 128);
-  cookie.append(ticket_cookie).append("=").append(ticket_text);
-  cookie.append("; Path=").append(rooms_path).append("/").append(room_id);
-  cookie.append("; Max-Age=").append(ticket_cookie_max_age).append("; HttpOnly; SameSite=Lax");
-  if (ctx_.settings.secure_cookies) cookie.append("; Secure");
-  res.set(bhttp::field::set_cookie, cookie);
+  // Written in parts, not formatted: a format string is parsed anew on every join.
+  res.set_parts(bhttp::field::set_cookie,
+                {ticket_cookie, "=", ticket_text, "; Path=", rooms_path, "/", room_id, "; Max-Age=",
+                 ticket_cookie_max_age, "; HttpOnly; SameSite=Lax", ctx_.settings.secure_cookies ? "; Secure" : ""});
 }
 
 std::int64_t visitor::claim_pass(const room& r, std::uint64_t place, const id16& visitor, std::int64_t now_ms) {
@@ -296,7 +309,7 @@ response visitor::status(const request& req, const room& r) {
         .str("target_url", c.target_url);
   }
   if (holding) {
-    body.str("hold_id", to_hex(holding->id))
+    body.hex("hold_id", holding->id)
         .num("hold_seats", std::uint64_t{holding->entry->seats})
         .str("hold_expires_at", format_rfc3339_ms(holding->entry->expires_ms))
         .str("target_url", r.config().target_url);

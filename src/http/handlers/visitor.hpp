@@ -17,9 +17,11 @@
 #include <vector>
 
 #include "core/base/jitter.hpp"
+#include "core/base/json.hpp"
 #include "core/fairness/receipt.hpp"
 #include "core/passes/pass_issuer.hpp"
 #include "http/handlers/context.hpp"
+#include "http/handlers/desk_runner.hpp"
 
 namespace foyer::http::handlers {
 
@@ -53,8 +55,19 @@ class visitor {
   // The queue without JavaScript serves the same tickets, cookie and passes as HTML pages.
   friend class plain_queue;
 
-  // The answer to a join that entered the visitor (or found their entry) in room `room_id`.
-  task<response> entered(const request& req, std::string room_id, join_entry entry);
+  // The answer to a join that entered the visitor (or found their entry) in room `room_id`:
+  // made at once, but for a lobby's entrant, whose receipt is signed first.
+  answer_or_task entered(const request& req, const std::string& room_id, const join_entry& entry);
+  task<response> entered_lobby(const request& req, std::string room_id, ticket t);
+  // Where some text is within a body being built (which may move meanwhile).
+  struct text_span {
+    std::size_t at = 0;
+    std::size_t size = 0;
+    std::string_view in(std::string_view body) const { return body.substr(at, size); }
+  };
+  // What every entry's answer says: the ticket, place, position, when to poll, the visitor;
+  // gives where the ticket's text is, for its cookie.
+  text_span entry_fields(json_object& body, const room& r, const ticket& t);
   response existing_entry(const request& req, const ticket& t, const room& r);
   // The client's address: the peer's, or the one its trusted proxies forwarded.
   ip_address client_address(const request& req, const peer& who) const;
