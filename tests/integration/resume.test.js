@@ -61,7 +61,10 @@ test('a resume link restores the same ticket and place, once, durably, until it 
     assert.equal(elsewhere.status, 403);
     assert.equal(elsewhere.json.error, 'ticket_for_other_room');
     assert.equal(elsewhere.headers.get('content-type'), 'application/problem+json');
-    const altered = await call(`${f.url}${made.json.path.slice(0, -3)}AAA`, 'GET');
+    // One character of the token changed well before its end (whose last bits a decoder drops).
+    const at = made.json.path.length - 10;
+    const alteredPath = made.json.path.slice(0, at) + (made.json.path[at] === 'A' ? 'B' : 'A') + made.json.path.slice(at + 1);
+    const altered = await call(`${f.url}${alteredPath}`, 'GET');
     assert.equal(altered.status, 404);
     assert.equal(altered.json.error, 'invalid_resume_link');
     assert.equal((await call(f.url + made.json.path.replace('/r/shop/', '/r/gone/'), 'GET')).json.error, 'unknown_room');
