@@ -68,9 +68,11 @@ void ticket_codec::encode_into(std::string& out, const ticket& t) const {
     put_be64(payload.data() + n, v);
     n += 8;
   };
+  // A longer id (none passes the config's check) is cut, so it never matches its room.
+  auto room_id = as_bytes(t.room).first(std::min<std::size_t>(t.room.size(), 255));
   payload[n++] = ticket_version;
-  payload[n++] = static_cast<std::uint8_t>(t.room.size());
-  put(as_bytes(t.room).first(std::min<std::size_t>(t.room.size(), 255)));
+  payload[n++] = static_cast<std::uint8_t>(room_id.size());
+  put(room_id);
   put(t.visitor);
   put_u64(t.place.value_or(none));
   put_u64(t.lobby_index.value_or(none));

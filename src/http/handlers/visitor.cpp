@@ -195,9 +195,7 @@ answer_or_task visitor::entered(const request& req, const std::string& room_id, 
   if (entry.t.lobby_index) return entered_lobby(req, room_id, entry.t);
   json_object body;
   auto ticket_text = entry_fields(body, *now, entry.t);
-  auto res = json_response(req, bhttp::status::created, body.done());
-  set_ticket_cookie(res, room_id, ticket_text.in(res.body()));
-  return res;
+  return entry_answer(req, room_id, body, ticket_text);
 }
 
 visitor::text_span visitor::entry_fields(json_object& body, const room& r, const ticket& t) {
@@ -237,9 +235,13 @@ task<response> visitor::entered_lobby(const request& req, std::string room_id, t
       .hex("entrant_id", t.entrant)
       .raw("receipt", receipt::to_json(receipt));
   if (auto closes = now->lobby_closes_at_ms()) body.num("draw_at", seconds(*closes));
+  co_return entry_answer(req, room_id, body, ticket_text);
+}
+
+response visitor::entry_answer(const request& req, std::string_view room_id, json_object& body, text_span ticket_text) {
   auto res = json_response(req, bhttp::status::created, body.done());
   set_ticket_cookie(res, room_id, ticket_text.in(res.body()));
-  co_return res;
+  return res;
 }
 
 void visitor::set_ticket_cookie(response& res, std::string_view room_id, std::string_view ticket_text) const {

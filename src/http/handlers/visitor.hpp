@@ -68,6 +68,8 @@ class visitor {
   // What every entry's answer says: the ticket, place, position, when to poll, the visitor;
   // gives where the ticket's text is, for its cookie.
   text_span entry_fields(json_object& body, const room& r, const ticket& t);
+  // The 201 with that body, and the ticket's cookie.
+  response entry_answer(const request& req, std::string_view room_id, json_object& body, text_span ticket_text);
   response existing_entry(const request& req, const ticket& t, const room& r);
   // The client's address: the peer's, or the one its trusted proxies forwarded.
   ip_address client_address(const request& req, const peer& who) const;

@@ -72,6 +72,15 @@ TEST_CASE("a value with CR, LF, NUL or another control character is refused, and
   }
 }
 
+TEST_CASE("a value set in parts is written whole, and refused whole if any part holds a control character") {
+  response res{status::ok, 11};
+  res.set_parts(bhttp::field::set_cookie, {"t=", "abc", "; Path=/r", "", "; HttpOnly"});
+  res.set_parts(bhttp::field::set_cookie, {"t=", "def", "; Path=/r"});  // replaces, as set does
+  CHECK_THROWS_AS(res.set_parts(bhttp::field::set_cookie, {"t=", "x\r\nLocation: /evil", "; Path=/"}),
+                  std::invalid_argument);
+  CHECK(wire(res) == "HTTP/1.1 200 OK\r\nSet-Cookie: t=def; Path=/r\r\nContent-Length: 0\r\n\r\n");
+}
+
 TEST_CASE("a value may hold spaces, tabs and bytes beyond ASCII") {
   response res{status::no_content, 11};
   res.set("X-Note", "a\tb c \xc3\xa9");
