@@ -19,6 +19,8 @@
 #include <system_error>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace foyer {
 
 struct side_record {
@@ -38,6 +40,10 @@ struct recovered_log {
   std::vector<std::string> events;      // the events after snapshot_seq, in order
 };
 
+// The events of one append, encoded. Most appends are one event (a join): its bytes are
+// held in place, not in an array of their own.
+using encoded_events = boost::container::small_vector<std::string, 1>;
+
 class event_store {
  public:
   // ec is empty when the write is durable (synced); first_seq is the seq of events[0].
@@ -53,7 +59,7 @@ class event_store {
 
   // Appends the events and writes the side records in one atomic, synced write.
   // On error, nothing of this call is durable and nothing later was written before it.
-  virtual void append(std::vector<std::string> events, std::vector<side_record> side_records,
+  virtual void append(encoded_events events, std::vector<side_record> side_records,
                       durable_handler done) = 0;
 
   // Saves `state`, the state after applying every event up to and including `seq`.

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cassert>
 #include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -26,6 +25,7 @@
 #include <variant>
 
 #include "core/base/bytes.hpp"
+#include "core/base/ring_queue.hpp"
 #include "core/ops/free_space.hpp"
 #include "store/fault_file_system.hpp"
 
@@ -120,7 +120,7 @@ std::error_code to_error_code(const rocksdb::Status& status) {
 }
 
 struct append_request {
-  std::vector<std::string> events;
+  encoded_events events;
   std::vector<side_record> side_records;
   event_store::durable_handler done;
 };
@@ -473,7 +473,7 @@ struct rocks_store::impl {
     {
       std::lock_guard lock(mutex_);
       if (!stopping_) {
-        queue_.push_back(std::move(req));
+        queue_.emplace_back() = std::move(req);
         wake_.notify_one();
         return;
       }
@@ -504,13 +504,14 @@ struct rocks_store::impl {
   // ---- storage thread ----
 
   void run() {
-    std::deque<request> work;
+    // Swapped with the queue: each keeps its array, and a push allocates nothing.
+    ring_queue<request> work;
     for (;;) {
       {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;  // stopping, and everything queued is done
-        work.swap(queue_);
+        std::swap(work, queue_);
       }
       // Everything that queued up while the previous write synced goes out together.
       while (!work.empty()) {
@@ -529,7 +530,7 @@ struct rocks_store::impl {
 
   // Takes the writes at the front of `work` (up to a read of either kind or the batch
   // cap) into one synced WriteBatch, then posts their completions in order.
-  void commit_writes(std::deque<request>& work) {
+  void commit_writes(ring_queue<request>& work) {
     rocksdb::WriteBatch batch;
     rocksdb::Status built;
     const auto put = [&](rocksdb::ColumnFamilyHandle* family, const rocksdb::Slice& key,
@@ -726,7 +727,7 @@ struct rocks_store::impl {
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<request> queue_;  // guarded by mutex_
+  ring_queue<request> queue_;  // guarded by mutex_
   bool stopping_ = false;      // guarded by mutex_
   std::thread thread_;
 };
@@ -741,7 +742,7 @@ std::vector<std::pair<std::string, std::string>> rocks_store::load_contacts() { 
 void rocks_store::start() { impl_->start(); }
 void rocks_store::stop() { impl_->stop(); }
 
-void rocks_store::append(std::vector<std::string> events, std::vector<side_record> side_records,
+void rocks_store::append(encoded_events events, std::vector<side_record> side_records,
                          durable_handler done) {
   impl_->enqueue(append_request{std::move(events), std::move(side_records), std::move(done)});
 }

@@ -122,7 +122,7 @@ class rocks_store final : public event_store {
   // store_errc::stopped. Idempotent.
   void stop();
 
-  void append(std::vector<std::string> events, std::vector<side_record> side_records,
+  void append(encoded_events events, std::vector<side_record> side_records,
               durable_handler done) override;
   void save_snapshot(std::uint64_t seq, std::string state, done_handler done) override;
   void read(std::vector<std::string> keys, read_handler done) override;

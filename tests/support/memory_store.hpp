@@ -42,7 +42,7 @@ class memory_store final : public event_store {
   // Every durable contact record, by key.
   const std::map<std::string, std::string>& contacts() const { return contacts_; }
 
-  void append(std::vector<std::string> events, std::vector<side_record> side_records,
+  void append(encoded_events events, std::vector<side_record> side_records,
               durable_handler done) override {
     if (take_failure()) {
       post_([done = std::move(done)] { done(no_space(), 0); });

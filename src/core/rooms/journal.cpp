@@ -194,7 +194,7 @@ void journal::submit(std::vector<event> events, applied_handler done) {
       configuring_.insert(room_of(written));
     }
   }
-  std::vector<std::string> encoded;
+  encoded_events encoded;
   encoded.reserve(events.size());
   for (const auto& e : events) encoded.push_back(encode(e));
   f.written = std::move(events);

@@ -6,7 +6,6 @@
 // Single-threaded: every member runs on the event loop, and so do the handlers.
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -17,6 +16,7 @@
 #include <foyer/store.hpp>
 
 #include "core/base/loop_affinity.hpp"
+#include "core/base/ring_queue.hpp"
 #include "core/base/unique_function.hpp"
 #include "core/rooms/room.hpp"
 
@@ -146,7 +146,7 @@ class journal {
   std::uint64_t applied_seq_ = 0;
   std::uint64_t since_snapshot_ = 0;
   std::vector<side_record> pending_side_;
-  std::deque<in_flight> in_flight_;
+  ring_queue<in_flight> in_flight_;
   // Bumped whenever side records fail to be written, so that a snapshot never
   // covers events whose side records are not durable.
   std::uint64_t side_failures_ = 0;

@@ -118,7 +118,7 @@ struct store_fixture {
     return s;
   }
 
-  append_result append(event_store& s, std::vector<std::string> events,
+  append_result append(event_store& s, encoded_events events,
                        std::vector<side_record> side = {}) {
     std::optional<append_result> result;
     s.append(std::move(events), std::move(side),
@@ -241,7 +241,7 @@ TEST_CASE_METHOD(store_fixture, "seqs are contiguous and completions run in call
     strings events(static_cast<std::size_t>(i % 4), "event-" + std::to_string(i));
     expected_firsts.push_back(expected_first);
     expected_first += events.size();
-    s->append(std::move(events), {}, [&, i](std::error_code ec, std::uint64_t first) {
+    s->append(encoded_events(events.begin(), events.end()), {}, [&, i](std::error_code ec, std::uint64_t first) {
       CHECK_FALSE(ec);
       order.push_back(i);
       firsts.push_back(first);
