@@ -4,6 +4,8 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 #include <cassert>
 #include <ctime>
 #include <pthread.h>
@@ -35,6 +37,20 @@ std::chrono::steady_clock::time_point coarse_now() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   return std::chrono::steady_clock::time_point(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+}
+
+// Once the turn's other ready work on `here` has run, sends what `pending` gathered in it
+// to `there` in one post, where `each` takes every item in order.
+template <class Item, class Each>
+void send_turn(net::io_context& here, net::io_context& there, std::vector<Item>& pending, Each each) {
+  net::post(here, [&there, &pending, each] {
+    auto batch = std::exchange(pending, {});
+    // One allocation for the next turn's items, not one per doubling.
+    pending.reserve(batch.size());
+    net::post(there, [batch = std::move(batch), each]() mutable {
+      for (auto& item : batch) each(item);
+    });
+  });
 }
 
 }  // namespace
@@ -347,13 +363,32 @@ void connection_host::take(tcp_socket socket, bool admitted) {
 task<response> connection_host::answer(request& req, const peer& who) {
   if (&ioc_ == &owner_) return handler_(req, who);
   // The rooms are the owner's alone: the handler runs there, and its answer comes back.
-  return net::co_spawn(
-      owner_,
-      [this, &req, &who] {
-        assert(owner_.get_executor().running_in_this_thread() && "a handler runs off the owner's loop");
-        return handler_(req, who);
-      },
-      use_task);
+  return net::async_initiate<const net::use_awaitable_t<executor>, void(std::exception_ptr, response)>(
+      [this, &req, &who](auto done) { hand_over({&req, &who, answered(std::move(done))}); }, use_task);
+}
+
+void connection_host::hand_over(handed h) {
+  assert(ioc_.get_executor().running_in_this_thread() && "a request handed over off its host's thread");
+  if (to_owner_.empty()) send_turn(ioc_, owner_, to_owner_, [this](handed& h) { run_at_owner(std::move(h)); });
+  to_owner_.push_back(std::move(h));
+}
+
+void connection_host::run_at_owner(handed h) {
+  assert(owner_.get_executor().running_in_this_thread() && "a handler runs off the owner's loop");
+  net::co_spawn(
+      owner_, [this, req = h.req, who = h.who] { return handler_(*req, *who); },
+      [this, done = std::move(h.done)](std::exception_ptr failure, response res) mutable {
+        hand_back({std::move(done), failure, std::move(res)});
+      });
+}
+
+void connection_host::hand_back(handed_back a) {
+  assert(owner_.get_executor().running_in_this_thread() && "an answer handed back off the owner's loop");
+  // The answers of one turn of the owner (a group commit's joins) go back together.
+  if (from_owner_.empty()) {
+    send_turn(owner_, ioc_, from_owner_, [](handed_back& a) { std::move(a.done)(a.failure, std::move(a.res)); });
+  }
+  from_owner_.push_back(std::move(a));
 }
 
 task<void> connection_host::sweep_loop() {

@@ -14,6 +14,7 @@
 #include <future>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,6 +67,7 @@ struct threaded_server {
       holding = true;
       hold.wait();
     }
+    if (req.target() == "/fail") throw std::runtime_error("the handler failed");
     if (req.target() == "/slow") {
       slow_started = true;
       steady_timer t(ioc);
@@ -174,6 +176,19 @@ TEST_CASE("with I/O threads, handlers run on the owner's thread and each connect
   auto names = thread_names();
   CHECK(names.count("foyer-io-1") == 1);
   CHECK(names.count("foyer-io-2") == 1);
+}
+
+TEST_CASE("with I/O threads, a handler that fails answers 500 and the connection's next request is served") {
+  threaded_server t(with_io_threads(1));
+  auto client = t.connect();
+  net::write(client, net::buffer(get("/fail") + get("/after")));
+  boost::beast::flat_buffer buffer;
+  auto failed = answer(client, buffer);
+  CHECK(failed.result_int() == 500);
+  CHECK(failed[bhttp::field::content_type] == "application/problem+json");
+  auto next = answer(client, buffer);
+  CHECK(next.result_int() == 200);
+  CHECK(next.body() == R"({"target":"/after"})");
 }
 
 TEST_CASE("with I/O threads, the connection limit counts the connections of every thread") {
