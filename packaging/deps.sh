@@ -17,6 +17,7 @@ packages=(
   caddy haproxy php-cli php-nyholm-psr7 openjdk-17-jdk-headless libjetty9-java libservlet-api-java
   python3-jwt python3-cryptography python3-uvicorn
   python3-aiosmtpd  # a real SMTP relay on loopback for the email tests (tests/support/smtp_server.py)
+  etcd-server etcd-client  # cluster mode's consensus: the failover tests run three members on loopback
 )
 # Node: keep a newer Node already on the machine, else take Debian's.
 command -v node >/dev/null || packages+=(nodejs)

@@ -2,7 +2,7 @@
 # The whole test suite, as CI runs it: a build with warnings as errors and its unit and
 # store tests (ctest); the unit tests again and the fuzz targets in one build under
 # AddressSanitizer and UndefinedBehaviorSanitizer; then the JS, integration, chaos, nginx,
-# connector and browser tests against the real binary on loopback.
+# cluster (real etcd), connector and browser tests against the real binary on loopback.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/deps.sh
@@ -46,4 +46,4 @@ done
 # of holding the run, and a file whose tests are done exits even if a failure left a
 # browser or server open: on Debian's Node 18 as on Node 20 and later (tests/lib/run-node.js).
 # The last line is the total, `N passed, N failed`.
-FOYER_TEST_IO_THREADS=1 node tests/lib/run-node.js --timeout=600000 tests/js/ tests/integration/ tests/chaos/ tests/nginx/ tests/connectors/ tests/browser/
+FOYER_TEST_IO_THREADS=1 node tests/lib/run-node.js --timeout=600000 tests/js/ tests/integration/ tests/chaos/ tests/cluster/ tests/nginx/ tests/connectors/ tests/browser/

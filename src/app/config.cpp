@@ -23,6 +23,7 @@
 #include "core/ops/cores.hpp"
 #include "core/ops/webhook_signature.hpp"
 #include "core/rooms/opening_check.hpp"
+#include "store/etcd_client.hpp"
 
 namespace foyer::app {
 namespace {
@@ -294,6 +295,49 @@ void read_ledger(const toml::table& table, config& c) {
   t.refuse_unknown();
 }
 
+void read_cluster(const toml::table& table, config& c) {
+  table_reader t(table, "cluster");
+  auto& cluster = c.cluster.emplace();
+  auto& s = cluster.settings;
+  const auto* list = t.take("etcd");
+  if (!list) t.fail("etcd", "is required: the etcd members' client URLs, e.g. [\"http://10.0.0.5:2379\"]");
+  if (!list->is_array() || list->as_array()->empty() || list->as_array()->size() > 9) {
+    t.fail("etcd", "must be an array of one to nine URLs, e.g. [\"http://10.0.0.5:2379\"]");
+  }
+  for (std::size_t i = 0; i < list->as_array()->size(); ++i) {
+    auto url = (*list->as_array())[i].value<std::string>();
+    auto key = fmt::format("etcd[{}]", i);
+    if (!url) t.fail(key, "must be a URL as a string");
+    try {
+      store::etcd::check_endpoint(*url);
+    } catch (const std::invalid_argument& e) {
+      t.fail(key, e.what());
+    }
+    s.etcd.push_back(*url);
+  }
+  t.string("node_id", s.node_id);
+  if (s.node_id.empty() || s.node_id.size() > 64 ||
+      s.node_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+          std::string::npos) {
+    t.fail("node_id", "is required: this node's own name, 1 to 64 of A-Z a-z 0-9 . _ -");
+  }
+  t.string("advertise", s.advertise);
+  if (s.advertise.size() > 255) t.fail("advertise", "must be at most 255 bytes");
+  t.string("prefix", s.prefix);
+  if (s.prefix.size() < 2 || s.prefix.size() > 128 || s.prefix.front() != '/' || s.prefix.back() == '/') {
+    t.fail("prefix", "must be an etcd key path like \"/foyer/tickets\": from '/', not ending in '/', at most 128 bytes");
+  }
+  // etcd grants no lease shorter than its election allows (2 s with its defaults).
+  t.integer("lease_ttl_seconds", s.lease_ttl_seconds, 2, 60);
+  std::string secrets;
+  t.string("secrets_dir", secrets);
+  if (secrets.empty()) {
+    t.fail("secrets_dir", "is required: a directory every node shares the secret and pass keys through");
+  }
+  cluster.secrets_dir = secrets;
+  t.refuse_unknown();
+}
+
 delivery::sink_config read_sink(const toml::table& table, std::size_t index) {
   table_reader t(table, fmt::format("sinks[{}]", index));
   delivery::sink_config s;
@@ -515,6 +559,10 @@ config read_config(const toml::table& root) {
   if (const auto* ledger = top.take("ledger")) {
     if (!ledger->is_table()) top.fail("ledger", "must be a table");
     read_ledger(*ledger->as_table(), c);
+  }
+  if (const auto* cluster = top.take("cluster")) {
+    if (!cluster->is_table()) top.fail("cluster", "must be a table");
+    read_cluster(*cluster->as_table(), c);
   }
   if (const auto* notifications = top.take("notifications")) {
     if (!notifications->is_table()) top.fail("notifications", "must be a table");

@@ -22,6 +22,7 @@
 #include "delivery/smtp_settings.hpp"
 #include "http/handlers/context.hpp"
 #include "http/server.hpp"
+#include "store/cluster_settings.hpp"
 
 namespace foyer::app {
 
@@ -76,6 +77,14 @@ struct notification_settings {
   notify::channel_set channels() const { return {.push = !vapid_subject.empty(), .email = email.has_value()}; }
 };
 
+// [cluster]: replicated mode on etcd (store/cluster_leader.hpp).
+struct cluster_config {
+  store::cluster_settings settings;
+  // The secret, pass keys and incarnation every node shares, so that a pass or ticket
+  // from one verifies on another: read from here, not from the data dir.
+  std::filesystem::path secrets_dir;
+};
+
 // The cores this process may run on: those of its CPU affinity (taskset, a cpuset), or fewer
 // if its cgroup's CPU quota (Docker's --cpus, a Kubernetes CPU limit) allows fewer. Read at
 // the first call, which the process's start makes.
@@ -103,6 +112,7 @@ struct config {
   ledger_settings ledger;
   invites_settings invites;  // Default: none, invites are refused
   notification_settings notifications;
+  std::optional<cluster_config> cluster;  // Default: none, a single node
 };
 
 // A setting that is missing its mark: the message names the key and the problem.

@@ -29,6 +29,8 @@
 #include "http/poll_desk.hpp"
 #include "http/routes.hpp"
 #include "http/server.hpp"
+#include "http/problem.hpp"
+#include "store/cluster_leader.hpp"
 #include "store/rocks_store.hpp"
 
 namespace foyer::app {
@@ -80,6 +82,26 @@ std::unique_ptr<http::server> bind_server(net::io_context& ioc, const config& c,
                                          "(or [server] listen in the config file)",
                                          c.listen, e.code().message()));
   }
+}
+
+// In cluster mode a node answers only while its lease holds: a paused leader that wakes
+// past its deadline answers nothing, and signs nothing, before it steps down.
+http::handler while_leading(const store::cluster_leader& lead, std::unique_ptr<http::routes>& api) {
+  return [&lead, &api](http::request& req, const http::peer& who) -> http::task<http::response> {
+    if (!lead.holds_lease()) {
+      co_return http::problem(req, errc::storage_unavailable, "this node no longer leads the cluster; another takes over");
+    }
+    co_return co_await api->handle(req, who);
+  };
+}
+
+// A node that may no longer lead stops at once, whatever thread finds it out; restarted
+// (systemd's Restart=, a Kubernetes pod), it stands by.
+void step_down(std::string_view why) {
+  log::error(fmt::format("stepping down: {}", why));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(75);
 }
 
 // The built-in demo's tokens, for this run only, the way notebook servers print theirs.
@@ -189,18 +211,28 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   auto limits = c.limits;
   limits.max_connections = connections_within_descriptors(limits.max_connections);
   // Bound first, accepting only once the rooms are durable: an address in use stops the
-  // start before anything is written to the data dir.
+  // start before anything is written to the data dir. A standby binds only once it
+  // leads: until then a connection to it is refused, and a proxy tries the next node
+  // at once instead of waiting on a listener that never answers.
   std::unique_ptr<http::routes> api;
-  auto server = bind_server(ioc, c, limits,
-                            [&api](http::request& req, const http::peer& who) { return api->handle(req, who); });
+  std::unique_ptr<http::server> server;
+  std::optional<store::cluster_leader> cluster;
+  auto bind = [&] {
+    server = bind_server(ioc, c, limits,
+                         cluster ? while_leading(*cluster, api)
+                                 : http::handler([&api](http::request& req, const http::peer& who) { return api->handle(req, who); }));
+  };
+  if (!c.cluster) bind();
   // Registered before the log is recovered, which can take a while: a SIGHUP meanwhile
   // (a `systemctl reload` during the start) is kept for later instead of ending the process.
   net::signal_set reloads(ioc, SIGHUP);
 
   prepare_data_dir(c.data_dir);
-  auto secret = load_or_create_secret(c.data_dir);
-  auto keys = load_or_create_keyring(c.data_dir, clock.now_ms() / 1000);
-  auto tickets = make_ticket_codec(secret, load_incarnation(c.data_dir));
+  const auto& secrets_dir = c.cluster ? c.cluster->secrets_dir : c.data_dir;
+  if (c.cluster) prepare_data_dir(secrets_dir);
+  auto secret = load_or_create_secret(secrets_dir);
+  auto keys = load_or_create_keyring(secrets_dir, clock.now_ms() / 1000);
+  auto tickets = make_ticket_codec(secret, load_incarnation(secrets_dir));
 
   ops::metrics_registry metrics;
   ops::overload_ladder overload(c.overload);
@@ -209,6 +241,12 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   store_options.on_commit = [&health](const store::commit_report& r) { health.committed(r); };
   store::rocks_store store(c.data_dir / "log", [&ioc](std::function<void()> f) { net::post(ioc, std::move(f)); },
                            std::move(store_options));
+  if (c.cluster) {
+    cluster.emplace(c.cluster->settings, [](std::string_view line) { log::info(line); }, step_down);
+    cluster->lead(store);
+    store.replicate_to(*cluster);
+    bind();
+  }
   journal rooms(store);
   rooms.recover(store.recover(), c.rooms);
   auto stored_contacts = store.load_contacts();
@@ -347,6 +385,8 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   ioc.run();
   // Every write queued so far is finished before the process exits.
   store.stop();
+  // A standby takes over at once, not once the lease lapses.
+  if (cluster) cluster->resign();
   if (start_failed) return 1;
   log::info("stopped");
   return 0;

@@ -37,6 +37,7 @@
 //              compaction moves them down a level without rewriting them.
 //   "default"  "v"        the format version (format_version below), set at creation
 //              "s"        the newest snapshot: be64(seq it covers) + the state bytes
+//              "c"        in cluster mode, be64(the cluster log's entries held here)
 //              "x" + key  a side record
 //   "contacts" key -> a visitor's notification contacts (core/notify/contact_codec.hpp),
 //              deleted once used. Apart so that the log's copies (log_copy.cpp, the
@@ -52,6 +53,7 @@ constexpr std::string_view events_family = "events";
 constexpr std::string_view contacts_family = "contacts";
 constexpr std::string_view version_key = "v";
 constexpr std::string_view snapshot_key = "s";
+constexpr std::string_view cluster_entries_key = "c";
 constexpr char side_prefix = 'x';
 constexpr std::size_t seq_size = 8;
 // Recovery reads the log once, front to back: large reads, nothing worth caching.
@@ -94,6 +96,7 @@ class store_category_impl final : public std::error_category {
       case store_errc::stopped: return "store stopped";
       case store_errc::bad_snapshot: return "snapshot seq outside the durable log";
       case store_errc::internal: return "unexpected storage error";
+      case store_errc::not_replicated: return "the cluster's log refused the write";
     }
     return "unknown storage error";
   }
@@ -408,6 +411,47 @@ struct rocks_store::impl {
     }
     next_seq_ = last + 1;
     last_seq_.store(last, std::memory_order_relaxed);
+    std::string entries;
+    const rocksdb::Status s = db_.db->Get(rocksdb::ReadOptions(), db_.meta, slice(cluster_entries_key), &entries);
+    if (s.ok() && entries.size() == seq_size) {
+      cluster_entries_ = read_be64(entries);
+    } else if (!s.IsNotFound()) {
+      fail(fmt::format("cannot read the cluster log's position: {}", s.ok() ? "truncated" : s.ToString()));
+    }
+  }
+
+  static std::string be64_value(std::uint64_t v) {
+    std::string value(seq_size, '\0');
+    put_be64(reinterpret_cast<std::uint8_t*>(value.data()), v);
+    return value;
+  }
+
+  void apply_entry(std::uint64_t entry, const cluster::log_entry& e) {
+    assert(!thread_.joinable());
+    if (entry != cluster_entries_ + 1 || e.first_seq != next_seq_) {
+      fail(fmt::format("the cluster's log entry {} begins at event {}, but this store holds {} entries and {} events: "
+                       "restore a backup of the leader here first",
+                       entry, e.first_seq, cluster_entries_, next_seq_ - 1));
+    }
+    rocksdb::WriteBatch batch;
+    std::uint64_t seq = next_seq_;
+    rocksdb::Status s;
+    for (const auto& event : e.events) {
+      if (s.ok()) s = batch.Put(db_.events, event_key(seq++), event);
+    }
+    for (const auto& side : e.side_records) {
+      if (s.ok()) s = batch.Put(db_.meta, side_key(side.key), side.value);
+    }
+    if (s.ok()) s = batch.Put(db_.meta, slice(cluster_entries_key), be64_value(entry));
+    if (s.ok()) {
+      rocksdb::WriteOptions wo;
+      wo.sync = true;
+      s = db_.db->Write(wo, &batch);
+    }
+    if (!s.ok()) fail(fmt::format("cannot write the cluster's log entry {}: {}", entry, s.ToString()));
+    cluster_entries_ = entry;
+    next_seq_ = seq;
+    last_seq_.store(seq - 1, std::memory_order_relaxed);
   }
 
   recovered_log recover() {
@@ -544,10 +588,14 @@ struct rocks_store::impl {
     std::uint64_t seq = next_seq_;
     std::uint64_t snapshot_seq = snapshot_seq_;
     std::size_t events = 0;
+    std::size_t event_bytes = 0;
+    bool replicated = false;
     while (!work.empty() && !std::holds_alternative<read_request>(work.front()) &&
            !std::holds_alternative<events_request>(work.front())) {
       if (auto* a = std::get_if<append_request>(&work.front());
-          a && !group.empty() && events + a->events.size() > opts_.max_batch_events) {
+          a && !group.empty() &&
+          (events + a->events.size() > opts_.max_batch_events ||
+           (replica_ && event_bytes + bytes_of(a->events) > replicated_batch_bytes))) {
         break;
       }
       staged_write staged(std::move(work.front()));
@@ -557,6 +605,8 @@ struct rocks_store::impl {
         for (const auto& event : a->events) put(db_.events, event_key(seq++), event);
         for (const auto& side : a->side_records) put(db_.meta, side_key(side.key), side.value);
         events += a->events.size();
+        event_bytes += bytes_of(a->events);
+        replicated = replica_ != nullptr;
       } else if (auto* c = std::get_if<contacts_request>(&staged.req)) {
         for (const auto& change : c->changes) {
           if (change.value) {
@@ -583,11 +633,17 @@ struct rocks_store::impl {
 
     std::error_code ec = to_error_code(built);
     std::optional<commit_report> report;
+    if (!ec && replicated) {
+      ec = replicate(group);
+      if (!ec) put(db_.meta, slice(cluster_entries_key), be64_value(cluster_entries_ + 1));
+    }
     if (!ec && batch.Count() > 0) {
       const auto started = std::chrono::steady_clock::now();
       ec = write(batch);
       if (opts_.on_commit) report = commit_report{std::chrono::steady_clock::now() - started, events, !ec};
+      if (ec && replicated) replica_->lost_locally(ec);
     }
+    if (!ec && replicated) ++cluster_entries_;
     if (!ec) {
       // A failed batch consumes no seqs: nothing of it is durable, the next one reuses them.
       next_seq_ = seq;
@@ -599,6 +655,19 @@ struct rocks_store::impl {
       if (report) on_commit(*report);
       complete(group, ec);
     });
+  }
+
+  // Puts the group's events and side records in the cluster's log as its next entry.
+  std::error_code replicate(const std::vector<staged_write>& group) {
+    std::vector<std::string_view> events;
+    std::vector<side_record> side_records;
+    for (const auto& staged : group) {
+      if (const auto* a = std::get_if<append_request>(&staged.req)) {
+        events.insert(events.end(), a->events.begin(), a->events.end());
+        side_records.insert(side_records.end(), a->side_records.begin(), a->side_records.end());
+      }
+    }
+    return replica_->replicate(cluster_entries_ + 1, next_seq_, events, side_records);
   }
 
   // Tells each write of a group commit how it went, in order.
@@ -715,7 +784,15 @@ struct rocks_store::impl {
   std::unique_ptr<rocksdb::Env> env_;  // the fault-injecting env, if any; outlives db_
   database db_;
 
+  static std::size_t bytes_of(const encoded_events& events) {
+    std::size_t n = 0;
+    for (const auto& e : events) n += e.size();
+    return n;
+  }
+
   // Storage-thread state (the constructing thread's until start()).
+  replica* replica_ = nullptr;
+  std::uint64_t cluster_entries_ = 0;
   std::uint64_t next_seq_ = 1;
   std::uint64_t snapshot_seq_ = 0;
   bool resume_needed_ = false;
@@ -739,6 +816,9 @@ rocks_store::~rocks_store() = default;
 
 recovered_log rocks_store::recover() { return impl_->recover(); }
 std::vector<std::pair<std::string, std::string>> rocks_store::load_contacts() { return impl_->load_contacts(); }
+void rocks_store::replicate_to(replica& r) { impl_->replica_ = &r; }
+std::uint64_t rocks_store::cluster_entries() const { return impl_->cluster_entries_; }
+void rocks_store::apply_entry(std::uint64_t entry, const cluster::log_entry& e) { impl_->apply_entry(entry, e); }
 void rocks_store::start() { impl_->start(); }
 void rocks_store::stop() { impl_->stop(); }
 

@@ -15,12 +15,14 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "core/cluster/log_entry.hpp"
 #include "foyer/store.hpp"
 
 namespace foyer::store {
@@ -46,6 +48,7 @@ enum class store_errc {
   stopped,       // the call came after stop()
   bad_snapshot,  // seq beyond the durable log, or older than the newest snapshot
   internal,      // any other RocksDB status (a bug on one side or the other)
+  not_replicated,  // cluster mode: the cluster's log refused the write (etcd's space quota, ...)
 };
 
 const std::error_category& store_category() noexcept;
@@ -96,6 +99,27 @@ struct store_stats {
   std::uint64_t last_seq = 0;       // seq of the newest durable event (0: none)
 };
 
+// Cluster mode: where each group commit's events and side records go before the local
+// write (store/cluster_leader.hpp), so that nothing is acknowledged that a standby lacks.
+// Called on the storage thread.
+class replica {
+ public:
+  virtual ~replica() = default;
+  // Puts entry number `entry` in the cluster's log. Empty: it is there. An error: it is
+  // not, and never will be (the write was refused as a whole). Never returns once this
+  // node may no longer write: deposed, or its lease lapsed with the outcome unknown.
+  virtual std::error_code replicate(std::uint64_t entry, std::uint64_t first_seq,
+                                    std::span<const std::string_view> events,
+                                    std::span<const side_record> side_records) = 0;
+  // The entry is in the cluster's log but could not be written here: this node stops,
+  // and copies it from the cluster's log when it comes back.
+  [[noreturn]] virtual void lost_locally(std::error_code ec) = 0;
+};
+
+// Most bytes of events in one group commit in cluster mode: one etcd request carries
+// them, base64-encoded, under etcd's default 1.5 MiB request limit.
+inline constexpr std::size_t replicated_batch_bytes = std::size_t{512} << 10;
+
 class rocks_store final : public event_store {
  public:
   using post_function = std::function<void(std::function<void()>)>;
@@ -114,6 +138,15 @@ class rocks_store final : public event_store {
   // Every contact record (write_contacts), by key. Call before start(). Throws store_error
   // if they cannot be read.
   std::vector<std::pair<std::string, std::string>> load_contacts();
+
+  // Cluster mode, before start(): every group commit goes to `r` before it is written here.
+  void replicate_to(replica& r);
+  // How many entries of the cluster's log this store holds (0 outside cluster mode).
+  std::uint64_t cluster_entries() const;
+  // Writes entry number `entry` of the cluster's log, synced: a standby copying the
+  // leader's writes, before start(). Throws store_error unless it is the entry after
+  // cluster_entries() and begins at the seq after the log's last.
+  void apply_entry(std::uint64_t entry, const cluster::log_entry& e);
 
   // Starts the storage thread; calls made before it wait in the queue.
   void start();

@@ -95,3 +95,29 @@ TEST_CASE("the ledger's witnesses are bounded so that their cosigned checkpoint 
                                       "t.toml"),
                     Catch::Contains("name: must be at most 128 bytes"));
 }
+
+TEST_CASE("[cluster] turns on replicated mode; without it a node is alone") {
+  CHECK_FALSE(app::parse_config("", "t.toml").cluster);
+  const std::string good =
+      "[cluster]\netcd = [\"http://127.0.0.1:2379\", \"http://[::1]:2379\"]\nnode_id = \"a-1\"\n"
+      "secrets_dir = \"/etc/foyer/shared\"\n";
+  auto c = app::parse_config(good, "t.toml");
+  REQUIRE(c.cluster);
+  CHECK(c.cluster->settings.etcd.size() == 2);
+  CHECK(c.cluster->settings.node_id == "a-1");
+  CHECK(c.cluster->settings.prefix == "/foyer");
+  CHECK(c.cluster->settings.lease_ttl_seconds == 2);
+  CHECK(c.cluster->secrets_dir == "/etc/foyer/shared");
+  auto refused = [](const std::string& text, const std::string& message) {
+    CHECK_THROWS_WITH(app::parse_config(text, "t.toml"), Catch::Contains(message));
+  };
+  refused("[cluster]\nnode_id = \"a\"\nsecrets_dir = \"/s\"\n", "config: cluster.etcd: is required");
+  refused("[cluster]\netcd = [\"https://e:2379\"]\nnode_id = \"a\"\nsecrets_dir = \"/s\"\n",
+          "config: cluster.etcd[0]: etcd endpoint 'https://e:2379': only http://HOST:PORT is supported");
+  refused("[cluster]\netcd = [\"http://e\"]\nnode_id = \"a\"\nsecrets_dir = \"/s\"\n", "expected http://HOST:PORT");
+  refused("[cluster]\netcd = [\"http://e:1\"]\nnode_id = \"a b\"\nsecrets_dir = \"/s\"\n", "config: cluster.node_id:");
+  refused("[cluster]\netcd = [\"http://e:1\"]\nnode_id = \"a\"\n", "config: cluster.secrets_dir: is required");
+  refused(good + "prefix = \"/foyer/\"\n", "config: cluster.prefix:");
+  refused(good + "lease_ttl_seconds = 1\n", "config: cluster.lease_ttl_seconds: must be a whole number from 2 to 60");
+  refused(good + "lease = 2\n", "cluster.lease");
+}

@@ -723,3 +723,81 @@ TEST_CASE("the memory store keeps the real store's contract") {
   CHECK_FALSE(written[1]);
   CHECK(s.contacts() == std::map<std::string, std::string>{{"b", "2"}});
 }
+
+namespace {
+
+// The cluster's log as the store sees it: what each group commit sent, and a refusal on demand.
+struct recording_replica final : store::replica {
+  struct sent {
+    std::uint64_t entry;
+    cluster::log_entry log;
+  };
+  std::vector<sent> entries;
+  bool refuse_next = false;
+
+  std::error_code replicate(std::uint64_t entry, std::uint64_t first_seq, std::span<const std::string_view> events,
+                            std::span<const side_record> side_records) override {
+    if (std::exchange(refuse_next, false)) return store_errc::not_replicated;
+    cluster::log_entry log{first_seq, {events.begin(), events.end()}, {side_records.begin(), side_records.end()}};
+    entries.push_back({entry, std::move(log)});
+    return {};
+  }
+  [[noreturn]] void lost_locally(std::error_code) override { std::abort(); }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(store_fixture, "in cluster mode each group commit is first the cluster log's next entry") {
+  recording_replica replica;
+  {
+    auto s = open();
+    s->recover();
+    s->replicate_to(replica);
+    s->start();
+    CHECK(append(*s, {"e1", "e2"}, {{"k", "v"}}).first_seq == 1);
+    replica.refuse_next = true;
+    // Refused by the cluster's log: not written here, and its seqs are not used up.
+    CHECK(append(*s, {"refused"}).ec == store_errc::not_replicated);
+    CHECK(append(*s, {"e3"}).first_seq == 3);
+    CHECK(append(*s, {}, {{"side", "alone"}}).first_seq == 4);
+    // Contacts never leave the node.
+    CHECK_FALSE(write_contacts(*s, {{"c", "1"}}));
+  }
+  REQUIRE(replica.entries.size() == 3);
+  CHECK(replica.entries[0].entry == 1);
+  CHECK(replica.entries[0].log.first_seq == 1);
+  CHECK(replica.entries[0].log.events == strings{"e1", "e2"});
+  CHECK(replica.entries[0].log.side_records.front().value == "v");
+  CHECK(replica.entries[1].entry == 2);
+  CHECK(replica.entries[1].log.events == strings{"e3"});
+  CHECK(replica.entries[2].log.events.empty());
+  CHECK(replica.entries[2].log.first_seq == 4);
+  auto s = open();
+  CHECK(s->cluster_entries() == 3);
+  CHECK(s->recover().events == strings{"e1", "e2", "e3"});
+}
+
+TEST_CASE_METHOD(store_fixture, "a standby copies the cluster's log entry by entry, and refuses a gap") {
+  recording_replica replica;
+  {
+    auto leader = open();
+    leader->recover();
+    leader->replicate_to(replica);
+    leader->start();
+    append(*leader, {"e1"});
+    append(*leader, {"e2", "e3"}, {{"k", "v"}});
+  }
+  temp_dir standby_dir;
+  rocks_store standby(standby_dir.path, loop.poster());
+  CHECK_THROWS_AS(standby.apply_entry(2, replica.entries[1].log), store_error);  // entry 1 is missing
+  standby.apply_entry(1, replica.entries[0].log);
+  auto wrong_start = replica.entries[1].log;
+  wrong_start.first_seq = 5;
+  CHECK_THROWS_AS(standby.apply_entry(2, wrong_start), store_error);
+  standby.apply_entry(2, replica.entries[1].log);
+  CHECK(standby.cluster_entries() == 2);
+  CHECK(standby.recover().events == strings{"e1", "e2", "e3"});
+  standby.start();
+  CHECK(read(standby, {"k"}).values == std::vector<std::optional<std::string>>{"v"});
+  CHECK(append(standby, {"e4"}).first_seq == 4);
+}

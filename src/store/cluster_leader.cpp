@@ -1,0 +1,245 @@
+#include "store/cluster_leader.hpp"
+
+#include <pthread.h>
+
+#include <cstdlib>
+#include <stop_token>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/base/json.hpp"
+#include "core/cluster/log_entry.hpp"
+
+namespace foyer::store {
+namespace {
+
+using std::chrono::milliseconds;
+
+// How often a standby looks for new entries and for a free leader key: the most a
+// takeover waits beyond the lease's lapse.
+constexpr milliseconds standby_poll{100};
+// Entries read from etcd at a time while catching up.
+constexpr std::int64_t catch_up_batch = 64;
+// The pause before an unknown write is tried again.
+constexpr milliseconds retry_pause{20};
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The key just after `key`: a range of one key.
+std::string after(const std::string& key) { return key + '\0'; }
+
+}  // namespace
+
+cluster_leader::cluster_leader(cluster_settings settings, line_function say, line_function step_down)
+    : settings_(std::move(settings)),
+      quarter_ttl_(settings_.lease_ttl_seconds * 1000 / 4),
+      say_(std::move(say)),
+      step_down_(std::move(step_down)),
+      leader_key_(cluster::leader_key(settings_.prefix)),
+      standby_client_(settings_.etcd, quarter_ttl_),
+      log_client_(settings_.etcd, quarter_ttl_),
+      lease_clock_(settings_.lease_ttl_seconds * 1000, settings_.lease_ttl_seconds * 1000 / 4) {}
+
+cluster_leader::~cluster_leader() = default;
+
+bool cluster_leader::holds_lease() const { return now_ms() < deadline_ms_.load(std::memory_order_acquire); }
+
+void cluster_leader::stop_leading(std::string_view why) {
+  step_down_(why);
+  std::_Exit(EXIT_FAILURE);  // step_down_ ends the process; this only makes sure of it
+}
+
+// Copies the entries after the store's own; false if etcd could not be read.
+bool cluster_leader::catch_up(rocks_store& store) {
+  for (;;) {
+    const std::uint64_t next = store.cluster_entries() + 1;
+    auto found = standby_client_.range(cluster::log_key(settings_.prefix, next), cluster::log_keys_end(settings_.prefix),
+                                       catch_up_batch);
+    if (!found) return false;
+    for (const auto& kv : *found) {
+      const auto entry = cluster::log_key_entry(settings_.prefix, kv.key);
+      if (entry != store.cluster_entries() + 1) {
+        throw store_error(fmt::format("the cluster's log in etcd goes on at '{}' after entry {}: entries are missing "
+                                      "(restore a backup of the leader here first)",
+                                      kv.key, store.cluster_entries()));
+      }
+      auto decoded = cluster::decode_log_entry(kv.value);
+      if (!decoded) throw store_error(fmt::format("the cluster's log entry {} is not one this build reads", *entry));
+      store.apply_entry(*entry, *decoded);
+    }
+    if (static_cast<std::int64_t>(found->size()) < catch_up_batch) return true;
+  }
+}
+
+// A leader whose store holds entries the cluster's log lacks (etcd wiped or restored
+// from an older backup) would fork the log: it refuses to lead instead.
+void cluster_leader::check_log_not_behind(const rocks_store& store) {
+  const std::uint64_t held = store.cluster_entries();
+  if (held == 0) return;
+  const auto key = cluster::log_key(settings_.prefix, held);
+  for (;;) {
+    if (auto found = standby_client_.range(key, after(key), 1)) {
+      if (!found->empty()) return;
+      throw store_error(fmt::format("this node's store holds {} entries of the cluster's log, but etcd has no entry {} "
+                                    "under '{}': was etcd wiped or restored? Refusing to lead",
+                                    held, held, settings_.prefix));
+    }
+    if (!holds_lease()) stop_leading("the lease lapsed before the cluster's log could be checked");
+    std::this_thread::sleep_for(retry_pause);
+  }
+}
+
+// Keeps the lease alive; false when it is gone from etcd or etcd did not answer.
+bool cluster_leader::renew(etcd::client& client) {
+  const std::int64_t sent = now_ms();
+  const auto ttl = client.keep_alive(lease_);
+  if (!ttl || *ttl <= 0) return false;
+  lease_clock_.renewed(sent, *ttl * 1000);
+  deadline_ms_.store(lease_clock_.deadline_ms(), std::memory_order_release);
+  return true;
+}
+
+// The leader key's create revision if this node now holds it.
+std::optional<std::int64_t> cluster_leader::campaign() {
+  const etcd::guard free{etcd::guard::target::create_revision, leader_key_, 0};
+  auto r = standby_client_.txn({free}, leader_key_, leader_value_, lease_, leader_key_);
+  if (!r.answered) return std::nullopt;
+  auto reply = etcd::client::parse_txn(r.body);
+  if (!reply) return std::nullopt;
+  if (reply->succeeded) return reply->revision;
+  // An earlier try whose answer was lost may have put this very claim.
+  if (!reply->found.empty() && reply->found.front().value == leader_value_) return reply->found.front().create_revision;
+  return std::nullopt;
+}
+
+void cluster_leader::lead(rocks_store& store) {
+  std::string said;
+  auto say_once = [&](std::string line) {
+    if (line != said) say_(line);
+    said = std::move(line);
+  };
+  std::int64_t renewed_at = 0;
+  for (;; std::this_thread::sleep_for(standby_poll)) {
+    if (!catch_up(store)) {
+      say_once(fmt::format("standby: etcd does not answer at {}; trying again", fmt::join(settings_.etcd, ", ")));
+      continue;
+    }
+    if (lease_ == 0 || now_ms() - renewed_at >= quarter_ttl_.count()) {
+      if (lease_ != 0 && !renew(standby_client_)) lease_ = 0;
+      if (lease_ == 0) {
+        const std::int64_t sent = now_ms();
+        auto granted = standby_client_.grant(settings_.lease_ttl_seconds);
+        if (!granted) continue;
+        lease_ = *granted;
+        lease_clock_ = cluster::lease_clock(settings_.lease_ttl_seconds * 1000, settings_.lease_ttl_seconds * 1000 / 4);
+        lease_clock_.renewed(sent, settings_.lease_ttl_seconds * 1000);
+        deadline_ms_.store(lease_clock_.deadline_ms(), std::memory_order_release);
+        leader_value_ = json_object()
+                            .str("node", settings_.node_id)
+                            .str("url", settings_.advertise)
+                            .str("lease", std::to_string(lease_))
+                            .done();
+      }
+      renewed_at = now_ms();
+    }
+    if (!holds_lease()) continue;
+    if (auto token = campaign()) {
+      token_ = *token;
+      break;
+    }
+    auto holder = standby_client_.range(leader_key_, after(leader_key_), 1);
+    if (holder && !holder->empty()) say_once(fmt::format("standby: {} leads; copying its log", holder->front().value));
+  }
+  keepalive_ = std::jthread([this](std::stop_token stop) { keep_alive(stop); });
+  // Entries the last leader wrote before its lease lapsed; none can come after them now.
+  while (!catch_up(store)) {
+    if (!holds_lease()) stop_leading("the lease lapsed before the cluster's log could be read");
+    std::this_thread::sleep_for(retry_pause);
+  }
+  check_log_not_behind(store);
+  say_(fmt::format("leading the cluster under '{}' as {} (fencing token {}, {} log entries held)", settings_.prefix,
+                   settings_.node_id, token_, store.cluster_entries()));
+}
+
+// Renews the lease every quarter TTL, and at once through the next endpoint when one does
+// not answer. The deadline itself is kept by holds_lease(), which every answer checks: a
+// leader steps down when etcd says the lease is gone, or when it could not renew in time.
+void cluster_leader::keep_alive(std::stop_token stop) {
+  ::pthread_setname_np(::pthread_self(), "foyer-lease");
+  etcd::client client(settings_.etcd, quarter_ttl_);
+  std::int64_t next = now_ms();
+  while (!stop.stop_requested()) {
+    if (now_ms() < next) {
+      std::this_thread::sleep_for(milliseconds(10));
+      continue;
+    }
+    next = now_ms() + quarter_ttl_.count();
+    const std::int64_t sent = now_ms();
+    const auto ttl = client.keep_alive(lease_);
+    if (ttl && *ttl <= 0) stop_leading("the lease is gone from etcd: another node may lead");
+    if (ttl) {
+      lease_clock_.renewed(sent, *ttl * 1000);
+      deadline_ms_.store(lease_clock_.deadline_ms(), std::memory_order_release);
+    } else if (!holds_lease()) {
+      stop_leading("the lease could not be renewed before its deadline");
+    } else {
+      next = now_ms();
+    }
+  }
+}
+
+void cluster_leader::resign() {
+  if (keepalive_.joinable()) {
+    keepalive_.request_stop();
+    keepalive_.join();
+  }
+  if (lease_ != 0) standby_client_.revoke(lease_);
+  deadline_ms_.store(0, std::memory_order_release);
+}
+
+std::error_code cluster_leader::replicate(std::uint64_t entry, std::uint64_t first_seq,
+                                          std::span<const std::string_view> events,
+                                          std::span<const side_record> side_records) {
+  const std::string bytes = cluster::encode_log_entry(first_seq, events, side_records);
+  const std::string key = cluster::log_key(settings_.prefix, entry);
+  // Ours to write only while the leader key is still the one this node created, and
+  // only if no one wrote this entry yet.
+  const std::vector<etcd::guard> guards{{etcd::guard::target::create_revision, leader_key_, token_},
+                                        {etcd::guard::target::version, key, 0}};
+  std::string problem;
+  const auto outcome = cluster::commit_until_known(
+      bytes,
+      [&] {
+        auto r = log_client_.txn(guards, key, bytes, 0, key);
+        problem = r.problem;
+        cluster::fenced_try tried{std::nullopt, r.refused};
+        if (!r.answered) return tried;
+        if (auto reply = etcd::client::parse_txn(r.body)) {
+          tried.reply = cluster::fenced_reply{reply->succeeded, std::nullopt};
+          if (!reply->found.empty()) tried.reply->entry_found = reply->found.front().value;
+        }
+        return tried;
+      },
+      now_ms, [this] { return deadline_ms_.load(std::memory_order_acquire); },
+      [] { std::this_thread::sleep_for(retry_pause); });
+  switch (outcome) {
+    case cluster::commit_outcome::committed: return {};
+    case cluster::commit_outcome::refused:
+      say_(fmt::format("the cluster's log refused entry {}: {}", entry, problem));
+      return store_errc::not_replicated;
+    case cluster::commit_outcome::deposed:
+      stop_leading(fmt::format("deposed: the cluster's log entry {} is not this node's to write", entry));
+    case cluster::commit_outcome::lapsed:
+      stop_leading(fmt::format("the lease lapsed with the cluster's log entry {} unknown ({})", entry, problem));
+  }
+  return store_errc::internal;
+}
+
+void cluster_leader::lost_locally(std::error_code ec) {
+  stop_leading(fmt::format("the cluster's log holds an entry this node could not write: {}", ec.message()));
+}
+
+}  // namespace foyer::store

@@ -1,0 +1,249 @@
+#include "store/etcd_client.hpp"
+
+#include <stdexcept>
+#include <string_view>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/core.h>
+#include <simdjson.h>
+
+#include "core/base/bytes.hpp"
+
+namespace foyer::store::etcd {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+struct endpoint {
+  std::string host;
+  std::string port;
+};
+
+endpoint parse_endpoint(const std::string& url) {
+  constexpr std::string_view scheme = "http://";
+  if (!std::string_view(url).starts_with(scheme)) {
+    throw std::invalid_argument(fmt::format("etcd endpoint '{}': only http://HOST:PORT is supported", url));
+  }
+  auto rest = url.substr(scheme.size());
+  if (!rest.empty() && rest.back() == '/') rest.pop_back();
+  auto colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size() || rest.find('/') != std::string::npos) {
+    throw std::invalid_argument(fmt::format("etcd endpoint '{}': expected http://HOST:PORT", url));
+  }
+  auto host = rest.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return {host, rest.substr(colon + 1)};
+}
+
+std::string b64(std::string_view bytes) { return base64_encode(as_bytes(bytes)); }
+
+std::string decoded(simdjson::dom::element field) {
+  std::string_view text;
+  if (field.get(text)) return {};
+  auto bytes = base64_decode(text);
+  return bytes ? std::string(as_chars(*bytes)) : std::string();
+}
+
+// The gateway writes 64-bit integers as strings, and leaves out fields that are zero.
+std::int64_t number(simdjson::dom::object object, std::string_view name) {
+  std::string_view text;
+  if (object[name].get(text)) return 0;
+  std::int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return 0;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+std::vector<key_value> key_values(simdjson::dom::object holder) {
+  std::vector<key_value> out;
+  simdjson::dom::array kvs;
+  if (holder["kvs"].get(kvs)) return out;
+  for (auto kv : kvs) {
+    simdjson::dom::object o;
+    if (kv.get(o)) continue;
+    out.push_back({decoded(o["key"]), decoded(o["value"]), number(o, "create_revision")});
+  }
+  return out;
+}
+
+// gRPC codes after which a write may or may not have been applied: cancelled, unknown,
+// deadline exceeded, unavailable (etcd's "request timed out" and "leader changed").
+bool outcome_unknown(std::int64_t code) { return code == 1 || code == 2 || code == 4 || code == 14; }
+
+}  // namespace
+
+void check_endpoint(const std::string& url) { parse_endpoint(url); }
+
+struct client::impl {
+  std::vector<endpoint> endpoints;
+  std::size_t current = 0;
+  std::chrono::milliseconds timeout;
+  net::io_context ioc{1};
+  std::optional<beast::tcp_stream> stream;
+  beast::flat_buffer buffer;
+
+  void drop() {
+    stream.reset();
+    buffer.clear();
+  }
+
+  bool connect() {
+    const auto& at = endpoints[current];
+    net::ip::tcp::resolver resolver(ioc);
+    boost::system::error_code ec;
+    auto found = resolver.resolve(at.host, at.port, ec);
+    if (ec) return false;
+    stream.emplace(ioc);
+    stream->expires_after(timeout);
+    bool connected = false;
+    stream->async_connect(found, [&](boost::system::error_code e, const auto&) { connected = !e; });
+    ioc.restart();
+    ioc.run();
+    if (!connected) drop();
+    return connected;
+  }
+
+  std::optional<http::response<http::string_body>> round_trip(std::string_view path, const std::string& body) {
+    http::request<http::string_body> req{http::verb::post, path, 11};
+    req.set(http::field::host, endpoints[current].host);
+    req.set(http::field::content_type, "application/json");
+    req.keep_alive(true);
+    req.body() = body;
+    req.prepare_payload();
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(std::uint64_t{64} << 20);
+    bool read = false;
+    stream->expires_after(timeout);
+    http::async_write(*stream, req, [&](boost::system::error_code ec, std::size_t) {
+      if (ec) return;
+      http::async_read(*stream, buffer, parser, [&](boost::system::error_code e, std::size_t) { read = !e; });
+    });
+    ioc.restart();
+    ioc.run();
+    if (!read) return std::nullopt;
+    auto res = parser.release();
+    if (!res.keep_alive()) drop();
+    return res;
+  }
+
+  // One exchange with the current endpoint; a kept connection etcd closed meanwhile gets
+  // one fresh try. After a failure the next call goes to the next endpoint.
+  std::optional<http::response<http::string_body>> exchange(std::string_view path, const std::string& body) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const bool fresh = !stream;
+      if (fresh && !connect()) break;
+      if (auto res = round_trip(path, body)) return res;
+      drop();
+      if (fresh) break;
+    }
+    current = (current + 1) % endpoints.size();
+    return std::nullopt;
+  }
+
+  reply call(std::string_view path, const std::string& body) {
+    reply out;
+    auto res = exchange(path, body);
+    if (!res) {
+      out.problem = fmt::format("no answer from {}:{}", endpoints[current].host, endpoints[current].port);
+      return out;
+    }
+    if (res->result() == http::status::ok) {
+      out.answered = true;
+      out.body = std::move(res->body());
+      return out;
+    }
+    simdjson::dom::parser parser;
+    simdjson::dom::object error;
+    std::int64_t code = 0;
+    std::string_view message;
+    if (!parser.parse(res->body()).get(error) && !error["code"].get(code)) {
+      if (error["message"].get(message)) message = "";
+      out.refused = !outcome_unknown(code);
+    }
+    out.problem = fmt::format("etcd answered {}: {}", res->result_int(), message.empty() ? res->body() : message);
+    return out;
+  }
+};
+
+client::client(std::vector<std::string> endpoints, std::chrono::milliseconds timeout) : impl_(std::make_unique<impl>()) {
+  if (endpoints.empty()) throw std::invalid_argument("no etcd endpoint");
+  for (const auto& url : endpoints) impl_->endpoints.push_back(parse_endpoint(url));
+  impl_->timeout = timeout;
+}
+
+client::~client() = default;
+
+std::optional<std::int64_t> client::grant(std::int64_t ttl_seconds) {
+  auto r = impl_->call("/v3/lease/grant", fmt::format(R"({{"TTL":"{}"}})", ttl_seconds));
+  simdjson::dom::parser parser;
+  simdjson::dom::object answer;
+  if (!r.answered || parser.parse(r.body).get(answer)) return std::nullopt;
+  auto id = number(answer, "ID");
+  if (id == 0) return std::nullopt;
+  return id;
+}
+
+std::optional<std::int64_t> client::keep_alive(std::int64_t lease) {
+  auto r = impl_->call("/v3/lease/keepalive", fmt::format(R"({{"ID":"{}"}})", lease));
+  simdjson::dom::parser parser;
+  simdjson::dom::object result;
+  if (!r.answered || parser.parse(r.body)["result"].get(result)) return std::nullopt;
+  return number(result, "TTL");
+}
+
+void client::revoke(std::int64_t lease) { impl_->call("/v3/lease/revoke", fmt::format(R"({{"ID":"{}"}})", lease)); }
+
+reply client::txn(const std::vector<guard>& guards, const std::string& key, const std::string& value, std::int64_t lease,
+                  const std::string& read_on_failure) {
+  std::string compare;
+  for (const auto& g : guards) {
+    if (!compare.empty()) compare += ',';
+    compare += g.on == guard::target::create_revision
+                   ? fmt::format(R"({{"target":"CREATE","key":"{}","create_revision":"{}"}})", b64(g.key), g.value)
+                   : fmt::format(R"({{"target":"VERSION","key":"{}","version":"{}"}})", b64(g.key), g.value);
+  }
+  auto put = fmt::format(R"({{"key":"{}","value":"{}"{}}})", b64(key), b64(value),
+                         lease ? fmt::format(R"(,"lease":"{}")", lease) : std::string());
+  return impl_->call("/v3/kv/txn",
+                     fmt::format(R"({{"compare":[{}],"success":[{{"request_put":{}}}],"failure":[{{"request_range":{{"key":"{}"}}}}]}})",
+                                 compare, put, b64(read_on_failure)));
+}
+
+std::optional<txn_reply> client::parse_txn(const std::string& body) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object answer;
+  if (parser.parse(body).get(answer)) return std::nullopt;
+  txn_reply out;
+  bool succeeded = false;
+  out.succeeded = !answer["succeeded"].get(succeeded) && succeeded;
+  simdjson::dom::object header;
+  if (!answer["header"].get(header)) out.revision = number(header, "revision");
+  simdjson::dom::array responses;
+  if (!out.succeeded && !answer["responses"].get(responses)) {
+    for (auto response : responses) {
+      simdjson::dom::object range;
+      if (!response["response_range"].get(range)) out.found = key_values(range);
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<key_value>> client::range(const std::string& key, const std::string& range_end,
+                                                    std::int64_t limit) {
+  auto r = impl_->call("/v3/kv/range", fmt::format(R"({{"key":"{}","range_end":"{}","limit":"{}"}})", b64(key),
+                                                  b64(range_end), limit));
+  simdjson::dom::parser parser;
+  simdjson::dom::object answer;
+  if (!r.answered || parser.parse(r.body).get(answer)) return std::nullopt;
+  return key_values(answer);
+}
+
+}  // namespace foyer::store::etcd
