@@ -23,6 +23,11 @@
 #                            with I/O threads (IO_THREADS, default cores - 1) and one with
 #                            io_threads = 0, alternating; prints the ratios and the CPU per
 #                            operation by thread (the loop's is the state owner's)
+#   bench/run.sh cluster     durable joins (proofs solved ahead) and status polls on one node
+#                            and on a cluster-mode leader whose log goes to three etcd
+#                            members on loopback (data dirs in the temp dir, on disk),
+#                            alternating; prints the ratios. FAULTS=N instead runs the
+#                            failover test (tests/cluster/failover.test.js) with N faults
 #   bench/run.sh scale       the recipe beyond one box in full (tests/nginx/scale.test.js):
 #                            VISITORS far-back visitors (10,000) polling the frontier every
 #                            POLL_MS (10,000) through nginx's cache for SECONDS_RUN (60), two
@@ -443,6 +448,52 @@ io_threads() {
   done
 }
 
+# Three etcd members on loopback (Debian's etcd 3.4), their data in $work; sets etcd_endpoints
+# (TOML array items) once one of them knows a leader.
+start_etcd() {
+  local i clients=() peers=() initial=""
+  for i in 0 1 2; do
+    clients+=("$(free_port)") peers+=("$(free_port)")
+    initial+="${initial:+,}e$i=http://127.0.0.1:${peers[$i]}"
+  done
+  etcd_endpoints=""
+  for i in 0 1 2; do
+    etcd --name "e$i" --data-dir "$work/etcd-$i" --log-level warn --initial-cluster "$initial" \
+      --listen-client-urls "http://127.0.0.1:${clients[$i]}" --advertise-client-urls "http://127.0.0.1:${clients[$i]}" \
+      --listen-peer-urls "http://127.0.0.1:${peers[$i]}" --initial-advertise-peer-urls "http://127.0.0.1:${peers[$i]}" \
+      >"$work/etcd-$i.log" 2>&1 &
+    started_pids+=($!)
+    etcd_endpoints+="${etcd_endpoints:+, }\"http://127.0.0.1:${clients[$i]}\""
+  done
+  for i in $(seq 1 200); do
+    curl -s -X POST "http://127.0.0.1:${clients[0]}/v3/maintenance/status" -d '{}' | grep -q '"leader"' && return
+    sleep 0.1
+  done
+  echo "etcd did not elect a leader" >&2
+  exit 1
+}
+
+cluster() {
+  if [[ -n ${FAULTS:-} ]]; then
+    FAILOVER_FAULTS=$FAULTS FOYER_BIN=$FOYER_BIN node "$(dirname "$0")/../tests/lib/run-node.js" --timeout=3600000 \
+      "$(dirname "$0")/../tests/cluster/failover.test.js"
+    return
+  fi
+  start_etcd
+  write_config "$work/single.toml" "$(free_port)" "$(room_toml bench 60)"
+  write_config "$work/cluster.toml" "$(free_port)" "$(room_toml bench 60)" \
+    "$(printf '[cluster]\netcd = [%s]\nnode_id = "bench"\nsecrets_dir = "%s"' "$etcd_endpoints" "$work/shared")"
+  local -A pid port
+  start_two single cluster
+  local -A label=([single]="foyer, one node" [cluster]="foyer, cluster mode, three etcd members")
+  machine
+  echo "durable joins (proofs solved ahead) and status polls; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
+  alternate single cluster joins_and_polls
+  echo "summary (medians of the alternating rounds), cluster mode against one node"
+  ratio_line single cluster joins joins join 0.4
+  ratio_line single cluster polls polls status 0.95
+}
+
 holds() {
   local rate=${RATE:-8000} visitors=${VISITORS:-400} hold_for=${HOLD_FOR_MS:-200} site=bench-site-token-0123456789
   # Open loop: each connection sends every connections/RATE seconds; 64 send 8,000/s at
@@ -513,5 +564,6 @@ case "$mode" in
   holds) holds ;;
   scale) scale ;;
   io_threads) io_threads ;;
+  cluster) cluster ;;
   *) echo "usage: $0 [compare|memory|coldplay|ticker|sinks|notices|holds|scale|io_threads]" >&2; exit 2 ;;
 esac

@@ -23,9 +23,11 @@ async function until(what, check, ms) {
 // Three etcd members (Debian's etcd 3.4) on loopback, with a short election timeout so
 // that losing the etcd leader costs well under a second.
 export class EtcdCluster {
-  constructor(dir, size = 3) {
+  // `flags`: more of etcd's own, for every member (e.g. a space quota).
+  constructor(dir, { size = 3, flags = [] } = {}) {
     this.dir = dir;
     this.size = size;
+    this.flags = flags;
     this.members = [];
   }
 
@@ -45,7 +47,7 @@ export class EtcdCluster {
       '--listen-client-urls', `http://127.0.0.1:${m.client}`, '--advertise-client-urls', `http://127.0.0.1:${m.client}`,
       '--listen-peer-urls', `http://127.0.0.1:${m.peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${m.peer}`,
       '--initial-cluster', initial, '--initial-cluster-state', m.started ? 'existing' : 'new',
-      '--heartbeat-interval', '50', '--election-timeout', '500', '--log-level', 'warn',
+      '--heartbeat-interval', '50', '--election-timeout', '500', '--log-level', 'warn', ...this.flags,
     ], { stdio: ['ignore', 'pipe', 'pipe'] });
     m.started = true;
     m.exited = new Promise((resolve) => m.proc.on('exit', resolve));
