@@ -241,14 +241,17 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   store_options.on_commit = [&health](const store::commit_report& r) { health.committed(r); };
   store::rocks_store store(c.data_dir / "log", [&ioc](std::function<void()> f) { net::post(ioc, std::move(f)); },
                            std::move(store_options));
+  journal rooms(store);
+  rooms.recover(store.recover(), c.rooms);
+  // A standby keeps the rooms in memory as the leader's entries come: once it leads, it
+  // serves at once, with no log to replay.
   if (c.cluster) {
     cluster.emplace(c.cluster->settings, [](std::string_view line) { log::info(line); }, step_down);
-    cluster->lead(store);
+    cluster->lead(store, [&rooms](const cluster::log_entry& e) { rooms.follow(e.events, e.side_records); });
+    rooms.lead();
     store.replicate_to(*cluster);
     bind();
   }
-  journal rooms(store);
-  rooms.recover(store.recover(), c.rooms);
   auto stored_contacts = store.load_contacts();
   clock.not_before(rooms.latest_ms());
   // Follows the log from here on: recovery's replay is not sent again (the audit export has it).

@@ -53,7 +53,7 @@ void cluster_leader::stop_leading(std::string_view why) {
 }
 
 // Copies the entries after the store's own; false if etcd could not be read.
-bool cluster_leader::catch_up(rocks_store& store) {
+bool cluster_leader::catch_up(rocks_store& store, const entry_function& applied) {
   for (;;) {
     const std::uint64_t next = store.cluster_entries() + 1;
     auto found = standby_client_.range(cluster::log_key(settings_.prefix, next), cluster::log_keys_end(settings_.prefix),
@@ -69,6 +69,7 @@ bool cluster_leader::catch_up(rocks_store& store) {
       auto decoded = cluster::decode_log_entry(kv.value);
       if (!decoded) throw store_error(fmt::format("the cluster's log entry {} is not one this build reads", *entry));
       store.apply_entry(*entry, *decoded);
+      applied(*decoded);
     }
     if (static_cast<std::int64_t>(found->size()) < catch_up_batch) return true;
   }
@@ -115,7 +116,7 @@ std::optional<std::int64_t> cluster_leader::campaign() {
   return std::nullopt;
 }
 
-void cluster_leader::lead(rocks_store& store) {
+void cluster_leader::lead(rocks_store& store, const entry_function& applied) {
   std::string said;
   auto say_once = [&](std::string line) {
     if (line != said) say_(line);
@@ -123,7 +124,7 @@ void cluster_leader::lead(rocks_store& store) {
   };
   std::int64_t renewed_at = 0;
   for (;; std::this_thread::sleep_for(standby_poll)) {
-    if (!catch_up(store)) {
+    if (!catch_up(store, applied)) {
       say_once(fmt::format("standby: etcd does not answer at {}; trying again", fmt::join(settings_.etcd, ", ")));
       continue;
     }
@@ -155,7 +156,7 @@ void cluster_leader::lead(rocks_store& store) {
   }
   keepalive_ = std::jthread([this](std::stop_token stop) { keep_alive(stop); });
   // Entries the last leader wrote before its lease lapsed; none can come after them now.
-  while (!catch_up(store)) {
+  while (!catch_up(store, applied)) {
     if (!holds_lease()) stop_leading("the lease lapsed before the cluster's log could be read");
     std::this_thread::sleep_for(retry_pause);
   }

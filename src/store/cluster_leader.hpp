@@ -37,11 +37,13 @@ class cluster_leader final : public replica {
   cluster_leader(const cluster_leader&) = delete;
   cluster_leader& operator=(const cluster_leader&) = delete;
 
+  using entry_function = std::function<void(const cluster::log_entry&)>;
   // Blocks until this node leads. Meanwhile it stands by: copies every new entry of the
-  // cluster's log into `store`, and campaigns whenever the leader key is free. On return
-  // `store` holds the whole log, this node holds the leader key, and its lease is kept
-  // alive. Throws store_error when this store and the cluster's log cannot be one.
-  void lead(rocks_store& store);
+  // cluster's log into `store` and hands it to `applied` (the rooms follow it in memory),
+  // and campaigns whenever the leader key is free. On return `store` holds the whole log,
+  // this node holds the leader key, and its lease is kept alive. Throws store_error when
+  // this store and the cluster's log cannot be one. `store` is recovered, not started.
+  void lead(rocks_store& store, const entry_function& applied);
   // The lease's deadline has not passed: this node may still answer and sign.
   bool holds_lease() const;
   // Ends the lease, which deletes the leader key: a standby takes over without waiting
@@ -56,7 +58,7 @@ class cluster_leader final : public replica {
   std::int64_t token() const { return token_; }
 
  private:
-  bool catch_up(rocks_store& store);
+  bool catch_up(rocks_store& store, const entry_function& applied);
   void check_log_not_behind(const rocks_store& store);
   bool renew(etcd::client& client);
   std::optional<std::int64_t> campaign();

@@ -41,6 +41,8 @@ class memory_store final : public event_store {
   std::uint64_t last_seq() const { return events_.size(); }
   // Every durable contact record, by key.
   const std::map<std::string, std::string>& contacts() const { return contacts_; }
+  // Every durable side record, by key.
+  const std::map<std::string, std::string>& side_records() const { return side_records_; }
 
   void append(encoded_events events, std::vector<side_record> side_records,
               durable_handler done) override {

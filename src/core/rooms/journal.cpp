@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/core.h>
@@ -131,12 +132,30 @@ void journal::recover(const recovered_log& log, const std::vector<room_config>& 
   for (const auto& config : legacy) legacy_.emplace(config.id, config);
   if (log.snapshot) decode_snapshot(*log.snapshot);
   applied_seq_ = log.snapshot_seq;
-  for (const auto& bytes : log.events) {
+  replay(log.events);
+  lead();
+}
+
+void journal::replay(const std::vector<std::string>& events) {
+  for (const auto& bytes : events) {
     auto e = decode_event(bytes);
     if (!e) throw std::runtime_error(fmt::format("event {} in the log is not readable", applied_seq_ + 1));
     apply(*e, ++applied_seq_);
   }
-  since_snapshot_ = log.events.size();
+  since_snapshot_ += events.size();
+}
+
+void journal::follow(const std::vector<std::string>& events, const std::vector<side_record>& written) {
+  loop_.check();
+  replay(events);
+  if (written.empty() || pending_side_.empty()) return;
+  std::unordered_set<std::string_view> keys;
+  for (const auto& w : written) keys.insert(w.key);
+  std::erase_if(pending_side_, [&](const side_record& s) { return keys.contains(s.key); });
+}
+
+void journal::lead() {
+  loop_.check();
   // The side records replay made again (a crash may have lost their write) are written
   // first, so that no read, an audit's or a proof's, comes before them.
   if (!pending_side_.empty()) write_side();

@@ -43,6 +43,16 @@ class journal {
   // of any read (the store may not be started yet: the write waits in its queue).
   void recover(const recovered_log& log, const std::vector<room_config>& legacy = {});
 
+  // Cluster mode, on a standby: applies the events of one entry of the cluster's log,
+  // which the store already holds with `written`, the side records the leader wrote with
+  // them. Replay makes those side records again: the ones `written` holds are dropped,
+  // and the others (the leader's write of them may come in a later entry, or never) wait
+  // for lead(). Throws std::runtime_error as recover() does.
+  void follow(const std::vector<std::string>& events, const std::vector<side_record>& written);
+  // The standby leads: the side records its replay made that no entry carried are
+  // written, as after recover().
+  void lead();
+
   // Makes the events durable in one write, applies them in order, then calls `done`
   // with the last one's outcome (ec set: none is durable, none applied). A change that
   // stops an open room or changes its settings is written together with the room's
@@ -112,6 +122,8 @@ class journal {
   void forget_retired(std::int64_t now_ms);
   room& decode_room(std::map<std::string, room, std::less<>>& into, const std::string& id, const std::string& state);
   applied apply(const event& e, std::uint64_t seq);
+  // Applies events read from the log, after applied_seq_.
+  void replay(const std::vector<std::string>& events);
   // Appends the ledger entries the event made: the draw's commit, close, witnesses, reveal.
   struct draw_progress {
     std::optional<commit_terms> committed;

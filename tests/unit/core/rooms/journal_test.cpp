@@ -5,6 +5,7 @@
 
 using namespace foyer;
 using foyer::test::journal_fixture;
+using foyer::test::memory_store;
 using foyer::test::test_room;
 
 namespace {
@@ -228,4 +229,46 @@ TEST_CASE_METHOD(journal_fixture, "the observer sees each applied event with its
   join("a");
   REQUIRE(seen.size() == 1);
   CHECK(seen[0].first == rooms->applied_seq());
+}
+
+TEST_CASE_METHOD(journal_fixture, "a standby follows the leader's entries in memory, and its side records are the leader's") {
+  start({test_room("a", 60), lobby_room(start_ms + 60'000)});
+  for (int i = 0; i < 40; ++i) {
+    join("a");
+    join("lobby", static_cast<std::uint8_t>(i));
+  }
+  // The last join's side records wait for the next write: written now, all of them are
+  // in the leader's store.
+  rooms->lead();
+  drain();
+  const auto& events = store.events();
+  const std::vector<std::string> first(events.begin(), events.begin() + 30);
+  const std::vector<std::string> rest(events.begin() + 30, events.end());
+  std::vector<side_record> leader_sides;
+  for (const auto& [key, value] : store.side_records()) leader_sides.push_back({key, value});
+  REQUIRE_FALSE(leader_sides.empty());
+
+  // One standby's entries carried every side record: it writes none of them again.
+  std::deque<std::function<void()>> posted;
+  memory_store carried([&](std::function<void()> f) { posted.push_back(std::move(f)); });
+  journal with_sides(carried);
+  with_sides.recover(carried.recover());
+  with_sides.follow(first, {});
+  with_sides.follow(rest, leader_sides);
+  with_sides.lead();
+  CHECK(carried.side_records().empty());
+  CHECK(with_sides.find("a")->encode_state() == rooms->find("a")->encode_state());
+  CHECK(with_sides.find("lobby")->encode_state() == rooms->find("lobby")->encode_state());
+
+  // Another's carried none (the leader fell before writing them): it writes what replay
+  // made, once it leads, and they are the leader's.
+  memory_store lost([&](std::function<void()> f) { posted.push_back(std::move(f)); });
+  journal without(lost);
+  without.recover(lost.recover());
+  without.follow(first, {});
+  without.follow(rest, {});
+  CHECK(lost.side_records().empty());
+  without.lead();
+  CHECK(lost.side_records() == store.side_records());
+  CHECK(without.find("lobby")->joined() == 40);
 }
