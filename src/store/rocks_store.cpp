@@ -588,14 +588,14 @@ struct rocks_store::impl {
     std::uint64_t seq = next_seq_;
     std::uint64_t snapshot_seq = snapshot_seq_;
     std::size_t events = 0;
-    std::size_t event_bytes = 0;
+    std::size_t entry_bytes = 0;
     bool replicated = false;
     while (!work.empty() && !std::holds_alternative<read_request>(work.front()) &&
            !std::holds_alternative<events_request>(work.front())) {
       if (auto* a = std::get_if<append_request>(&work.front());
           a && !group.empty() &&
           (events + a->events.size() > opts_.max_batch_events ||
-           (replica_ && event_bytes + bytes_of(a->events) > replicated_batch_bytes))) {
+           (replica_ && entry_bytes + bytes_of(*a) > replicated_batch_bytes))) {
         break;
       }
       staged_write staged(std::move(work.front()));
@@ -605,7 +605,7 @@ struct rocks_store::impl {
         for (const auto& event : a->events) put(db_.events, event_key(seq++), event);
         for (const auto& side : a->side_records) put(db_.meta, side_key(side.key), side.value);
         events += a->events.size();
-        event_bytes += bytes_of(a->events);
+        entry_bytes += bytes_of(*a);
         replicated = replica_ != nullptr;
       } else if (auto* c = std::get_if<contacts_request>(&staged.req)) {
         for (const auto& change : c->changes) {
@@ -784,9 +784,12 @@ struct rocks_store::impl {
   std::unique_ptr<rocksdb::Env> env_;  // the fault-injecting env, if any; outlives db_
   database db_;
 
-  static std::size_t bytes_of(const encoded_events& events) {
+  // What an append adds to the cluster log's entry: its events and its side records (a
+  // lobby join's Merkle nodes can outweigh its event).
+  static std::size_t bytes_of(const append_request& a) {
     std::size_t n = 0;
-    for (const auto& e : events) n += e.size();
+    for (const auto& e : a.events) n += e.size();
+    for (const auto& s : a.side_records) n += s.key.size() + s.value.size();
     return n;
   }
 

@@ -116,8 +116,8 @@ class replica {
   [[noreturn]] virtual void lost_locally(std::error_code ec) = 0;
 };
 
-// Most bytes of events in one group commit in cluster mode: one etcd request carries
-// them, base64-encoded, under etcd's default 1.5 MiB request limit.
+// Most bytes of events and side records in one group commit in cluster mode: one etcd
+// request carries them, base64-encoded, under etcd's default 1.5 MiB request limit.
 inline constexpr std::size_t replicated_batch_bytes = std::size_t{512} << 10;
 
 class rocks_store final : public event_store {

@@ -801,3 +801,24 @@ TEST_CASE_METHOD(store_fixture, "a standby copies the cluster's log entry by ent
   CHECK(read(standby, {"k"}).values == std::vector<std::optional<std::string>>{"v"});
   CHECK(append(standby, {"e4"}).first_seq == 4);
 }
+
+TEST_CASE_METHOD(store_fixture, "in cluster mode a group commit stays within one etcd request, side records counted") {
+  recording_replica replica;
+  auto s = open();
+  s->recover();
+  s->replicate_to(replica);
+  // Queued before the storage thread starts, both would be one group commit: their small
+  // events fit, but their side records together do not.
+  const std::string big(store::replicated_batch_bytes / 2 + 1, 'n');
+  int done = 0;
+  for (const char* key : {"a", "b"}) {
+    s->append({"join"}, {{key, big}}, [&](std::error_code ec, std::uint64_t) {
+      CHECK_FALSE(ec);
+      ++done;
+    });
+  }
+  s->start();
+  REQUIRE(loop.run_until([&] { return done == 2; }));
+  REQUIRE(replica.entries.size() == 2);
+  CHECK(replica.entries[1].log.first_seq == 2);
+}
