@@ -11,6 +11,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -46,8 +47,9 @@ struct failure : std::runtime_error {
 };
 
 // The files beside the log that a server needs to honour what it handed out; the
-// incarnation only once the data dir was restored.
-std::vector<fs::path> key_files(const fs::path& data_dir) { return {secret_path(data_dir), keyring_path(data_dir)}; }
+// incarnation only once the data dir was restored. A cluster node keeps them in its
+// secrets dir, which every node shares, instead of its data dir.
+std::vector<fs::path> key_files(const fs::path& dir) { return {secret_path(dir), keyring_path(dir)}; }
 
 // A target must be new or empty: a restore never mixes with what is there.
 void require_clean(const fs::path& dir, std::string_view what) {
@@ -123,13 +125,19 @@ std::vector<std::string> files_of(const fs::path& backup_dir, const std::vector<
   return names;
 }
 
-void backup(const fs::path& data_dir, const fs::path& dest) {
+void backup(const fs::path& data_dir, const fs::path& secrets_dir, const fs::path& dest) {
   require_clean(dest, "backup target");
-  auto keys = key_files(data_dir);
+  auto keys = key_files(secrets_dir);
   for (const auto& file : keys) {
-    if (!fs::exists(file)) throw failure(fmt::format("{} is missing: is {} a Foyer data dir?", file.string(), data_dir.string()));
+    if (!fs::exists(file)) {
+      throw failure(secrets_dir == data_dir
+                        ? fmt::format("{} is missing: is {} a Foyer data dir? (a cluster node's keys are in its "
+                                      "secrets dir: give --secrets-dir)",
+                                      file.string(), data_dir.string())
+                        : fmt::format("{} is missing: is {} the cluster's secrets dir?", file.string(), secrets_dir.string()));
+    }
   }
-  if (fs::exists(incarnation_path(data_dir))) keys.push_back(incarnation_path(data_dir));
+  if (fs::exists(incarnation_path(secrets_dir))) keys.push_back(incarnation_path(secrets_dir));
   make_private_dir(dest);
   auto scratch = dest / ".reading";
   make_private_dir(scratch);
@@ -230,16 +238,22 @@ void check_file_list(const fs::path& from, const manifest& m) {
   }
 }
 
-// What the restored log holds of each room: the tickets the backed-up server issued beyond
-// it are refused by the restored one. Checks the log as the server will read it too: the
-// store opens, and its log is whole up to the manifest's last event.
-std::map<std::string, ticket_cut, std::less<>> restored_cuts(const fs::path& data_dir, std::uint64_t last_seq) {
-  store::rocks_store store(data_dir / log_dir, [](std::function<void()>) {});
+// Checks the restored log as the server will read it: the store opens, and its log is
+// whole up to the manifest's last event.
+recovered_log check_restored_log(store::rocks_store& store, std::uint64_t last_seq) {
   auto log = store.recover();
   auto restored = log.snapshot_seq + log.events.size();
   if (restored != last_seq) {
     throw failure(fmt::format("the log holds events up to {}, the manifest says {}", restored, last_seq));
   }
+  return log;
+}
+
+// What the restored log holds of each room: the tickets the backed-up server issued beyond
+// it are refused by the restored one.
+std::map<std::string, ticket_cut, std::less<>> restored_cuts(const fs::path& data_dir, std::uint64_t last_seq) {
+  store::rocks_store store(data_dir / log_dir, [](std::function<void()>) {});
+  auto log = check_restored_log(store, last_seq);
   journal rooms(store);
   rooms.recover(log);
   std::map<std::string, ticket_cut, std::less<>> cuts;
@@ -255,14 +269,42 @@ std::map<std::string, ticket_cut, std::less<>> restored_cuts(const fs::path& dat
   return cuts;
 }
 
-void restore(const fs::path& from, const fs::path& data_dir) {
+// The entries of the cluster's log the restored store holds: the node copies the rest
+// from etcd. A backup of a node that ran alone cannot continue a cluster's log.
+std::uint64_t restored_entries(const fs::path& data_dir, std::uint64_t last_seq) {
+  store::rocks_store store(data_dir / log_dir, [](std::function<void()>) {});
+  check_restored_log(store, last_seq);
+  if (store.cluster_entries() == 0 && last_seq > 0) {
+    throw failure("this backup is of a node that ran alone, not of a cluster's node: start the cluster from it "
+                  "instead (README, \"Running two or three nodes\")");
+  }
+  return store.cluster_entries();
+}
+
+// A cluster node's backup restores only into the same cluster: one whose secret it carries.
+void require_cluster_secret(const fs::path& from, const fs::path& secrets_dir) {
+  require_regular(secret_path(secrets_dir));
+  if (!equal_constant_time(load_secret(from), load_secret(secrets_dir))) {
+    throw failure(fmt::format("the backup's secret is not the one in {}: it is a backup of another cluster or sale",
+                              secrets_dir.string()));
+  }
+}
+
+// Restores `from` into `data_dir`. Alone, the keys come too and the restore is a new
+// incarnation. Into a cluster's node (`secrets_dir`), only the log comes: the keys are
+// the cluster's already, and the node copies from etcd what came after the backup, so
+// every ticket issued meanwhile stays good.
+void restore(const fs::path& from, const fs::path& data_dir, const std::optional<fs::path>& secrets_dir) {
   auto m = read_manifest(from);
   check_file_list(from, m);
+  if (secrets_dir) require_cluster_secret(from, *secrets_dir);
   require_clean(data_dir, "data dir");
   make_private_dir(data_dir);
+  std::uint64_t entries = 0;
   try {
     make_private_dir(data_dir / log_dir);
     for (const auto& [name, expected] : m.files) {
+      if (secrets_dir && !name.starts_with(std::string(log_dir) + "/")) continue;
       require_regular(from / name);
       fs::copy_file(from / name, data_dir / name);
       fs::permissions(data_dir / name, fs::perms::owner_read | fs::perms::owner_write);
@@ -272,16 +314,26 @@ void restore(const fs::path& from, const fs::path& data_dir) {
                                   (from / name).string(), manifest_file));
       }
     }
-    auto cuts = restored_cuts(data_dir, m.last_seq);
-    // A new incarnation: tickets the backed-up server issued after the backup are refused.
-    auto previous = load_incarnation(data_dir);
-    incarnation next{to_hex(random_array<16>()), std::move(previous.before)};
-    next.before.push_back({previous.id, std::move(cuts)});
-    write_private_file(incarnation_path(data_dir), encode_incarnation(next));
+    if (secrets_dir) {
+      entries = restored_entries(data_dir, m.last_seq);
+    } else {
+      auto cuts = restored_cuts(data_dir, m.last_seq);
+      // A new incarnation: tickets the backed-up server issued after the backup are refused.
+      auto previous = load_incarnation(data_dir);
+      incarnation next{to_hex(random_array<16>()), std::move(previous.before)};
+      next.before.push_back({previous.id, std::move(cuts)});
+      write_private_file(incarnation_path(data_dir), encode_incarnation(next));
+    }
   } catch (const std::exception&) {
     // Nothing half restored is left to be served from.
     for (const auto& entry : fs::directory_iterator(data_dir)) fs::remove_all(entry.path());
     throw;
+  }
+  if (secrets_dir) {
+    std::cout << fmt::format("foyer: restored the log of {} into {}: up to event {}, entry {} of the cluster's log; "
+                             "start the node with its [cluster] config and it copies the rest from etcd\n",
+                             from.string(), data_dir.string(), m.last_seq, entries);
+    return;
   }
   std::cout << fmt::format("foyer: restored {} into {}: the log up to event {}; serve it with --data-dir {}\n",
                            from.string(), data_dir.string(), m.last_seq, data_dir.string());
@@ -301,19 +353,32 @@ void run(const std::function<void()>& command, std::string_view name) {
 
 void add_backup_commands(CLI::App& app) {
   struct paths {
-    std::string data_dir, other;
+    std::string data_dir, other, secrets_dir;
   };
   auto backup_paths = std::make_shared<paths>();
   auto* b = app.add_subcommand("backup", "Copy a data dir, while its server runs, into a new directory.");
   b->add_option("--data-dir", backup_paths->data_dir, "The server's data dir")->required();
   b->add_option("--to", backup_paths->other, "A new or empty directory for the copy")->required();
-  b->callback([backup_paths] { run([&] { backup(backup_paths->data_dir, backup_paths->other); }, "backup"); });
+  b->add_option("--secrets-dir", backup_paths->secrets_dir,
+                "A cluster node's [cluster] secrets_dir, where its keys are (default: the data dir)");
+  b->callback([backup_paths] {
+    const fs::path data_dir = backup_paths->data_dir;
+    const fs::path keys = backup_paths->secrets_dir.empty() ? data_dir : fs::path(backup_paths->secrets_dir);
+    run([&] { backup(data_dir, keys, backup_paths->other); }, "backup");
+  });
 
   auto restore_paths = std::make_shared<paths>();
   auto* r = app.add_subcommand("restore", "Check a backup and restore it into a new data dir.");
   r->add_option("--from", restore_paths->other, "A directory written by foyer backup")->required();
   r->add_option("--data-dir", restore_paths->data_dir, "A new or empty data dir")->required();
-  r->callback([restore_paths] { run([&] { restore(restore_paths->other, restore_paths->data_dir); }, "restore"); });
+  r->add_option("--secrets-dir", restore_paths->secrets_dir,
+                "For a cluster's node: its [cluster] secrets_dir. Only the log is restored; the node copies the "
+                "rest from etcd");
+  r->callback([restore_paths] {
+    std::optional<fs::path> keys;
+    if (!restore_paths->secrets_dir.empty()) keys = restore_paths->secrets_dir;
+    run([&] { restore(restore_paths->other, restore_paths->data_dir, keys); }, "restore");
+  });
 }
 
 }  // namespace foyer::app

@@ -11,6 +11,11 @@
 //                                             nothing unlisted in log/), and restores it into
 //                                             DIR (new or empty) only, as a new incarnation
 //
+// A cluster's node keeps its keys in the shared secrets dir: `foyer backup --secrets-dir S`
+// takes them from there. `foyer restore --secrets-dir S` restores a node of the same
+// cluster (the backup's secret is S's): only the log, and no new incarnation, since the
+// node copies from etcd every entry written after the backup before it may lead.
+//
 // The keys and the secret travel with the log: without them the restored server could
 // not honour the tickets and passes in circulation. It honours the tickets the restored log
 // accounts for; those the old server issued after the backup are refused (see

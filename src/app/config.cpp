@@ -329,6 +329,7 @@ void read_cluster(const toml::table& table, config& c) {
   }
   // etcd grants no lease shorter than its election allows (2 s with its defaults).
   t.integer("lease_ttl_seconds", s.lease_ttl_seconds, 2, 60);
+  t.integer("retained_entries", s.retained_entries, 1, 100'000'000);
   std::string secrets;
   t.string("secrets_dir", secrets);
   if (secrets.empty()) {

@@ -95,6 +95,22 @@ http::handler while_leading(const store::cluster_leader& lead, std::unique_ptr<h
   };
 }
 
+// The cluster's log in etcd as the leader sees it: how far it is trimmed, and how far
+// behind the slowest standby copies it.
+void collect_cluster(const store::cluster_leader& lead, ops::metrics_writer& w) {
+  const auto log = lead.log_state();
+  w.family("foyer_cluster_log_last_entry", "gauge", "The last entry this leader wrote to the cluster's log in etcd.")
+      .sample("foyer_cluster_log_last_entry", {}, log.written);
+  w.family("foyer_cluster_log_trimmed_through", "gauge",
+           "The cluster's log in etcd is deleted up to and with this entry (every live node holds it).")
+      .sample("foyer_cluster_log_trimmed_through", {}, log.trimmed_through);
+  w.family("foyer_cluster_standbys", "gauge", "Standbys reporting to this leader what they hold.")
+      .sample("foyer_cluster_standbys", {}, log.standbys);
+  w.family("foyer_cluster_standby_lag_entries", "gauge",
+           "Entries the slowest standby lacks, as of its last report (at most a second old).")
+      .sample("foyer_cluster_standby_lag_entries", {}, log.standby_lag);
+}
+
 // A node that may no longer lead stops at once, whatever thread finds it out; restarted
 // (systemd's Restart=, a Kubernetes pod), it stands by.
 void step_down(std::string_view why) {
@@ -308,6 +324,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
                               [&api](const http::poll_desk::answered& a) { api->count_near_polls(a.status, a.frontier); });
   server->answer_near([&polls_near](net::io_context& home) { return polls_near.open(home); });
   metrics.add([&sinks](ops::metrics_writer& w) { sinks.collect(w); });
+  if (cluster) metrics.add([&cluster](ops::metrics_writer& w) { collect_cluster(*cluster, w); });
   std::optional<invite_key_refresher> invite_fetches;
   if (c.invites.jwks_url) {
     invite_fetches.emplace(ioc, clock, *c.invites.jwks_url, invite_keys);

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stop_token>
 #include <thread>
@@ -10,6 +11,7 @@
 
 #include "core/base/json.hpp"
 #include "core/cluster/log_entry.hpp"
+#include "core/cluster/log_trim.hpp"
 
 namespace foyer::store {
 namespace {
@@ -23,6 +25,11 @@ constexpr milliseconds standby_poll{100};
 constexpr std::int64_t catch_up_batch = 64;
 // The pause before an unknown write is tried again.
 constexpr milliseconds retry_pause{20};
+// How often a standby reports the entries it holds, and the leader trims the log.
+constexpr milliseconds held_report_every{1000};
+constexpr milliseconds trim_every{1000};
+// Reports read at once: far more nodes than a cluster has.
+constexpr std::int64_t max_reports = 256;
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -62,9 +69,12 @@ bool cluster_leader::catch_up(rocks_store& store, const entry_function& applied)
     for (const auto& kv : *found) {
       const auto entry = cluster::log_key_entry(settings_.prefix, kv.key);
       if (entry != store.cluster_entries() + 1) {
-        throw store_error(fmt::format("the cluster's log in etcd goes on at '{}' after entry {}: entries are missing "
-                                      "(restore a backup of the leader here first)",
-                                      kv.key, store.cluster_entries()));
+        throw store_error(fmt::format(
+            "this node holds {} entries of the cluster's log, but etcd's copy goes on only at '{}': the entries "
+            "between were deleted while this node was away, once every live node held them. Start it from a backup "
+            "of the leader: `foyer backup --secrets-dir` there, `foyer restore --secrets-dir` into a new data dir "
+            "here (README, \"Running two or three nodes\")",
+            store.cluster_entries(), kv.key));
       }
       auto decoded = cluster::decode_log_entry(kv.value);
       if (!decoded) throw store_error(fmt::format("the cluster's log entry {} is not one this build reads", *entry));
@@ -146,6 +156,7 @@ void cluster_leader::lead(rocks_store& store, const entry_function& applied) {
       }
       renewed_at = now_ms();
     }
+    report_held(store);
     if (!holds_lease()) continue;
     if (auto token = campaign()) {
       token_ = *token;
@@ -161,8 +172,62 @@ void cluster_leader::lead(rocks_store& store, const entry_function& applied) {
     std::this_thread::sleep_for(retry_pause);
   }
   check_log_not_behind(store);
+  written_.store(store.cluster_entries(), std::memory_order_release);
+  trimmer_ = std::jthread([this](std::stop_token stop) { trim(stop); });
   say_(fmt::format("leading the cluster under '{}' as {} (fencing token {}, {} log entries held)", settings_.prefix,
                    settings_.node_id, token_, store.cluster_entries()));
+}
+
+// Tells the leader, under this node's lease, how many entries it holds: at once under a
+// new lease, then at most once a second while it changes.
+void cluster_leader::report_held(const rocks_store& store) {
+  const std::uint64_t held = store.cluster_entries();
+  if (lease_ == 0) return;
+  if (lease_ == reported_lease_ && (held == reported_held_ || now_ms() - reported_at_ms_ < held_report_every.count())) {
+    return;
+  }
+  const auto key = cluster::held_key(settings_.prefix, settings_.node_id);
+  if (!standby_client_.txn({}, key, std::to_string(held), lease_, key).answered) return;
+  reported_held_ = held;
+  reported_lease_ = lease_;
+  reported_at_ms_ = now_ms();
+}
+
+// Once a second: reads what the standbys hold, and deletes the entries every one of them
+// has, less the window kept (core/cluster/log_trim.hpp). Only while the leader key is
+// still this node's: a deposed leader deletes nothing.
+void cluster_leader::trim(std::stop_token stop) {
+  ::pthread_setname_np(::pthread_self(), "foyer-trim");
+  etcd::client client(settings_.etcd, quarter_ttl_);
+  const std::vector<etcd::guard> still_ours{{etcd::guard::target::create_revision, leader_key_, token_}};
+  for (std::int64_t next = now_ms(); !stop.stop_requested(); std::this_thread::sleep_for(milliseconds(10))) {
+    if (now_ms() < next) continue;
+    next = now_ms() + trim_every.count();
+    auto reports = client.range(cluster::held_keys_begin(settings_.prefix), cluster::held_keys_end(settings_.prefix),
+                                max_reports);
+    if (!reports) continue;
+    const std::uint64_t written = written_.load(std::memory_order_acquire);
+    std::vector<std::uint64_t> held;
+    for (const auto& kv : *reports) {
+      if (cluster::held_key_node(settings_.prefix, kv.key) == settings_.node_id) continue;
+      // A report this build cannot read holds the log back rather than lose a node's entries.
+      held.push_back(cluster::held_value(kv.value).value_or(0));
+    }
+    const std::uint64_t lowest = std::min(written, held.empty() ? written : *std::min_element(held.begin(), held.end()));
+    standbys_.store(held.size(), std::memory_order_relaxed);
+    standby_lag_.store(written - lowest, std::memory_order_relaxed);
+    const std::uint64_t through = cluster::trim_through(written, held, settings_.retained_entries);
+    if (through <= trimmed_through_.load(std::memory_order_relaxed)) continue;
+    auto r = client.delete_range_if(still_ours, cluster::log_key(settings_.prefix, 0),
+                                    cluster::log_key(settings_.prefix, through + 1));
+    auto reply = r.answered ? etcd::client::parse_txn(r.body) : std::nullopt;
+    if (reply && reply->succeeded) trimmed_through_.store(through, std::memory_order_relaxed);
+  }
+}
+
+cluster_leader::log_view cluster_leader::log_state() const {
+  return {written_.load(std::memory_order_acquire), trimmed_through_.load(std::memory_order_relaxed),
+          standbys_.load(std::memory_order_relaxed), standby_lag_.load(std::memory_order_relaxed)};
 }
 
 // Renews the lease every quarter TTL, and at once through the next endpoint when one does
@@ -193,9 +258,10 @@ void cluster_leader::keep_alive(std::stop_token stop) {
 }
 
 void cluster_leader::resign() {
-  if (keepalive_.joinable()) {
-    keepalive_.request_stop();
-    keepalive_.join();
+  for (auto* thread : {&trimmer_, &keepalive_}) {
+    if (!thread->joinable()) continue;
+    thread->request_stop();
+    thread->join();
   }
   if (lease_ != 0) standby_client_.revoke(lease_);
   deadline_ms_.store(0, std::memory_order_release);
@@ -227,7 +293,9 @@ std::error_code cluster_leader::replicate(std::uint64_t entry, std::uint64_t fir
       now_ms, [this] { return deadline_ms_.load(std::memory_order_acquire); },
       [] { std::this_thread::sleep_for(retry_pause); });
   switch (outcome) {
-    case cluster::commit_outcome::committed: return {};
+    case cluster::commit_outcome::committed:
+      written_.store(entry, std::memory_order_release);
+      return {};
     case cluster::commit_outcome::refused:
       say_(fmt::format("the cluster's log refused entry {}: {}", entry, problem));
       return store_errc::not_replicated;

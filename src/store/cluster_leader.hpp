@@ -5,9 +5,9 @@
 // see the lease lapse takes the lead with the whole log on its disk.
 //
 // Threading: lead() and resign() on the thread that runs serve(), lead() before the
-// store starts; replicate() and lost_locally() on the storage thread; holds_lease() on
-// any thread. The lease is kept alive on a thread of its own. Each thread talks to etcd
-// through a client of its own.
+// store starts; replicate() and lost_locally() on the storage thread; holds_lease() and
+// log_state() on any thread. The lease is kept alive, and the log in etcd trimmed, each
+// on a thread of its own. Each thread talks to etcd through a client of its own.
 
 #include <atomic>
 #include <chrono>
@@ -57,12 +57,23 @@ class cluster_leader final : public replica {
   // The leader key's create revision while this node leads (0 before).
   std::int64_t token() const { return token_; }
 
+  // The log in etcd as the leader last saw it, for the metrics.
+  struct log_view {
+    std::uint64_t written = 0;          // the last entry this node wrote
+    std::uint64_t trimmed_through = 0;  // entries up to this one are deleted from etcd
+    std::uint64_t standbys = 0;         // live standbys reporting what they hold
+    std::uint64_t standby_lag = 0;      // entries the slowest of them lacks
+  };
+  log_view log_state() const;
+
  private:
   bool catch_up(rocks_store& store, const entry_function& applied);
   void check_log_not_behind(const rocks_store& store);
   bool renew(etcd::client& client);
   std::optional<std::int64_t> campaign();
   void keep_alive(std::stop_token stop);
+  void report_held(const rocks_store& store);
+  void trim(std::stop_token stop);
   [[noreturn]] void stop_leading(std::string_view why);
 
   const cluster_settings settings_;
@@ -79,6 +90,14 @@ class cluster_leader final : public replica {
   cluster::lease_clock lease_clock_;  // lead()'s thread, then the keepalive thread's
   std::atomic<std::int64_t> deadline_ms_{0};
   std::jthread keepalive_;
+  std::uint64_t reported_held_ = 0;  // lead()'s thread: the last report, and under which lease
+  std::int64_t reported_lease_ = 0;
+  std::int64_t reported_at_ms_ = 0;
+  std::atomic<std::uint64_t> written_{0};
+  std::atomic<std::uint64_t> trimmed_through_{0};
+  std::atomic<std::uint64_t> standbys_{0};
+  std::atomic<std::uint64_t> standby_lag_{0};
+  std::jthread trimmer_;
 };
 
 }  // namespace foyer::store

@@ -13,6 +13,9 @@ struct cluster_settings {
   std::string node_id;            // unique to each node
   std::string advertise;          // where this node serves, said to the others (may be empty)
   std::int64_t lease_ttl_seconds = 2;
+  // Entries kept in etcd below the lowest any node holds: a node restarted within this
+  // many entries catches up from etcd, one away longer from a backup (core/cluster/log_trim.hpp).
+  std::uint64_t retained_entries = 20000;
 };
 
 }  // namespace foyer::store

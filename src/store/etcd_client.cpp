@@ -74,6 +74,17 @@ std::vector<key_value> key_values(simdjson::dom::object holder) {
   return out;
 }
 
+std::string compares(const std::vector<guard>& guards) {
+  std::string out;
+  for (const auto& g : guards) {
+    if (!out.empty()) out += ',';
+    out += g.on == guard::target::create_revision
+               ? fmt::format(R"({{"target":"CREATE","key":"{}","create_revision":"{}"}})", b64(g.key), g.value)
+               : fmt::format(R"({{"target":"VERSION","key":"{}","version":"{}"}})", b64(g.key), g.value);
+  }
+  return out;
+}
+
 // gRPC codes after which a write may or may not have been applied: cancelled, unknown,
 // deadline exceeded, unavailable (etcd's "request timed out" and "leader changed").
 bool outcome_unknown(std::int64_t code) { return code == 1 || code == 2 || code == 4 || code == 14; }
@@ -203,18 +214,17 @@ void client::revoke(std::int64_t lease) { impl_->call("/v3/lease/revoke", fmt::f
 
 reply client::txn(const std::vector<guard>& guards, const std::string& key, const std::string& value, std::int64_t lease,
                   const std::string& read_on_failure) {
-  std::string compare;
-  for (const auto& g : guards) {
-    if (!compare.empty()) compare += ',';
-    compare += g.on == guard::target::create_revision
-                   ? fmt::format(R"({{"target":"CREATE","key":"{}","create_revision":"{}"}})", b64(g.key), g.value)
-                   : fmt::format(R"({{"target":"VERSION","key":"{}","version":"{}"}})", b64(g.key), g.value);
-  }
   auto put = fmt::format(R"({{"key":"{}","value":"{}"{}}})", b64(key), b64(value),
                          lease ? fmt::format(R"(,"lease":"{}")", lease) : std::string());
   return impl_->call("/v3/kv/txn",
                      fmt::format(R"({{"compare":[{}],"success":[{{"request_put":{}}}],"failure":[{{"request_range":{{"key":"{}"}}}}]}})",
-                                 compare, put, b64(read_on_failure)));
+                                 compares(guards), put, b64(read_on_failure)));
+}
+
+reply client::delete_range_if(const std::vector<guard>& guards, const std::string& key, const std::string& range_end) {
+  return impl_->call("/v3/kv/txn",
+                     fmt::format(R"({{"compare":[{}],"success":[{{"request_delete_range":{{"key":"{}","range_end":"{}"}}}}]}})",
+                                 compares(guards), b64(key), b64(range_end)));
 }
 
 std::optional<txn_reply> client::parse_txn(const std::string& body) {

@@ -63,6 +63,8 @@ class client {
   // `read_on_failure`. The reply's body is parsed by `parse_txn`.
   reply txn(const std::vector<guard>& guards, const std::string& key, const std::string& value, std::int64_t lease,
             const std::string& read_on_failure);
+  // If every guard holds, deletes the keys from `key` up to `range_end` (exclusive).
+  reply delete_range_if(const std::vector<guard>& guards, const std::string& key, const std::string& range_end);
   // Keys from `key` up to `range_end` (exclusive), at most `limit` of them; nothing
   // without a definite answer.
   std::optional<std::vector<key_value>> range(const std::string& key, const std::string& range_end, std::int64_t limit);

@@ -106,7 +106,8 @@ export class EtcdCluster {
 // One Foyer node in cluster mode. It listens only while it leads: start() returns at
 // once, and leading() resolves once it serves.
 export class ClusterNode {
-  constructor({ dir, id, etcd, secretsDir, port, rooms, ttl = 2 }) {
+  // `cluster`: more of [cluster]'s keys (e.g. retained_entries).
+  constructor({ dir, id, etcd, secretsDir, port, rooms, ttl = 2, cluster: more = {} }) {
     this.id = id;
     this.port = port;
     this.url = `http://127.0.0.1:${port}`;
@@ -115,6 +116,7 @@ export class ClusterNode {
     mkdirSync(path.join(dir, id), { recursive: true });
     const cluster = {
       etcd, node_id: id, advertise: this.url, prefix: '/foyer-test', lease_ttl_seconds: ttl, secrets_dir: secretsDir,
+      ...more,
     };
     let text = configText({ server: { listen: `127.0.0.1:${port}` }, rooms });
     text += '[cluster]\n';

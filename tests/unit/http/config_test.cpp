@@ -108,6 +108,8 @@ TEST_CASE("[cluster] turns on replicated mode; without it a node is alone") {
   CHECK(c.cluster->settings.prefix == "/foyer");
   CHECK(c.cluster->settings.lease_ttl_seconds == 2);
   CHECK(c.cluster->secrets_dir == "/etc/foyer/shared");
+  CHECK(c.cluster->settings.retained_entries == 20000);
+  CHECK(app::parse_config(good + "retained_entries = 1\n", "t.toml").cluster->settings.retained_entries == 1);
   auto refused = [](const std::string& text, const std::string& message) {
     CHECK_THROWS_WITH(app::parse_config(text, "t.toml"), Catch::Contains(message));
   };
@@ -120,4 +122,5 @@ TEST_CASE("[cluster] turns on replicated mode; without it a node is alone") {
   refused(good + "prefix = \"/foyer/\"\n", "config: cluster.prefix:");
   refused(good + "lease_ttl_seconds = 1\n", "config: cluster.lease_ttl_seconds: must be a whole number from 2 to 60");
   refused(good + "lease = 2\n", "cluster.lease");
+  refused(good + "retained_entries = 0\n", "config: cluster.retained_entries: must be a whole number from 1 to");
 }
