@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 #include <toml++/toml.h>
 
+#include "app/password_keys.hpp"
 #include "app/smtp_config.hpp"
 #include "app/table_reader.hpp"
 #include "core/base/bytes.hpp"
@@ -330,6 +331,25 @@ void read_cluster(const toml::table& table, config& c) {
   // etcd grants no lease shorter than its election allows (2 s with its defaults).
   t.integer("lease_ttl_seconds", s.lease_ttl_seconds, 2, 60);
   t.integer("retained_entries", s.retained_entries, 1, 100'000'000);
+  t.string("etcd_ca_file", s.access.ca_file);
+  t.string("etcd_cert_file", s.access.cert_file);
+  t.string("etcd_key_file", s.access.key_file);
+  const bool tls = std::all_of(s.etcd.begin(), s.etcd.end(), [](const auto& url) { return url.starts_with("https://"); });
+  if (!tls && std::any_of(s.etcd.begin(), s.etcd.end(), [](const auto& url) { return url.starts_with("https://"); })) {
+    t.fail("etcd", "must be all https:// or all http://");
+  }
+  for (const auto* key : {"etcd_ca_file", "etcd_cert_file", "etcd_key_file"}) {
+    if (table.contains(key) && !tls) t.fail(key, "needs https:// etcd endpoints");
+  }
+  if (s.access.cert_file.empty() != s.access.key_file.empty()) {
+    t.fail(s.access.cert_file.empty() ? "etcd_cert_file" : "etcd_key_file",
+           "goes with etcd_cert_file and etcd_key_file both: a client certificate and its key");
+  }
+  t.string("etcd_user", s.access.user);
+  s.access.password = read_password(t, table, "etcd_");
+  if (s.access.user.empty() != s.access.password.empty()) {
+    t.fail("etcd_user", "goes with a password (etcd_password, etcd_password_file or etcd_password_env), both or neither");
+  }
   std::string secrets;
   t.string("secrets_dir", secrets);
   if (secrets.empty()) {

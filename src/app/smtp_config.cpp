@@ -1,8 +1,8 @@
 #include "app/smtp_config.hpp"
 
-#include <cstdlib>
 #include <fstream>
 
+#include "app/password_keys.hpp"
 #include "app/table_reader.hpp"
 #include "core/gate/network.hpp"
 #include "core/notify/email_message.hpp"
@@ -10,8 +10,6 @@
 namespace foyer::app {
 namespace {
 
-// A password is a line, not a document: a larger file is the wrong file.
-constexpr std::size_t max_password_bytes = 1024;
 constexpr std::uint16_t submission_port = 587;  // RFC 6409
 constexpr std::uint16_t implicit_tls_port = 465;  // RFC 8314
 
@@ -20,45 +18,6 @@ bool plain_host(std::string_view host) {
   return !host.empty() && host.size() <= 253 &&
          host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") ==
              std::string_view::npos;
-}
-
-std::string read_password_file(table_reader& t, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) t.fail("password_file", fmt::format("cannot read {}", path));
-  std::string text(max_password_bytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > max_password_bytes) t.fail("password_file", fmt::format("{} is larger than a password", path));
-  if (text.ends_with('\n')) text.pop_back();
-  if (text.ends_with('\r')) text.pop_back();
-  return text;
-}
-
-// The password from the one source given: inline, a file, or the environment.
-std::string read_password(table_reader& t, const toml::table& table) {
-  int sources = table.contains("password") + table.contains("password_file") + table.contains("password_env");
-  if (sources > 1) t.fail("password", "give it once: password, password_file or password_env");
-  std::string password, file, variable;
-  t.string("password", password);
-  t.string("password_file", file);
-  t.string("password_env", variable);
-  std::string_view key = "password";
-  if (table.contains("password_file")) {
-    key = "password_file";
-    password = read_password_file(t, file);
-  } else if (table.contains("password_env")) {
-    key = "password_env";
-    const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
-    if (!value) t.fail(key, fmt::format("names no variable of the environment ('{}')", variable));
-    password = value;
-  }
-  if (sources > 0 && password.empty()) t.fail(key, "gives an empty password");
-  // AUTH PLAIN separates the username and the password with NULs; a line break would end
-  // the command.
-  if (password.find_first_of(std::string_view("\0\r\n", 3)) != std::string::npos) {
-    t.fail(key, "gives a password with a NUL or a line break");
-  }
-  return password;
 }
 
 }  // namespace

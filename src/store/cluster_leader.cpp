@@ -46,8 +46,8 @@ cluster_leader::cluster_leader(cluster_settings settings, line_function say, lin
       say_(std::move(say)),
       step_down_(std::move(step_down)),
       leader_key_(cluster::leader_key(settings_.prefix)),
-      standby_client_(settings_.etcd, quarter_ttl_),
-      log_client_(settings_.etcd, quarter_ttl_),
+      standby_client_(settings_.etcd, settings_.access, quarter_ttl_),
+      log_client_(settings_.etcd, settings_.access, quarter_ttl_),
       lease_clock_(settings_.lease_ttl_seconds * 1000, settings_.lease_ttl_seconds * 1000 / 4) {}
 
 cluster_leader::~cluster_leader() = default;
@@ -135,7 +135,8 @@ void cluster_leader::lead(rocks_store& store, const entry_function& applied) {
   std::int64_t renewed_at = 0;
   for (;; std::this_thread::sleep_for(standby_poll)) {
     if (!catch_up(store, applied)) {
-      say_once(fmt::format("standby: etcd does not answer at {}; trying again", fmt::join(settings_.etcd, ", ")));
+      say_once(fmt::format("standby: etcd does not answer at {} ({}); trying again", fmt::join(settings_.etcd, ", "),
+                           standby_client_.last_problem()));
       continue;
     }
     if (lease_ == 0 || now_ms() - renewed_at >= quarter_ttl_.count()) {
@@ -198,7 +199,7 @@ void cluster_leader::report_held(const rocks_store& store) {
 // still this node's: a deposed leader deletes nothing.
 void cluster_leader::trim(std::stop_token stop) {
   ::pthread_setname_np(::pthread_self(), "foyer-trim");
-  etcd::client client(settings_.etcd, quarter_ttl_);
+  etcd::client client(settings_.etcd, settings_.access, quarter_ttl_);
   const std::vector<etcd::guard> still_ours{{etcd::guard::target::create_revision, leader_key_, token_}};
   for (std::int64_t next = now_ms(); !stop.stop_requested(); std::this_thread::sleep_for(milliseconds(10))) {
     if (now_ms() < next) continue;
@@ -235,7 +236,7 @@ cluster_leader::log_view cluster_leader::log_state() const {
 // leader steps down when etcd says the lease is gone, or when it could not renew in time.
 void cluster_leader::keep_alive(std::stop_token stop) {
   ::pthread_setname_np(::pthread_self(), "foyer-lease");
-  etcd::client client(settings_.etcd, quarter_ttl_);
+  etcd::client client(settings_.etcd, settings_.access, quarter_ttl_);
   std::int64_t next = now_ms();
   while (!stop.stop_requested()) {
     if (now_ms() < next) {

@@ -4,14 +4,19 @@
 #include <string_view>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <fmt/core.h>
 #include <simdjson.h>
 
 #include "core/base/bytes.hpp"
+#include "core/base/json.hpp"
 
 namespace foyer::store::etcd {
 namespace {
@@ -23,14 +28,15 @@ namespace http = beast::http;
 struct endpoint {
   std::string host;
   std::string port;
+  bool tls = false;
 };
 
 endpoint parse_endpoint(const std::string& url) {
-  constexpr std::string_view scheme = "http://";
-  if (!std::string_view(url).starts_with(scheme)) {
-    throw std::invalid_argument(fmt::format("etcd endpoint '{}': only http://HOST:PORT is supported", url));
+  const bool tls = std::string_view(url).starts_with("https://");
+  if (!tls && !std::string_view(url).starts_with("http://")) {
+    throw std::invalid_argument(fmt::format("etcd endpoint '{}': expected http://HOST:PORT or https://HOST:PORT", url));
   }
-  auto rest = url.substr(scheme.size());
+  auto rest = url.substr(tls ? 8 : 7);
   if (!rest.empty() && rest.back() == '/') rest.pop_back();
   auto colon = rest.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size() || rest.find('/') != std::string::npos) {
@@ -38,7 +44,7 @@ endpoint parse_endpoint(const std::string& url) {
   }
   auto host = rest.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  return {host, rest.substr(colon + 1)};
+  return {host, rest.substr(colon + 1), tls};
 }
 
 std::string b64(std::string_view bytes) { return base64_encode(as_bytes(bytes)); }
@@ -88,6 +94,33 @@ std::string compares(const std::vector<guard>& guards) {
 // gRPC codes after which a write may or may not have been applied: cancelled, unknown,
 // deadline exceeded, unavailable (etcd's "request timed out" and "leader changed").
 bool outcome_unknown(std::int64_t code) { return code == 1 || code == 2 || code == 4 || code == 14; }
+// etcd's "invalid auth token": the token lapsed; nothing was applied.
+constexpr std::int64_t unauthenticated = 16;
+
+// Verifies etcd's certificate against `ca_file` (or the system's roots), and presents
+// this node's own when one is given. Throws std::invalid_argument naming the file.
+std::optional<net::ssl::context> tls_context(const std::vector<endpoint>& endpoints, const etcd_access& access) {
+  bool any = false;
+  for (const auto& e : endpoints) any = any || e.tls;
+  if (!any) return std::nullopt;
+  std::optional<net::ssl::context> ctx(std::in_place, net::ssl::context::tls_client);
+  ctx->set_verify_mode(net::ssl::verify_peer);
+  auto load = [](std::string_view what, const std::string& file, auto&& step) {
+    boost::system::error_code ec;
+    step(ec);
+    if (ec) throw std::invalid_argument(fmt::format("etcd {} '{}': {}", what, file, ec.message()));
+  };
+  if (access.ca_file.empty()) {
+    ctx->set_default_verify_paths();
+  } else {
+    load("CA file", access.ca_file, [&](auto& ec) { ctx->load_verify_file(access.ca_file, ec); });
+  }
+  if (!access.cert_file.empty()) {
+    load("certificate", access.cert_file, [&](auto& ec) { ctx->use_certificate_chain_file(access.cert_file, ec); });
+    load("key", access.key_file, [&](auto& ec) { ctx->use_private_key_file(access.key_file, net::ssl::context::pem, ec); });
+  }
+  return ctx;
+}
 
 }  // namespace
 
@@ -95,15 +128,28 @@ void check_endpoint(const std::string& url) { parse_endpoint(url); }
 
 struct client::impl {
   std::vector<endpoint> endpoints;
+  etcd_access access;
+  std::optional<net::ssl::context> tls;
   std::size_t current = 0;
   std::chrono::milliseconds timeout;
   net::io_context ioc{1};
-  std::optional<beast::tcp_stream> stream;
+  std::optional<beast::tcp_stream> plain;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
   beast::flat_buffer buffer;
+  std::string token;    // etcd's auth token on this connection
+  std::string problem;  // why the last call failed, the same whichever endpoint it was
 
   void drop() {
-    stream.reset();
+    plain.reset();
+    secure.reset();
     buffer.clear();
+    token.clear();
+  }
+
+  bool run_until(bool& done) {
+    ioc.restart();
+    ioc.run();
+    return done;
   }
 
   bool connect() {
@@ -111,35 +157,78 @@ struct client::impl {
     net::ip::tcp::resolver resolver(ioc);
     boost::system::error_code ec;
     auto found = resolver.resolve(at.host, at.port, ec);
+    problem = "no answer";
     if (ec) return false;
-    stream.emplace(ioc);
-    stream->expires_after(timeout);
+    beast::tcp_stream tcp(ioc);
+    tcp.expires_after(timeout);
     bool connected = false;
-    stream->async_connect(found, [&](boost::system::error_code e, const auto&) { connected = !e; });
-    ioc.restart();
-    ioc.run();
-    if (!connected) drop();
-    return connected;
+    tcp.async_connect(found, [&](boost::system::error_code e, const auto&) { connected = !e; });
+    if (!run_until(connected)) return false;
+    if (!at.tls) {
+      plain.emplace(std::move(tcp));
+    } else {
+      secure.emplace(std::move(tcp), *tls);
+      boost::system::error_code not_ip;
+      net::ip::make_address(at.host, not_ip);
+      if (not_ip) SSL_set_tlsext_host_name(secure->native_handle(), at.host.c_str());
+      secure->set_verify_callback(net::ssl::host_name_verification(at.host));
+      bool shaken = false;
+      secure->async_handshake(net::ssl::stream_base::client, [&](boost::system::error_code e) {
+        shaken = !e;
+        if (e) problem = fmt::format("TLS: {}", e.message());
+      });
+      if (!run_until(shaken)) {
+        drop();
+        return false;
+      }
+    }
+    if (!access.user.empty() && (!authenticate() || (!plain && !secure))) {
+      drop();
+      return false;
+    }
+    return true;
+  }
+
+  // A token for this connection's calls, from etcd's user and password.
+  bool authenticate() {
+    auto res = round_trip("/v3/auth/authenticate",
+                          json_object().str("name", access.user).str("password", access.password).done());
+    simdjson::dom::parser parser;
+    std::string_view found;
+    if (!res || res->result() != http::status::ok || parser.parse(res->body())["token"].get(found) || found.empty()) {
+      std::string_view why;
+      if (res && parser.parse(res->body())["message"].get(why)) why = res->body();
+      if (res) problem = fmt::format("etcd refused the user '{}': {}", access.user, why);
+      return false;
+    }
+    token = found;
+    return true;
   }
 
   std::optional<http::response<http::string_body>> round_trip(std::string_view path, const std::string& body) {
     http::request<http::string_body> req{http::verb::post, path, 11};
     req.set(http::field::host, endpoints[current].host);
     req.set(http::field::content_type, "application/json");
+    if (!token.empty()) req.set(http::field::authorization, token);
     req.keep_alive(true);
     req.body() = body;
     req.prepare_payload();
     http::response_parser<http::string_body> parser;
     parser.body_limit(std::uint64_t{64} << 20);
     bool read = false;
-    stream->expires_after(timeout);
-    http::async_write(*stream, req, [&](boost::system::error_code ec, std::size_t) {
-      if (ec) return;
-      http::async_read(*stream, buffer, parser, [&](boost::system::error_code e, std::size_t) { read = !e; });
-    });
-    ioc.restart();
-    ioc.run();
-    if (!read) return std::nullopt;
+    auto exchange = [&](auto& stream) {
+      beast::get_lowest_layer(stream).expires_after(timeout);
+      http::async_write(stream, req, [&](boost::system::error_code ec, std::size_t) {
+        if (ec) return;
+        http::async_read(stream, buffer, parser, [&](boost::system::error_code e, std::size_t) { read = !e; });
+      });
+    };
+    if (secure) {
+      exchange(*secure);
+    } else {
+      exchange(*plain);
+    }
+    if (!run_until(read)) return std::nullopt;
     auto res = parser.release();
     if (!res.keep_alive()) drop();
     return res;
@@ -149,7 +238,7 @@ struct client::impl {
   // one fresh try. After a failure the next call goes to the next endpoint.
   std::optional<http::response<http::string_body>> exchange(std::string_view path, const std::string& body) {
     for (int attempt = 0; attempt < 2; ++attempt) {
-      const bool fresh = !stream;
+      const bool fresh = !plain && !secure;
       if (fresh && !connect()) break;
       if (auto res = round_trip(path, body)) return res;
       drop();
@@ -161,32 +250,41 @@ struct client::impl {
 
   reply call(std::string_view path, const std::string& body) {
     reply out;
-    auto res = exchange(path, body);
-    if (!res) {
-      out.problem = fmt::format("no answer from {}:{}", endpoints[current].host, endpoints[current].port);
-      return out;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      auto res = exchange(path, body);
+      if (!res) {
+        out.problem = problem;
+        return out;
+      }
+      if (res->result() == http::status::ok) {
+        out.answered = true;
+        out.body = std::move(res->body());
+        return out;
+      }
+      simdjson::dom::parser parser;
+      simdjson::dom::object error;
+      std::int64_t code = 0;
+      std::string_view message;
+      if (!parser.parse(res->body()).get(error) && !error["code"].get(code)) {
+        if (error["message"].get(message)) message = "";
+        out.refused = !outcome_unknown(code);
+      }
+      out.problem = fmt::format("etcd answered {}: {}", res->result_int(), message.empty() ? res->body() : message);
+      problem = out.problem;
+      // A lapsed token: a new connection authenticates again, and the call is made once more.
+      if (code != unauthenticated || access.user.empty()) return out;
+      drop();
     }
-    if (res->result() == http::status::ok) {
-      out.answered = true;
-      out.body = std::move(res->body());
-      return out;
-    }
-    simdjson::dom::parser parser;
-    simdjson::dom::object error;
-    std::int64_t code = 0;
-    std::string_view message;
-    if (!parser.parse(res->body()).get(error) && !error["code"].get(code)) {
-      if (error["message"].get(message)) message = "";
-      out.refused = !outcome_unknown(code);
-    }
-    out.problem = fmt::format("etcd answered {}: {}", res->result_int(), message.empty() ? res->body() : message);
     return out;
   }
 };
 
-client::client(std::vector<std::string> endpoints, std::chrono::milliseconds timeout) : impl_(std::make_unique<impl>()) {
+client::client(const std::vector<std::string>& endpoints, const etcd_access& access, std::chrono::milliseconds timeout)
+    : impl_(std::make_unique<impl>()) {
   if (endpoints.empty()) throw std::invalid_argument("no etcd endpoint");
   for (const auto& url : endpoints) impl_->endpoints.push_back(parse_endpoint(url));
+  impl_->access = access;
+  impl_->tls = tls_context(impl_->endpoints, access);
   impl_->timeout = timeout;
 }
 
@@ -226,6 +324,8 @@ reply client::delete_range_if(const std::vector<guard>& guards, const std::strin
                      fmt::format(R"({{"compare":[{}],"success":[{{"request_delete_range":{{"key":"{}","range_end":"{}"}}}}]}})",
                                  compares(guards), b64(key), b64(range_end)));
 }
+
+const std::string& client::last_problem() const { return impl_->problem; }
 
 std::optional<txn_reply> client::parse_txn(const std::string& body) {
   simdjson::dom::parser parser;

@@ -1,7 +1,8 @@
 #pragma once
 // A blocking client of etcd's v3 API through its JSON gateway (etcd 3.4, Debian's): one
-// keep-alive connection, a timeout on every call, and the next endpoint when one fails.
-// Each thread that talks to etcd owns its own client.
+// keep-alive connection, over TLS to https:// endpoints, authenticated as an etcd user if
+// one is given; a timeout on every call, and the next endpoint when one fails. Each thread
+// that talks to etcd owns its own client.
 
 #include <chrono>
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "store/cluster_settings.hpp"
 
 namespace foyer::store::etcd {
 
@@ -42,13 +45,14 @@ struct guard {
   std::int64_t value = 0;
 };
 
-// Throws std::invalid_argument, naming the problem, unless `url` is http://HOST:PORT.
+// Throws std::invalid_argument, naming the problem, unless `url` is http:// or https://HOST:PORT.
 void check_endpoint(const std::string& url);
 
 class client {
  public:
-  // `endpoints`: http://HOST:PORT each. Throws std::invalid_argument on another form.
-  client(std::vector<std::string> endpoints, std::chrono::milliseconds timeout);
+  // `endpoints`: http:// or https://HOST:PORT each. Throws std::invalid_argument on another
+  // form, or when a file of `access` cannot be used.
+  client(const std::vector<std::string>& endpoints, const etcd_access& access, std::chrono::milliseconds timeout);
   ~client();
   client(const client&) = delete;
   client& operator=(const client&) = delete;
@@ -68,6 +72,10 @@ class client {
   // Keys from `key` up to `range_end` (exclusive), at most `limit` of them; nothing
   // without a definite answer.
   std::optional<std::vector<key_value>> range(const std::string& key, const std::string& range_end, std::int64_t limit);
+
+  // Why the last call that failed did: "no answer", a TLS failure, etcd refusing the user,
+  // or etcd's own answer.
+  const std::string& last_problem() const;
 
   static std::optional<txn_reply> parse_txn(const std::string& body);
 

@@ -23,17 +23,22 @@ async function until(what, check, ms) {
 // Three etcd members (Debian's etcd 3.4) on loopback, with a short election timeout so
 // that losing the etcd leader costs well under a second.
 export class EtcdCluster {
-  // `flags`: more of etcd's own, for every member (e.g. a space quota).
-  constructor(dir, { size = 3, flags = [] } = {}) {
+  // `flags`: more of etcd's own, for every member (e.g. a space quota). `tls`: { cert,
+  // key, ca } PEM files: each member also listens with TLS, asking clients for a certificate
+  // signed by `ca` (tlsEndpoints); the plain listener stays for the test's own checks.
+  constructor(dir, { size = 3, flags = [], tls = null } = {}) {
     this.dir = dir;
     this.size = size;
     this.flags = flags;
+    this.tls = tls;
     this.members = [];
   }
 
   async start() {
     for (let i = 0; i < this.size; i++) {
-      this.members.push({ name: `e${i}`, client: await freePort(), peer: await freePort(), output: '' });
+      this.members.push({
+        name: `e${i}`, client: await freePort(), peer: await freePort(), tlsClient: this.tls ? await freePort() : null, output: '',
+      });
     }
     const initial = this.members.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(',');
     for (const m of this.members) this.launch(m, initial);
@@ -42,9 +47,13 @@ export class EtcdCluster {
   }
 
   launch(m, initial) {
+    const clientUrls = [`http://127.0.0.1:${m.client}`, ...(this.tls ? [`https://127.0.0.1:${m.tlsClient}`] : [])].join(',');
+    const tlsFlags = this.tls
+      ? ['--cert-file', this.tls.cert, '--key-file', this.tls.key, '--trusted-ca-file', this.tls.ca, '--client-cert-auth']
+      : [];
     m.proc = spawnOwned('etcd', [
       '--name', m.name, '--data-dir', path.join(this.dir, m.name),
-      '--listen-client-urls', `http://127.0.0.1:${m.client}`, '--advertise-client-urls', `http://127.0.0.1:${m.client}`,
+      '--listen-client-urls', clientUrls, '--advertise-client-urls', clientUrls, ...tlsFlags,
       '--listen-peer-urls', `http://127.0.0.1:${m.peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${m.peer}`,
       '--initial-cluster', initial, '--initial-cluster-state', m.started ? 'existing' : 'new',
       '--heartbeat-interval', '50', '--election-timeout', '500', '--log-level', 'warn', ...this.flags,
@@ -56,6 +65,10 @@ export class EtcdCluster {
 
   get endpoints() {
     return this.members.map((m) => `http://127.0.0.1:${m.client}`);
+  }
+
+  get tlsEndpoints() {
+    return this.members.map((m) => `https://127.0.0.1:${m.tlsClient}`);
   }
 
   async status(m) {

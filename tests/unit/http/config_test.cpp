@@ -114,8 +114,8 @@ TEST_CASE("[cluster] turns on replicated mode; without it a node is alone") {
     CHECK_THROWS_WITH(app::parse_config(text, "t.toml"), Catch::Contains(message));
   };
   refused("[cluster]\nnode_id = \"a\"\nsecrets_dir = \"/s\"\n", "config: cluster.etcd: is required");
-  refused("[cluster]\netcd = [\"https://e:2379\"]\nnode_id = \"a\"\nsecrets_dir = \"/s\"\n",
-          "config: cluster.etcd[0]: etcd endpoint 'https://e:2379': only http://HOST:PORT is supported");
+  refused("[cluster]\netcd = [\"ftp://e:2379\"]\nnode_id = \"a\"\nsecrets_dir = \"/s\"\n",
+          "config: cluster.etcd[0]: etcd endpoint 'ftp://e:2379': expected http://HOST:PORT or https://HOST:PORT");
   refused("[cluster]\netcd = [\"http://e\"]\nnode_id = \"a\"\nsecrets_dir = \"/s\"\n", "expected http://HOST:PORT");
   refused("[cluster]\netcd = [\"http://e:1\"]\nnode_id = \"a b\"\nsecrets_dir = \"/s\"\n", "config: cluster.node_id:");
   refused("[cluster]\netcd = [\"http://e:1\"]\nnode_id = \"a\"\n", "config: cluster.secrets_dir: is required");
@@ -123,4 +123,35 @@ TEST_CASE("[cluster] turns on replicated mode; without it a node is alone") {
   refused(good + "lease_ttl_seconds = 1\n", "config: cluster.lease_ttl_seconds: must be a whole number from 2 to 60");
   refused(good + "lease = 2\n", "cluster.lease");
   refused(good + "retained_entries = 0\n", "config: cluster.retained_entries: must be a whole number from 1 to");
+}
+
+TEST_CASE("[cluster] reaches etcd over TLS and as an etcd user when asked") {
+  const std::string tls = "[cluster]\netcd = [\"https://10.0.0.5:2379\", \"https://e2:2379\"]\nnode_id = \"a\"\n"
+                          "secrets_dir = \"/s\"\n";
+  auto c = app::parse_config(tls + "etcd_ca_file = \"/ca.pem\"\netcd_cert_file = \"/c.pem\"\netcd_key_file = \"/k.pem\"\n"
+                             "etcd_user = \"foyer\"\netcd_password = \"pw\"\n", "t.toml");
+  const auto& access = c.cluster->settings.access;
+  CHECK(access.ca_file == "/ca.pem");
+  CHECK(access.cert_file == "/c.pem");
+  CHECK(access.key_file == "/k.pem");
+  CHECK(access.user == "foyer");
+  CHECK(access.password == "pw");
+  // Without any, none: the system's roots verify etcd, and no user is sent.
+  const auto plain = app::parse_config(tls, "t.toml").cluster->settings.access;
+  CHECK(plain.ca_file.empty());
+  CHECK(plain.user.empty());
+  auto refused = [](const std::string& text, const std::string& message) {
+    CHECK_THROWS_WITH(app::parse_config(text, "t.toml"), Catch::Contains(message));
+  };
+  refused("[cluster]\netcd = [\"https://e:1\", \"http://f:1\"]\nnode_id = \"a\"\nsecrets_dir = \"/s\"\n",
+          "config: cluster.etcd: must be all https:// or all http://");
+  refused("[cluster]\netcd = [\"http://e:1\"]\nnode_id = \"a\"\nsecrets_dir = \"/s\"\netcd_ca_file = \"/ca.pem\"\n",
+          "config: cluster.etcd_ca_file: needs https:// etcd endpoints");
+  refused(tls + "etcd_cert_file = \"/c.pem\"\n", "config: cluster.etcd_key_file: goes with etcd_cert_file and etcd_key_file both");
+  refused(tls + "etcd_user = \"foyer\"\n", "config: cluster.etcd_user: goes with a password");
+  refused(tls + "etcd_password = \"pw\"\n", "config: cluster.etcd_user: goes with a password");
+  refused(tls + "etcd_user = \"u\"\netcd_password = \"pw\"\netcd_password_env = \"X\"\n",
+          "config: cluster.etcd_password: give it once: etcd_password, etcd_password_file or etcd_password_env");
+  refused(tls + "etcd_user = \"u\"\netcd_password_file = \"/nonexistent/pw\"\n",
+          "config: cluster.etcd_password_file: cannot read /nonexistent/pw");
 }
