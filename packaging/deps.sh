@@ -18,6 +18,7 @@ packages=(
   python3-jwt python3-cryptography python3-uvicorn
   python3-aiosmtpd  # a real SMTP relay on loopback for the email tests (tests/support/smtp_server.py)
   etcd-server etcd-client  # cluster mode's consensus: the failover tests run three members on loopback
+  nftables iproute2  # the partition test cuts a leader off from etcd in a network namespace of its own
 )
 # Node: keep a newer Node already on the machine, else take Debian's.
 command -v node >/dev/null || packages+=(nodejs)

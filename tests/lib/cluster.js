@@ -1,6 +1,6 @@
 // Cluster mode on loopback: real etcd members and real `foyer` nodes, each with its data
 // dir on disk (fsyncs are real), for tests/cluster/ and bench/.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../nginx/harness.js';
@@ -119,8 +119,9 @@ export class EtcdCluster {
 // One Foyer node in cluster mode. It listens only while it leads: start() returns at
 // once, and leading() resolves once it serves.
 export class ClusterNode {
-  // `cluster`: more of [cluster]'s keys (e.g. retained_entries).
-  constructor({ dir, id, etcd, secretsDir, port, rooms, ttl = 2, cluster: more = {} }) {
+  // `cluster`: more of [cluster]'s keys (e.g. retained_entries). `uid`: the user the node
+  // runs as (root only), which owns its directory.
+  constructor({ dir, id, etcd, secretsDir, port, rooms, ttl = 2, cluster: more = {}, uid }) {
     this.id = id;
     this.port = port;
     this.url = `http://127.0.0.1:${port}`;
@@ -139,12 +140,14 @@ export class ClusterNode {
     writeFileSync(this.configPath, text);
     this.output = '';
     this.runs = 0;
+    this.uid = uid;
+    if (uid !== undefined) chownSync(path.join(dir, id), uid, uid);
   }
 
   start() {
     this.mark = this.output.length;
     this.proc = spawnOwned(foyerBin, ['serve', '--config', this.configPath, '--data-dir', this.dataDir],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
+      { stdio: ['ignore', 'pipe', 'pipe'], ...(this.uid === undefined ? {} : { uid: this.uid, gid: this.uid }) });
     this.runs += 1;
     // 'close', not 'exit': the output is all read by then.
     this.exited = new Promise((resolve) => this.proc.on('close', (code, signal) => resolve({ code, signal })));
