@@ -1,22 +1,23 @@
 // A leader cut off from etcd but not from its visitors, by nftables in a network namespace
 // of the test's own: it takes no join past its lease's deadline, steps down, and the
-// standby takes over within 5 s with every acknowledged join. The leader runs as its own
-// user, so that one rule (`meta skuid`) drops only its packets to etcd; visitors still
-// reach it. Once the partition heals, it comes back as a standby.
+// standby takes over within 5 s with every acknowledged join. etcd also listens on a
+// second loopback address that only the leader is given, so that one rule drops only the
+// leader's packets to etcd; visitors still reach it. Once the partition heals, it comes
+// back as a standby.
 //
 // The file runs itself again inside `unshare --net` (as root): a namespace's loopback and
 // nftables are its own, so nothing on the machine is touched.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClusterNode, EtcdCluster, clusterDir } from '../lib/cluster.js';
 import { until } from '../lib/foyer.js';
 import { freePort } from '../nginx/harness.js';
 
-const nobody = 65534;
+const leaderOnly = '127.0.0.2';
 const ttlMs = 2000;
 const takeoverLimitMs = 5000;
 
@@ -51,13 +52,10 @@ async function poll(node, ticket) {
 
 async function partitionedLeader() {
   const dir = clusterDir();
-  chmodSync(dir, 0o755);
   const secretsDir = path.join(dir, 'shared');
-  mkdirSync(secretsDir, { mode: 0o700 });
-  chownSync(secretsDir, nobody, nobody);
-  const etcd = await new EtcdCluster(path.join(dir, 'etcd'), { size: 1 }).start();
+  const etcd = await new EtcdCluster(path.join(dir, 'etcd'), { size: 1, secondAddress: leaderOnly }).start();
   const rooms = [{ id: 'demo', name: 'Demo', rate_per_minute: 6, target_url: '/welcome' }];
-  const a = new ClusterNode({ dir, id: 'a', etcd: etcd.endpoints, secretsDir, port: await freePort(), rooms, uid: nobody });
+  const a = new ClusterNode({ dir, id: 'a', etcd: etcd.secondEndpoints, secretsDir, port: await freePort(), rooms });
   const b = new ClusterNode({ dir, id: 'b', etcd: etcd.endpoints, secretsDir, port: await freePort(), rooms });
   try {
     await a.start().leading();
@@ -68,8 +66,8 @@ async function partitionedLeader() {
 
     nft('add', 'table', 'inet', 'partition');
     nft('add', 'chain', 'inet', 'partition', 'out', '{ type filter hook output priority 0 ; }');
-    nft('add', 'rule', 'inet', 'partition', 'out', 'meta', 'skuid', String(nobody), 'tcp', 'dport',
-      String(etcd.members[0].client), 'drop');
+    nft('add', 'rule', 'inet', 'partition', 'out', 'ip', 'daddr', leaderOnly, 'tcp', 'dport',
+      String(etcd.members[0].secondClient), 'drop');
     const cutAt = Date.now();
     // Visitors keep coming to both, as a proxy would send them, until b has taken over;
     // those in line keep polling a. A join on a waits on etcd until a's lease is over.

@@ -1,6 +1,6 @@
 // Cluster mode on loopback: real etcd members and real `foyer` nodes, each with its data
 // dir on disk (fsyncs are real), for tests/cluster/ and bench/.
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../nginx/harness.js';
@@ -26,18 +26,22 @@ export class EtcdCluster {
   // `flags`: more of etcd's own, for every member (e.g. a space quota). `tls`: { cert,
   // key, ca } PEM files: each member also listens with TLS, asking clients for a certificate
   // signed by `ca` (tlsEndpoints); the plain listener stays for the test's own checks.
-  constructor(dir, { size = 3, flags = [], tls = null } = {}) {
+  // `secondAddress`: each member also listens there (secondEndpoints), so that a node given
+  // only that address can be cut off from etcd alone.
+  constructor(dir, { size = 3, flags = [], tls = null, secondAddress = null } = {}) {
     this.dir = dir;
     this.size = size;
     this.flags = flags;
     this.tls = tls;
+    this.secondAddress = secondAddress;
     this.members = [];
   }
 
   async start() {
     for (let i = 0; i < this.size; i++) {
       this.members.push({
-        name: `e${i}`, client: await freePort(), peer: await freePort(), tlsClient: this.tls ? await freePort() : null, output: '',
+        name: `e${i}`, client: await freePort(), peer: await freePort(), tlsClient: this.tls ? await freePort() : null,
+        secondClient: this.secondAddress ? await freePort() : null, output: '',
       });
     }
     const initial = this.members.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(',');
@@ -47,7 +51,11 @@ export class EtcdCluster {
   }
 
   launch(m, initial) {
-    const clientUrls = [`http://127.0.0.1:${m.client}`, ...(this.tls ? [`https://127.0.0.1:${m.tlsClient}`] : [])].join(',');
+    const clientUrls = [
+      `http://127.0.0.1:${m.client}`,
+      ...(this.tls ? [`https://127.0.0.1:${m.tlsClient}`] : []),
+      ...(this.secondAddress ? [`http://${this.secondAddress}:${m.secondClient}`] : []),
+    ].join(',');
     const tlsFlags = this.tls
       ? ['--cert-file', this.tls.cert, '--key-file', this.tls.key, '--trusted-ca-file', this.tls.ca, '--client-cert-auth']
       : [];
@@ -69,6 +77,10 @@ export class EtcdCluster {
 
   get tlsEndpoints() {
     return this.members.map((m) => `https://127.0.0.1:${m.tlsClient}`);
+  }
+
+  get secondEndpoints() {
+    return this.members.map((m) => `http://${this.secondAddress}:${m.secondClient}`);
   }
 
   async status(m) {
@@ -119,9 +131,8 @@ export class EtcdCluster {
 // One Foyer node in cluster mode. It listens only while it leads: start() returns at
 // once, and leading() resolves once it serves.
 export class ClusterNode {
-  // `cluster`: more of [cluster]'s keys (e.g. retained_entries). `uid`: the user the node
-  // runs as (root only), which owns its directory.
-  constructor({ dir, id, etcd, secretsDir, port, rooms, ttl = 2, cluster: more = {}, uid }) {
+  // `cluster`: more of [cluster]'s keys (e.g. retained_entries).
+  constructor({ dir, id, etcd, secretsDir, port, rooms, ttl = 2, cluster: more = {} }) {
     this.id = id;
     this.port = port;
     this.url = `http://127.0.0.1:${port}`;
@@ -140,14 +151,12 @@ export class ClusterNode {
     writeFileSync(this.configPath, text);
     this.output = '';
     this.runs = 0;
-    this.uid = uid;
-    if (uid !== undefined) chownSync(path.join(dir, id), uid, uid);
   }
 
   start() {
     this.mark = this.output.length;
     this.proc = spawnOwned(foyerBin, ['serve', '--config', this.configPath, '--data-dir', this.dataDir],
-      { stdio: ['ignore', 'pipe', 'pipe'], ...(this.uid === undefined ? {} : { uid: this.uid, gid: this.uid }) });
+      { stdio: ['ignore', 'pipe', 'pipe'] });
     this.runs += 1;
     // 'close', not 'exit': the output is all read by then.
     this.exited = new Promise((resolve) => this.proc.on('close', (code, signal) => resolve({ code, signal })));
