@@ -26,7 +26,9 @@
 #   bench/run.sh cluster     durable joins (proofs solved ahead) and status polls on one node
 #                            and on a cluster-mode leader whose log goes to three etcd
 #                            members on loopback (data dirs in the temp dir, on disk),
-#                            alternating; prints the ratios. FAULTS=N instead runs the
+#                            alternating, with a standby copying the leader's log all along
+#                            (STANDBY=0: none); prints the ratios and the standby's lag.
+#                            FAULTS=N instead runs the
 #                            failover test (tests/cluster/failover.test.js) with N faults
 #   bench/run.sh scale       the recipe beyond one box in full (tests/nginx/scale.test.js):
 #                            VISITORS far-back visitors (10,000) polling the frontier every
@@ -485,13 +487,62 @@ cluster() {
     "$(printf '[cluster]\netcd = [%s]\nnode_id = "bench"\nsecrets_dir = "%s"' "$etcd_endpoints" "$work/shared")"
   local -A pid port
   start_two single cluster
-  local -A label=([single]="foyer, one node" [cluster]="foyer, cluster mode, three etcd members")
+  # A standby copies the leader's log all along (STANDBY=0: none); the leader's metrics say
+  # how far behind it is, sampled every 0.2 s. On one machine it takes CPU from the leader.
+  [[ ${STANDBY:-1} == 0 ]] || start_standby
+  local standby=", a standby on this machine"
+  [[ ${STANDBY:-1} == 0 ]] && standby=""
+  local -A label=([single]="foyer, one node" [cluster]="foyer, cluster mode, three etcd members$standby")
   machine
   echo "durable joins (proofs solved ahead) and status polls; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
   alternate single cluster joins_and_polls
   echo "summary (medians of the alternating rounds), cluster mode against one node"
   ratio_line single cluster joins joins join 0.4
   ratio_line single cluster polls polls status 0.95
+  [[ ${STANDBY:-1} == 0 ]] || standby_lag "$work/lag.log"
+}
+
+# start_standby: a second cluster node on the same etcd, and a sampler of the leader's
+# cluster metrics into $work/lag.log.
+start_standby() {
+  write_config "$work/standby.toml" "$(free_port)" "$(room_toml bench 60)" \
+    "$(printf '[cluster]\netcd = [%s]\nnode_id = "bench-standby"\nsecrets_dir = "%s"' "$etcd_endpoints" "$work/shared")"
+  "$FOYER_BIN" serve --config "$work/standby.toml" --data-dir "$work/standby-data" >"$work/standby.log" 2>&1 &
+  started_pids+=($!)
+  (while sleep 0.2; do
+    curl -s "http://127.0.0.1:${port[cluster]}/metrics" |
+      awk -v t="$(date +%s.%N)" '/^foyer_cluster_(standby_lag_entries|log_last_entry|standbys) / {printf "%s %s %s\n", t, $1, $2}'
+  done) >"$work/lag.log" 2>/dev/null &
+  started_pids+=($!)
+}
+
+# standby_lag LOG: the standby's lag behind the leader over the whole run, in entries and
+# in the time the leader took to write that many at that moment (the last second's rate).
+standby_lag() {
+  python3 - "$1" <<'EOF'
+import statistics, sys
+samples = {}
+for line in open(sys.argv[1]):
+    t, name, value = line.split()
+    samples.setdefault(float(t), {})[name] = float(value)
+rows = sorted((t, s) for t, s in samples.items()
+              if s.get("foyer_cluster_standbys") == 1 and "foyer_cluster_standby_lag_entries" in s)
+if not rows:
+    sys.exit("  standby lag: no sample with the standby reporting")
+lags, behind_ms = [], []
+for i, (t, s) in enumerate(rows):
+    lag = s["foyer_cluster_standby_lag_entries"]
+    lags.append(lag)
+    back = next((r for r in reversed(rows[:i]) if t - r[0] >= 1.0), None)
+    if back:
+        rate = (s["foyer_cluster_log_last_entry"] - back[1]["foyer_cluster_log_last_entry"]) / (t - back[0])
+        behind_ms.append(1000 * lag / rate if rate > 0 else 0)
+q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))]
+print("  standby apply lag, %d samples 0.2 s apart (a standby reports at most once a second): entries behind"
+      " median %.0f, p99 %.0f, max %.0f" % (len(lags), statistics.median(lags), q(lags, 0.99), max(lags)))
+print("    as the leader's time to write them: median %.0f ms, p99 %.0f ms, max %.0f ms; last sample %.0f behind"
+      % (statistics.median(behind_ms), q(behind_ms, 0.99), max(behind_ms), lags[-1]))
+EOF
 }
 
 holds() {
