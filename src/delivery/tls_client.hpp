@@ -1,6 +1,7 @@
 #pragma once
-// The TLS rules of every outbound call (the sinks' webhooks, the guard's keys): the
-// system's trusted roots, and a certificate for the host the URL names.
+// The TLS rules of every outbound call (the sinks' webhooks, the guard's keys, and the
+// store's etcd client in cluster mode): the system's trusted roots, and a certificate for
+// the host the URL names.
 
 #include <string>
 

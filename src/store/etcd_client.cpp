@@ -4,10 +4,8 @@
 #include <string_view>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
@@ -17,6 +15,7 @@
 
 #include "core/base/bytes.hpp"
 #include "core/base/json.hpp"
+#include "delivery/tls_client.hpp"
 
 namespace foyer::store::etcd {
 namespace {
@@ -168,10 +167,11 @@ struct client::impl {
       plain.emplace(std::move(tcp));
     } else {
       secure.emplace(std::move(tcp), *tls);
-      boost::system::error_code not_ip;
-      net::ip::make_address(at.host, not_ip);
-      if (not_ip) SSL_set_tlsext_host_name(secure->native_handle(), at.host.c_str());
-      secure->set_verify_callback(net::ssl::host_name_verification(at.host));
+      if (!delivery::name_tls_peer(*secure, at.host)) {
+        problem = fmt::format("TLS: the name '{}' cannot be sent", at.host);
+        drop();
+        return false;
+      }
       bool shaken = false;
       secure->async_handshake(net::ssl::stream_base::client, [&](boost::system::error_code e) {
         shaken = !e;
@@ -193,12 +193,15 @@ struct client::impl {
   bool authenticate() {
     auto res = round_trip("/v3/auth/authenticate",
                           json_object().str("name", access.user).str("password", access.password).done());
+    if (!res) return false;
     simdjson::dom::parser parser;
+    simdjson::dom::element answer;
     std::string_view found;
-    if (!res || res->result() != http::status::ok || parser.parse(res->body())["token"].get(found) || found.empty()) {
-      std::string_view why;
-      if (res && parser.parse(res->body())["message"].get(why)) why = res->body();
-      if (res) problem = fmt::format("etcd refused the user '{}': {}", access.user, why);
+    const bool parsed = !parser.parse(res->body()).get(answer);
+    if (res->result() != http::status::ok || !parsed || answer["token"].get(found) || found.empty()) {
+      std::string_view why = res->body();
+      if (parsed && answer["message"].get(why)) why = res->body();
+      problem = fmt::format("etcd refused the user '{}': {}", access.user, why);
       return false;
     }
     token = found;
