@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <stop_token>
 #include <thread>
@@ -214,10 +213,10 @@ void cluster_leader::trim(std::stop_token stop) {
       // A report this build cannot read holds the log back rather than lose a node's entries.
       held.push_back(cluster::held_value(kv.value).value_or(0));
     }
-    const std::uint64_t lowest = std::min(written, held.empty() ? written : *std::min_element(held.begin(), held.end()));
+    const std::uint64_t lowest = cluster::lowest_held(written, held);
     standbys_.store(held.size(), std::memory_order_relaxed);
     standby_lag_.store(written - lowest, std::memory_order_relaxed);
-    const std::uint64_t through = cluster::trim_through(written, held, settings_.retained_entries);
+    const std::uint64_t through = cluster::trim_through(lowest, settings_.retained_entries);
     if (through <= trimmed_through_.load(std::memory_order_relaxed)) continue;
     auto r = client.delete_range_if(still_ours, cluster::log_key(settings_.prefix, 0),
                                     cluster::log_key(settings_.prefix, through + 1));

@@ -7,9 +7,13 @@
 
 namespace foyer::cluster {
 
-std::uint64_t trim_through(std::uint64_t written, std::span<const std::uint64_t> held, std::uint64_t retained) {
+std::uint64_t lowest_held(std::uint64_t written, std::span<const std::uint64_t> held) {
   std::uint64_t lowest = written;
   for (auto h : held) lowest = std::min(lowest, h);
+  return lowest;
+}
+
+std::uint64_t trim_through(std::uint64_t lowest, std::uint64_t retained) {
   const std::uint64_t keep = std::max<std::uint64_t>(retained, 1);
   return lowest > keep ? lowest - keep : 0;
 }

@@ -15,11 +15,13 @@
 
 namespace foyer::cluster {
 
-// The last entry the leader may delete (0: none). `written`: the leader's last entry;
-// `held`: each live standby's report; `retained` (at least 1): how many entries below
-// the lowest of them stay, the lowest itself among them, so that the newest entry is
-// never deleted and a new leader can check its store against it.
-std::uint64_t trim_through(std::uint64_t written, std::span<const std::uint64_t> held, std::uint64_t retained);
+// The lowest entry every node holds: `written`, the leader's last entry, or a live
+// standby's report (`held`) below it.
+std::uint64_t lowest_held(std::uint64_t written, std::span<const std::uint64_t> held);
+// The last entry the leader may delete (0: none), given lowest_held(): `retained` (at
+// least 1) entries up to it stay, the lowest itself among them, so that the newest entry
+// is never deleted and a new leader can check its store against it.
+std::uint64_t trim_through(std::uint64_t lowest, std::uint64_t retained);
 
 // `prefix`/held/`node`: the entries that node holds, a decimal number.
 std::string held_key(std::string_view prefix, std::string_view node);
