@@ -254,6 +254,8 @@ struct client::impl {
   reply call(std::string_view path, const std::string& body) {
     reply out;
     for (int attempt = 0; attempt < 2; ++attempt) {
+      // A second attempt's answer is the whole answer: a refused first one marks nothing.
+      out = reply{};
       auto res = exchange(path, body);
       if (!res) {
         out.problem = problem;

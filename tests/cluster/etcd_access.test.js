@@ -19,9 +19,11 @@ function openssl(dir, ...args) {
 }
 
 // A CA, etcd's certificate for 127.0.0.1 (etcd's own gateway presents it as a client too),
-// and the nodes' client certificate.
+// the nodes' client certificate, and the key etcd signs its auth tokens with.
 function makeCertificates(dir) {
   mkdirSync(dir);
+  openssl(dir, 'genrsa', '-out', 'token.key', '2048');
+  openssl(dir, 'rsa', '-in', 'token.key', '-pubout', '-out', 'token.pub');
   const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   openssl(dir, 'req', '-x509', ...key, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=foyer-test-ca');
   const uses = {
@@ -56,11 +58,17 @@ async function lockDown(etcd) {
   await call('enable', {});
 }
 
+// etcd's tokens here are JWTs that lapse 2 s after sign-in however often they are used, so
+// every call path of every node meets "invalid auth token" within the test, and must sign
+// in again and go on (etcd's default tokens lapse only after 5 idle minutes).
+const tokenLifetime = 2000;
+
 test('nodes reach etcd over TLS with a client certificate as a least-privileged etcd user; wrong credentials never lead', { timeout: 120000 }, async () => {
   const dir = clusterDir();
   const file = makeCertificates(path.join(dir, 'tls'));
   const etcd = await new EtcdCluster(path.join(dir, 'etcd'), {
     size: 1, tls: { cert: file('etcd.pem'), key: file('etcd.key'), ca: file('ca.pem') },
+    flags: ['--auth-token', `jwt,pub-key=${file('token.pub')},priv-key=${file('token.key')},sign-method=RS256,ttl=${tokenLifetime / 1000}s`],
   }).start();
   const nodes = [];
   try {
@@ -79,6 +87,12 @@ test('nodes reach etcd over TLS with a client certificate as a least-privileged 
     const a = await node('a', good);
     await a.start().leading();
     const joined = await (await fetch(`${a.url}/api/v1/rooms/demo/join`, { method: 'POST' })).json();
+    // Past two of its tokens' lifetimes (etcd's clock, which no test can set), a still leads:
+    // its lease renewals, group commits and trims each signed in again.
+    await new Promise((resolve) => setTimeout(resolve, 2.5 * tokenLifetime));
+    const later = await fetch(`${a.url}/api/v1/rooms/demo/join`, { method: 'POST' });
+    assert.equal(later.status, 201, await later.text());
+    assert.ok(a.alive && a.serving, `a still leads:\n${a.output}`);
 
     // The standby copies, and takes over, through the same locked-down etcd.
     const b = await node('b', good);
