@@ -217,8 +217,11 @@ void cluster_leader::trim(std::stop_token stop) {
     standbys_.store(held.size(), std::memory_order_relaxed);
     standby_lag_.store(written - lowest, std::memory_order_relaxed);
     const std::uint64_t through = cluster::trim_through(lowest, settings_.retained_entries);
-    if (through <= trimmed_through_.load(std::memory_order_relaxed)) continue;
-    auto r = client.delete_range_if(still_ours, cluster::log_key(settings_.prefix, 0),
+    const std::uint64_t trimmed = trimmed_through_.load(std::memory_order_relaxed);
+    if (through <= trimmed) continue;
+    // From the last trim on, not from the first entry: etcd keeps a deleted key in its index
+    // until it compacts, and a range visits each, so a range from 0 grows every second.
+    auto r = client.delete_range_if(still_ours, cluster::log_key(settings_.prefix, trimmed + 1),
                                     cluster::log_key(settings_.prefix, through + 1));
     auto reply = r.answered ? etcd::client::parse_txn(r.body) : std::nullopt;
     if (reply && reply->succeeded) trimmed_through_.store(through, std::memory_order_relaxed);
