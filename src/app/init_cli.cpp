@@ -45,7 +45,7 @@ const question questions[] = {
     {"--seats", "Seats that can't be oversold (empty: none)", &init_answers::seats, false},
 };
 
-[[noreturn]] void fail(std::string_view flag, std::string_view problem) {
+[[noreturn]] void bad_flag(std::string_view flag, std::string_view problem) {
   throw init_error(fmt::format("{}: {}", flag, problem));
 }
 
@@ -67,14 +67,14 @@ std::int64_t whole_number(std::string_view flag, const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || n <= 0) fail(flag, fmt::format("'{}' is not a whole number above 0", text));
+  if (used == 0 || used != text.size() || n <= 0) bad_flag(flag, fmt::format("'{}' is not a whole number above 0", text));
   return n;
 }
 
 room_config room_of(const init_answers& a, std::int64_t now_ms) {
   room_config c;
   auto set = [&](std::string_view key, room_value value) {
-    if (auto p = set_room_setting(c, key, value)) fail(flag_of(p->field), p->message);
+    if (auto p = set_room_setting(c, key, value)) bad_flag(flag_of(p->field), p->message);
   };
   set("id", a.room);
   set("name", a.name);
@@ -82,14 +82,14 @@ room_config room_of(const init_answers& a, std::int64_t now_ms) {
   set("rate_per_minute", whole_number("--rate", a.rate));
   if (!a.opens_at.empty()) set("opens_at", a.opens_at);
   if (!a.seats.empty()) set("inventory.total", whole_number("--seats", a.seats));
-  if (auto p = check_room(c)) fail(flag_of(p->field), p->message);
-  if (auto p = check_opening(std::nullopt, c.opens_at_ms, now_ms, past_opening::refuse)) fail("--opens-at", p->message);
+  if (auto p = check_room(c)) bad_flag(flag_of(p->field), p->message);
+  if (auto p = check_opening(std::nullopt, c.opens_at_ms, now_ms, past_opening::refuse)) bad_flag("--opens-at", p->message);
   return c;
 }
 
 http_url url_of(std::string_view flag, const std::string& text) {
   auto url = parse_url(text);
-  if (!url) fail(flag, fmt::format("'{}' is not an http:// or https:// URL", text));
+  if (!url) bad_flag(flag, fmt::format("'{}' is not an http:// or https:// URL", text));
   return *url;
 }
 
@@ -262,11 +262,11 @@ init_output plan_init(const init_answers& a, const init_secrets& s, std::int64_t
   auto shop = url_of("--shop-url", a.shop_url);
   auto foyer = url_of("--foyer-url", a.foyer_url);
   if (foyer.target != "/") {
-    fail("--foyer-url", "must be the root of its host (the waiting room's pages are at /r/..., /js/...), e.g. "
+    bad_flag("--foyer-url", "must be the root of its host (the waiting room's pages are at /r/..., /js/...), e.g. "
                         "https://queue.example.com");
   }
   if (foyer.host == shop.host && foyer.port == shop.port) {
-    fail("--foyer-url", fmt::format("needs its own host name (or port) apart from the shop's ({}), e.g. "
+    bad_flag("--foyer-url", fmt::format("needs its own host name (or port) apart from the shop's ({}), e.g. "
                                     "queue.example.com beside shop.example.com",
                                     shop.authority));
   }
@@ -276,7 +276,7 @@ init_output plan_init(const init_answers& a, const init_secrets& s, std::int64_t
     try {
       check_listen(value);
     } catch (const config_error& e) {
-      fail(flag, e.what());
+      bad_flag(flag, e.what());
     }
   }
   auto issuer = fmt::format("{}://{}", foyer.tls ? "https" : "http", foyer.authority);

@@ -26,7 +26,7 @@ constexpr std::string_view keyring_file = "pass-keys.json";
 // Far above any real ring (a key is about 150 bytes); refuses to slurp a wrong file.
 constexpr off_t max_keyring_bytes = 1 << 20;
 
-[[noreturn]] void fail(const std::filesystem::path& path, std::string_view what) {
+[[noreturn]] void bad_file(const std::filesystem::path& path, std::string_view what) {
   throw std::runtime_error(fmt::format("{}: {}", path.string(), what));
 }
 
@@ -51,30 +51,30 @@ std::optional<pass::keyring> load_keyring(const std::filesystem::path& data_dir)
   auto path = keyring_path(data_dir);
   int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (raw < 0 && errno == ENOENT) return std::nullopt;
-  if (raw < 0) fail(path, "cannot be opened: " + errno_text());
+  if (raw < 0) bad_file(path, "cannot be opened: " + errno_text());
   file_descriptor fd(raw);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) fail(path, "cannot be examined: " + errno_text());
-  if (!S_ISREG(st.st_mode)) fail(path, "is not a regular file");
+  if (::fstat(fd.get(), &st) != 0) bad_file(path, "cannot be examined: " + errno_text());
+  if (!S_ISREG(st.st_mode)) bad_file(path, "is not a regular file");
   if ((st.st_mode & 077) != 0) {
-    fail(path, fmt::format("holds secret keys but its mode is {:04o}; if no one else could have read it, "
+    bad_file(path, fmt::format("holds secret keys but its mode is {:04o}; if no one else could have read it, "
                            "run chmod 600 on it, otherwise generate new keys",
                            st.st_mode & 07777));
   }
-  if (st.st_size > max_keyring_bytes) fail(path, "is too large to be a key file");
+  if (st.st_size > max_keyring_bytes) bad_file(path, "is too large to be a key file");
   std::string text(static_cast<std::size_t>(st.st_size), '\0');
   std::size_t done = 0;
   while (done < text.size()) {
     auto n = ::read(fd.get(), text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(path, "cannot be read: " + errno_text());
-    if (n == 0) fail(path, "shrank while being read");
+    if (n < 0) bad_file(path, "cannot be read: " + errno_text());
+    if (n == 0) bad_file(path, "shrank while being read");
     done += static_cast<std::size_t>(n);
   }
   try {
     return pass::keyring::decode(text);
   } catch (const std::runtime_error& e) {
-    fail(path, fmt::format("{}; restore it from a backup", e.what()));
+    bad_file(path, fmt::format("{}; restore it from a backup", e.what()));
   }
 }
 
@@ -83,7 +83,7 @@ void write_all(int fd, const std::string& text, const std::filesystem::path& pat
   while (done < text.size()) {
     auto n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(path, "cannot be written: " + errno_text());
+    if (n < 0) bad_file(path, "cannot be written: " + errno_text());
     done += static_cast<std::size_t>(n);
   }
 }
@@ -128,7 +128,7 @@ void keygen(const keygen_options& options) {
   auto path = keyring_path(data_dir);
   if (options.list || !options.retire.empty()) {
     auto ring = load_keyring(data_dir);
-    if (!ring) fail(path, "does not exist; run foyer keygen to create it");
+    if (!ring) bad_file(path, "does not exist; run foyer keygen to create it");
     if (options.list) {
       list_keys(*ring);
     } else {
@@ -174,17 +174,17 @@ void save_keyring(const std::filesystem::path& data_dir, const pass::keyring& ri
   temp += ".tmp";
   // A temp file left by a crash may have any mode; start from a fresh one. O_EXCL also
   // refuses to follow a symlink planted under the temp name.
-  if (::unlink(temp.c_str()) != 0 && errno != ENOENT) fail(temp, "cannot be removed: " + errno_text());
+  if (::unlink(temp.c_str()) != 0 && errno != ENOENT) bad_file(temp, "cannot be removed: " + errno_text());
   {
     file_descriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (fd.get() < 0) fail(temp, "cannot be created: " + errno_text());
+    if (fd.get() < 0) bad_file(temp, "cannot be created: " + errno_text());
     write_all(fd.get(), ring.encode(), temp);
-    if (::fsync(fd.get()) != 0) fail(temp, "cannot be synced: " + errno_text());
+    if (::fsync(fd.get()) != 0) bad_file(temp, "cannot be synced: " + errno_text());
   }
-  if (::rename(temp.c_str(), path.c_str()) != 0) fail(path, "cannot be replaced: " + errno_text());
+  if (::rename(temp.c_str(), path.c_str()) != 0) bad_file(path, "cannot be replaced: " + errno_text());
   // The rename is durable only once the directory is.
   file_descriptor dir(::open(data_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.get() < 0 || ::fsync(dir.get()) != 0) fail(data_dir, "cannot be synced: " + errno_text());
+  if (dir.get() < 0 || ::fsync(dir.get()) != 0) bad_file(data_dir, "cannot be synced: " + errno_text());
 }
 
 void add_keygen_command(CLI::App& app) {

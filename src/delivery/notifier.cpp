@@ -14,11 +14,6 @@ std::size_t index(notify::channel ch) { return static_cast<std::size_t>(ch); }
 
 constexpr std::array channels{notify::channel::push, notify::channel::email};
 
-std::uint64_t random_u64() {
-  auto bytes = random_array<8>();
-  return get_be64(bytes.data());
-}
-
 }  // namespace
 
 notifier::notifier(net::io_context& ioc, const clock& clock, journal& rooms, notify::contact_book& book,

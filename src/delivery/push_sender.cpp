@@ -20,7 +20,7 @@ namespace bhttp = beast::http;
 using tcp = net::ip::tcp;
 
 // A push service's answer is read only for its status: a larger body is its fault.
-constexpr std::size_t answer_limit = 16 * 1024;
+constexpr std::size_t push_answer_limit = 16 * 1024;
 // RFC 8030 §5.2 leaves the longest TTL to the push service; none keeps a message longer.
 constexpr std::chrono::seconds max_ttl{28 * 24 * 3600};
 // RFC 8292 §2: at most 24 hours; half leaves room for a push service's clock running fast.
@@ -119,7 +119,7 @@ net::awaitable<notify::outcome> push_sender::send(const notify::push_subscriptio
   if (ec) co_return finish(notify::outcome::failed, fmt::format("{}: TLS handshake failed: {}", where, ec.message()));
   beast::flat_buffer buffer;
   answer_parser parser;
-  parser.body_limit(answer_limit);
+  parser.body_limit(push_answer_limit);
   ec = co_await exchange(stream, buffer, req, parser, reach_.timeout);
   // The connection closes with the stream: one request each, so no TLS close is awaited.
   if (ec) co_return finish(notify::outcome::failed, fmt::format("{}: no answer: {}", where, ec.message()));

@@ -10,11 +10,6 @@ namespace {
 // The first retry comes within this, then the wait doubles up to the sink's max_backoff.
 constexpr std::chrono::milliseconds first_backoff{100};
 
-std::uint64_t random_u64() {
-  auto bytes = random_array<8>();
-  return get_be64(bytes.data());
-}
-
 }  // namespace
 
 sink::sink(net::io_context& ioc, const sink_config& c)

@@ -15,7 +15,7 @@ using net::redirect_error;
 using net::use_awaitable;
 
 // A receiver's answer is read only for its status: a larger body is its fault.
-constexpr std::size_t answer_limit = 64 * 1024;
+constexpr std::size_t webhook_answer_limit = 64 * 1024;
 
 }  // namespace
 
@@ -83,7 +83,7 @@ net::awaitable<webhook_sink::sent> webhook_sink::send(const envelope& e) {
   req.prepare_payload();
 
   answer_parser parser;
-  parser.body_limit(answer_limit);
+  parser.body_limit(webhook_answer_limit);
   beast::error_code ec;
   if (tls_) {
     ec = co_await exchange(*tls_, buffer_, req, parser, timeout_);

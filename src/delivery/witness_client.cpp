@@ -19,7 +19,7 @@ using net::redirect_error;
 using net::use_awaitable;
 
 // An answer is a few signature lines or a size: more is the witness's fault.
-constexpr std::size_t answer_limit = 64 * 1024;
+constexpr std::size_t witness_answer_limit = 64 * 1024;
 
 // Lists a connection as open while it is in use, so stop() can close it.
 class registration {
@@ -128,7 +128,7 @@ net::awaitable<witness::answer> witness_client::post(const witness_endpoint& w, 
   req.body() = std::move(body);
   req.prepare_payload();
   answer_parser parser;
-  parser.body_limit(answer_limit);
+  parser.body_limit(witness_answer_limit);
   beast::flat_buffer buffer;
   if (url.tls) {
     beast::ssl_stream<beast::tcp_stream> stream(ioc_, tls_context_);

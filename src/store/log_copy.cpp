@@ -18,8 +18,6 @@ namespace {
 
 // A batch is written once it holds this much: the copy's memory stays small.
 constexpr std::size_t batch_bytes = std::size_t{4} << 20;
-constexpr std::string_view events_family = "events";
-constexpr std::string_view contacts_family = "contacts";
 
 [[noreturn]] void fail(const std::filesystem::path& dir, std::string_view what, const rocksdb::Status& s) {
   throw store_error(fmt::format("{}: {}: {}", dir.string(), what, s.ToString()));

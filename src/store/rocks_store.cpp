@@ -49,8 +49,6 @@ namespace {
 
 constexpr std::string_view format_version = log_format_version;
 constexpr std::string_view format_family = "foyer-event-log/";
-constexpr std::string_view events_family = "events";
-constexpr std::string_view contacts_family = "contacts";
 constexpr std::string_view version_key = "v";
 constexpr std::string_view snapshot_key = "s";
 constexpr std::string_view cluster_entries_key = "c";

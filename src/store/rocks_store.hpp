@@ -29,6 +29,9 @@ namespace foyer::store {
 
 // The format of the log this build writes and reads, in the store's version record.
 inline constexpr std::string_view log_format_version = "foyer-event-log/1";
+// The column families of a data dir: the log, and the visitors' contacts.
+inline constexpr std::string_view events_family = "events";
+inline constexpr std::string_view contacts_family = "contacts";
 
 // The data dir cannot be used: corrupt, unreadable, locked by another process,
 // not a Foyer store, or written by another format version. The message names the

@@ -199,4 +199,9 @@ void random_bytes(std::span<std::uint8_t> out) {
   left -= out.size();
 }
 
+std::uint64_t random_u64() {
+  auto bytes = random_array<8>();
+  return get_be64(bytes.data());
+}
+
 }  // namespace foyer

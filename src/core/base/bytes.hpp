@@ -63,5 +63,6 @@ std::array<std::uint8_t, N> random_array() {
   random_bytes(out);
   return out;
 }
+std::uint64_t random_u64();
 
 }  // namespace foyer

@@ -10,12 +10,12 @@ namespace foyer {
 namespace {
 
 constexpr std::uint8_t token_version = 1;
-constexpr std::size_t mac_size = 16;
+constexpr std::size_t resume_mac_size = 16;
 constexpr std::size_t link_size = 16;
-constexpr std::string_view mac_label = "foyer/resume/v1";
+constexpr std::string_view resume_mac_label = "foyer/resume/v1";
 // A ticket's text is at most 256 characters (192 bytes): anything longer is refused unread.
 constexpr std::size_t max_ticket_bytes = 192;
-constexpr std::size_t max_token_bytes = 1 + link_size + max_ticket_bytes + mac_size;
+constexpr std::size_t max_token_bytes = 1 + link_size + max_ticket_bytes + resume_mac_size;
 constexpr std::size_t max_token_text = (max_token_bytes * 4 + 2) / 3;
 
 }  // namespace
@@ -23,13 +23,13 @@ constexpr std::size_t max_token_text = (max_token_bytes * 4 + 2) / 3;
 std::string resume_codec::mint(std::string_view ticket_text, const id16& link) const {
   auto ticket_bytes = base64url_decode(ticket_text);
   if (!ticket_bytes || ticket_bytes->size() > max_ticket_bytes) return {};
-  writer w(1 + link_size + ticket_bytes->size() + mac_size);
+  writer w(1 + link_size + ticket_bytes->size() + resume_mac_size);
   w.u8(token_version);
   w.raw(link);
   w.raw(*ticket_bytes);
   auto payload = w.take();
-  auto mac = key_.mac({as_bytes(mac_label), as_bytes(payload)});
-  payload.append(reinterpret_cast<const char*>(mac.data()), mac_size);
+  auto mac = key_.mac({as_bytes(resume_mac_label), as_bytes(payload)});
+  payload.append(reinterpret_cast<const char*>(mac.data()), resume_mac_size);
   return base64url_encode(as_bytes(payload));
 }
 
@@ -37,13 +37,13 @@ std::optional<resume_token> resume_codec::open(std::string_view token) const {
   if (token.size() > max_token_text) return std::nullopt;
   std::array<std::uint8_t, max_token_text * 3 / 4> buffer;
   auto raw = std::span(buffer).first(token.size() * 3 / 4);
-  if (!base64url_decode_into(token, raw) || raw.size() <= 1 + link_size + mac_size || raw[0] != token_version) {
+  if (!base64url_decode_into(token, raw) || raw.size() <= 1 + link_size + resume_mac_size || raw[0] != token_version) {
     return std::nullopt;
   }
   std::string_view all = as_chars(raw);
-  std::string_view payload = all.substr(0, all.size() - mac_size);
-  auto expected = key_.mac({as_bytes(mac_label), as_bytes(payload)});
-  if (!equal_constant_time(byte_view(expected).first(mac_size), as_bytes(all.substr(payload.size())))) {
+  std::string_view payload = all.substr(0, all.size() - resume_mac_size);
+  auto expected = key_.mac({as_bytes(resume_mac_label), as_bytes(payload)});
+  if (!equal_constant_time(byte_view(expected).first(resume_mac_size), as_bytes(all.substr(payload.size())))) {
     return std::nullopt;
   }
   resume_token out;

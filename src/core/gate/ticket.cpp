@@ -9,17 +9,17 @@ namespace foyer {
 namespace {
 
 constexpr std::uint8_t ticket_version = 1;
-constexpr std::size_t mac_size = 16;
+constexpr std::size_t ticket_mac_size = 16;
 constexpr std::uint64_t none = ~std::uint64_t{0};
 constexpr std::size_t max_room_id = 64;
 // The largest ticket is well under this; anything longer is refused unread.
 constexpr std::size_t max_ticket_text = 256;
-constexpr std::string_view mac_label = "foyer/ticket/v1";
+constexpr std::string_view ticket_mac_label = "foyer/ticket/v1";
 constexpr std::string_view key_label = "foyer/ticket-key/v1";
 
 bool mac_matches(const hmac_key& key, std::string_view payload, std::string_view mac) {
-  auto expected = key.mac({as_bytes(mac_label), as_bytes(payload)});
-  return equal_constant_time(byte_view(expected).first(mac_size), as_bytes(mac));
+  auto expected = key.mac({as_bytes(ticket_mac_label), as_bytes(payload)});
+  return equal_constant_time(byte_view(expected).first(ticket_mac_size), as_bytes(mac));
 }
 
 // Whether the restored log holds what an earlier incarnation's ticket names.
@@ -58,7 +58,7 @@ std::string ticket_codec::encode(const ticket& t) const {
 void ticket_codec::encode_into(std::string& out, const ticket& t) const {
   // Laid out on the stack, room ids being at most 255 bytes: a join's answer then
   // allocates the ticket's text alone.
-  std::array<std::uint8_t, 2 + 255 + 2 * 16 + 3 * 8 + mac_size> payload;
+  std::array<std::uint8_t, 2 + 255 + 2 * 16 + 3 * 8 + ticket_mac_size> payload;
   std::size_t n = 0;
   auto put = [&](byte_view b) {
     std::copy(b.begin(), b.end(), payload.begin() + static_cast<std::ptrdiff_t>(n));
@@ -78,8 +78,8 @@ void ticket_codec::encode_into(std::string& out, const ticket& t) const {
   put_u64(t.lobby_index.value_or(none));
   put(t.entrant);
   put_u64(static_cast<std::uint64_t>(t.issued_ms));
-  auto mac = key_.mac({as_bytes(mac_label), byte_view(payload).first(n)});
-  put(byte_view(mac).first(mac_size));
+  auto mac = key_.mac({as_bytes(ticket_mac_label), byte_view(payload).first(n)});
+  put(byte_view(mac).first(ticket_mac_size));
   append_base64url(out, byte_view(payload).first(n));
 }
 
@@ -91,11 +91,11 @@ std::optional<ticket> ticket_codec::decode(std::string_view text, ticket_error* 
   if (text.size() > max_ticket_text) return fail(ticket_error::malformed);
   std::array<std::uint8_t, max_ticket_text * 3 / 4> buffer;
   auto raw = std::span(buffer).first(text.size() * 3 / 4);
-  if (!base64url_decode_into(text, raw) || raw.size() < 2 + mac_size || raw[0] != ticket_version) {
+  if (!base64url_decode_into(text, raw) || raw.size() < 2 + ticket_mac_size || raw[0] != ticket_version) {
     return fail(ticket_error::malformed);
   }
   std::string_view all = as_chars(raw);
-  std::string_view payload = all.substr(0, all.size() - mac_size);
+  std::string_view payload = all.substr(0, all.size() - ticket_mac_size);
   std::string_view mac = all.substr(payload.size());
   const earlier_key* issuer = nullptr;
   if (!mac_matches(key_, payload, mac)) {
