@@ -1,30 +1,24 @@
 // A leader cut off from etcd but not from its visitors, by nftables in a network namespace
-// of the test's own: it takes no join past its lease's deadline, steps down, and the
-// standby takes over within 5 s with every acknowledged join. etcd also listens on a
-// second loopback address that only the leader is given, so that one rule drops only the
-// leader's packets to etcd; visitors still reach it. Once the partition heals, it comes
-// back as a standby.
-//
-// The file runs itself again inside `unshare --net` (as root): a namespace's loopback and
-// nftables are its own, so nothing on the machine is touched.
+// of the test's own (tests/lib/cluster.js): it takes no join past its lease's deadline,
+// steps down, and the standby takes over within 5 s with every acknowledged join; its
+// visitors' polls are still answered. etcd also listens on a second loopback address that
+// only the leader is given, so that one rule drops only the leader's packets to etcd. Once
+// the partition heals, it comes back as a standby. (The failover chaos test makes this
+// fault among its others, under load through nginx.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ClusterNode, EtcdCluster, clusterDir } from '../lib/cluster.js';
+import {
+  ClusterNode, EtcdCluster, canMakeNetworkNamespace, clusterDir, cutOff, heal, inNetworkNamespace, runInNetworkNamespace,
+} from '../lib/cluster.js';
 import { until } from '../lib/foyer.js';
 import { freePort } from '../nginx/harness.js';
 
 const leaderOnly = '127.0.0.2';
 const ttlMs = 2000;
 const takeoverLimitMs = 5000;
-
-function nft(...args) {
-  const r = spawnSync('nft', args, { encoding: 'utf8' });
-  assert.equal(r.status, 0, `nft ${args.join(' ')}: ${r.stderr}`);
-}
 
 async function join(node) {
   const sentAt = Date.now();
@@ -53,9 +47,9 @@ async function poll(node, ticket) {
 async function partitionedLeader() {
   const dir = clusterDir();
   const secretsDir = path.join(dir, 'shared');
-  const etcd = await new EtcdCluster(path.join(dir, 'etcd'), { size: 1, secondAddress: leaderOnly }).start();
+  const etcd = await new EtcdCluster(path.join(dir, 'etcd'), { size: 1, addresses: [leaderOnly] }).start();
   const rooms = [{ id: 'demo', name: 'Demo', rate_per_minute: 6, target_url: '/welcome' }];
-  const a = new ClusterNode({ dir, id: 'a', etcd: etcd.secondEndpoints, secretsDir, port: await freePort(), rooms });
+  const a = new ClusterNode({ dir, id: 'a', etcd: etcd.endpointsAt(leaderOnly), secretsDir, port: await freePort(), rooms });
   const b = new ClusterNode({ dir, id: 'b', etcd: etcd.endpoints, secretsDir, port: await freePort(), rooms });
   try {
     await a.start().leading();
@@ -64,10 +58,7 @@ async function partitionedLeader() {
     const answers = [];
     for (let i = 0; i < 20; i++) answers.push(await join(a));
 
-    nft('add', 'table', 'inet', 'partition');
-    nft('add', 'chain', 'inet', 'partition', 'out', '{ type filter hook output priority 0 ; }');
-    nft('add', 'rule', 'inet', 'partition', 'out', 'ip', 'daddr', leaderOnly, 'tcp', 'dport',
-      String(etcd.members[0].secondClient), 'drop');
+    cutOff(leaderOnly);
     const cutAt = Date.now();
     // Visitors keep coming to both, as a proxy would send them, until b has taken over;
     // those in line keep polling a. A join on a waits on etcd until a's lease is over.
@@ -100,7 +91,7 @@ async function partitionedLeader() {
     }
 
     // Healed, a comes back as b's standby.
-    nft('delete', 'table', 'inet', 'partition');
+    heal();
     a.start();
     await until('a to stand by behind b', () => /standby: \{\\"node\\":\\"b\\".* leads; copying its log/.test(a.output.slice(a.mark)), 15000)
       .catch((e) => { throw new Error(`${e.message}:\n${a.output.slice(a.mark)}`); });
@@ -112,24 +103,19 @@ async function partitionedLeader() {
   }
 }
 
-if (process.env.FOYER_IN_NETNS) {
+if (inNetworkNamespace) {
   test('inside the namespace: the partitioned leader steps down and the standby takes over', { timeout: 60000 }, async () => {
     const took = await partitionedLeader();
     console.log(`takeover after the partition: ${took} ms`);
   });
 } else {
   test('a leader cut off from etcd but not from visitors takes nothing past its lease; the standby takes over within 5 s', { timeout: 90000 }, (t) => {
-    if (spawnSync('unshare', ['--net', 'true']).status !== 0) {
+    if (!canMakeNetworkNamespace()) {
       t.skip('no network namespace here (unshare --net needs root)');
       return;
     }
-    const self = fileURLToPath(import.meta.url);
-    const r = spawnSync('unshare', ['--net', 'sh', '-c', 'ip link set lo up && exec "$0" --test "$1"', process.execPath, self], {
-      // Not as a child of this runner: its own exit status says how it went.
-      env: { ...process.env, FOYER_IN_NETNS: '1', NODE_TEST_CONTEXT: undefined }, encoding: 'utf8', timeout: 80000,
-    });
-    const said = `${r.stdout}${r.stderr}`;
-    assert.equal(r.status, 0, said);
+    const { passed, said } = runInNetworkNamespace(fileURLToPath(import.meta.url), 80000);
+    assert.ok(passed, said);
     console.log(`takeover after the partition: ${/takeover after the partition: (\d+) ms/.exec(said)?.[1]} ms`);
   });
 }

@@ -1,8 +1,11 @@
 // Cluster mode on loopback: real etcd members and real `foyer` nodes, each with its data
 // dir on disk (fsyncs are real), for tests/cluster/ and bench/.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { freePort } from '../nginx/harness.js';
 import { configText, foyerBin, spawnOwned } from './foyer.js';
 
@@ -26,22 +29,24 @@ export class EtcdCluster {
   // `flags`: more of etcd's own, for every member (e.g. a space quota). `tls`: { cert,
   // key, ca } PEM files: each member also listens with TLS, asking clients for a certificate
   // signed by `ca` (tlsEndpoints); the plain listener stays for the test's own checks.
-  // `secondAddress`: each member also listens there (secondEndpoints), so that a node given
-  // only that address can be cut off from etcd alone.
-  constructor(dir, { size = 3, flags = [], tls = null, secondAddress = null } = {}) {
+  // `addresses`: more loopback addresses each member also listens on (endpointsAt), so that
+  // a node given only one of them can be cut off from etcd alone.
+  constructor(dir, { size = 3, flags = [], tls = null, addresses = [] } = {}) {
     this.dir = dir;
     this.size = size;
     this.flags = flags;
     this.tls = tls;
-    this.secondAddress = secondAddress;
+    this.addresses = addresses;
     this.members = [];
   }
 
   async start() {
     for (let i = 0; i < this.size; i++) {
+      const at = {};
+      for (const address of this.addresses) at[address] = await freePort();
       this.members.push({
         name: `e${i}`, client: await freePort(), peer: await freePort(), tlsClient: this.tls ? await freePort() : null,
-        secondClient: this.secondAddress ? await freePort() : null, output: '',
+        at, output: '',
       });
     }
     const initial = this.members.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(',');
@@ -54,7 +59,7 @@ export class EtcdCluster {
     const clientUrls = [
       `http://127.0.0.1:${m.client}`,
       ...(this.tls ? [`https://127.0.0.1:${m.tlsClient}`] : []),
-      ...(this.secondAddress ? [`http://${this.secondAddress}:${m.secondClient}`] : []),
+      ...Object.entries(m.at ?? {}).map(([address, port]) => `http://${address}:${port}`),
     ].join(',');
     const tlsFlags = this.tls
       ? ['--cert-file', this.tls.cert, '--key-file', this.tls.key, '--trusted-ca-file', this.tls.ca, '--client-cert-auth']
@@ -79,8 +84,8 @@ export class EtcdCluster {
     return this.members.map((m) => `https://127.0.0.1:${m.tlsClient}`);
   }
 
-  get secondEndpoints() {
-    return this.members.map((m) => `http://${this.secondAddress}:${m.secondClient}`);
+  endpointsAt(address) {
+    return this.members.map((m) => `http://${address}:${m.at[address]}`);
   }
 
   async status(m) {
@@ -190,4 +195,43 @@ export class ClusterNode {
 export function clusterDir() {
   // On disk, not tmpfs: etcd's and RocksDB's fsyncs are real.
   return mkdtempSync(path.join(process.env.FOYER_CLUSTER_TMP ?? tmpdir(), 'foyer-cluster-'));
+}
+
+// Network namespaces, for the tests that cut a node off from etcd: the test file runs itself
+// again inside `unshare --net` (as root), where loopback and nftables are its own, so
+// nothing on the machine is touched. FOYER_IN_NETNS is set inside.
+export const inNetworkNamespace = Boolean(process.env.FOYER_IN_NETNS);
+
+export function canMakeNetworkNamespace() {
+  return spawnSync('unshare', ['--net', 'true']).status === 0;
+}
+
+// Runs `file` in a new namespace, as tests/run.sh runs every file (run-node.js: it exits once
+// the tests are done, and stops a file that stalls); its output, and whether it passed.
+export function runInNetworkNamespace(file, timeoutMs) {
+  const runner = fileURLToPath(new URL('./run-node.js', import.meta.url));
+  const inner = ['ip link set lo up && exec "$0" "$1" --timeout="$2" "$3"', process.execPath, runner, String(timeoutMs), file];
+  const r = spawnSync('unshare', ['--net', 'sh', '-c', ...inner], {
+    // Not as a child of this runner: its own exit status says how it went.
+    env: { ...process.env, FOYER_IN_NETNS: '1', NODE_TEST_CONTEXT: undefined }, encoding: 'utf8',
+    timeout: timeoutMs + 15000,
+  });
+  return { passed: r.status === 0, said: `${r.stdout}${r.stderr}` };
+}
+
+export function nft(...args) {
+  const r = spawnSync('nft', args, { encoding: 'utf8' });
+  assert.equal(r.status, 0, `nft ${args.join(' ')}: ${r.stderr}`);
+}
+
+// Drops every packet sent to `address` (one that only a node's etcd endpoints use), until
+// heal(): that node loses etcd, and keeps its visitors.
+export function cutOff(address) {
+  nft('add', 'table', 'inet', 'partition');
+  nft('add', 'chain', 'inet', 'partition', 'out', '{ type filter hook output priority 0 ; }');
+  nft('add', 'rule', 'inet', 'partition', 'out', 'ip', 'daddr', address, 'drop');
+}
+
+export function heal() {
+  nft('delete', 'table', 'inet', 'partition');
 }
