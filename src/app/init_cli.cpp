@@ -67,7 +67,9 @@ std::int64_t whole_number(std::string_view flag, const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || n <= 0) bad_flag(flag, fmt::format("'{}' is not a whole number above 0", text));
+  if (used == 0 || used != text.size() || n <= 0) {
+    bad_flag(flag, fmt::format("'{}' is not a whole number above 0", text));
+  }
   return n;
 }
 
@@ -83,7 +85,9 @@ room_config room_of(const init_answers& a, std::int64_t now_ms) {
   if (!a.opens_at.empty()) set("opens_at", a.opens_at);
   if (!a.seats.empty()) set("inventory.total", whole_number("--seats", a.seats));
   if (auto p = check_room(c)) bad_flag(flag_of(p->field), p->message);
-  if (auto p = check_opening(std::nullopt, c.opens_at_ms, now_ms, past_opening::refuse)) bad_flag("--opens-at", p->message);
+  if (auto p = check_opening(std::nullopt, c.opens_at_ms, now_ms, past_opening::refuse)) {
+    bad_flag("--opens-at", p->message);
+  }
   return c;
 }
 
@@ -263,12 +267,12 @@ init_output plan_init(const init_answers& a, const init_secrets& s, std::int64_t
   auto foyer = url_of("--foyer-url", a.foyer_url);
   if (foyer.target != "/") {
     bad_flag("--foyer-url", "must be the root of its host (the waiting room's pages are at /r/..., /js/...), e.g. "
-                        "https://queue.example.com");
+                            "https://queue.example.com");
   }
   if (foyer.host == shop.host && foyer.port == shop.port) {
     bad_flag("--foyer-url", fmt::format("needs its own host name (or port) apart from the shop's ({}), e.g. "
-                                    "queue.example.com beside shop.example.com",
-                                    shop.authority));
+                                        "queue.example.com beside shop.example.com",
+                                        shop.authority));
   }
   auto shop_path = shop.target.substr(0, shop.target.find('?'));
   for (const auto& [flag, value] : {std::pair{"--listen", a.listen}, std::pair{"--guard-listen", a.guard_listen},

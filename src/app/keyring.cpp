@@ -58,8 +58,8 @@ std::optional<pass::keyring> load_keyring(const std::filesystem::path& data_dir)
   if (!S_ISREG(st.st_mode)) bad_file(path, "is not a regular file");
   if ((st.st_mode & 077) != 0) {
     bad_file(path, fmt::format("holds secret keys but its mode is {:04o}; if no one else could have read it, "
-                           "run chmod 600 on it, otherwise generate new keys",
-                           st.st_mode & 07777));
+                               "run chmod 600 on it, otherwise generate new keys",
+                               st.st_mode & 07777));
   }
   if (st.st_size > max_keyring_bytes) bad_file(path, "is too large to be a key file");
   std::string text(static_cast<std::size_t>(st.st_size), '\0');
