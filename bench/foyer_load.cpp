@@ -33,6 +33,7 @@
 //
 // The last line of the output is `RESULT {json}` for scripts (bench/run.sh).
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -206,6 +207,14 @@ std::pair<std::string, std::string> per_op(const by_part& from, const by_part& t
 // µs of server CPU per operation.
 std::pair<std::string, std::string> cpu_per_op(const by_part& from, const by_part& to, std::uint64_t ops) {
   return per_op(from, to, ops, 1e6 / static_cast<double>(::sysconf(_SC_CLK_TCK)), " µs");
+}
+
+// µs of CPU this process has used so far, all its threads.
+double own_cpu_us() {
+  rusage r{};
+  ::getrusage(RUSAGE_SELF, &r);
+  auto us = [](timeval t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
+  return us(r.ru_utime) + us(r.ru_stime);
 }
 
 class histogram {
@@ -896,6 +905,7 @@ int run(const options& opts) {
   std::optional<by_part> allocs_at_start;
   if (opts.server_pid > 0) cpu_at_start = read_server_cpu(opts.server_pid);
   if (!opts.alloc_counts.empty()) allocs_at_start = read_server_allocations(opts.server_pid, opts.alloc_counts);
+  double own_cpu_at_start = own_cpu_us();
   auto start = steady::now();
   shared.start = start;
   if (opts.duration_s > 0) {
@@ -927,6 +937,7 @@ int run(const options& opts) {
     });
   }
   for (auto& t : threads) t.join();
+  double own_cpu_used = own_cpu_us() - own_cpu_at_start;
   std::optional<by_part> cpu_at_end;
   std::optional<by_part> allocs_at_end;
   if (opts.server_pid > 0) cpu_at_end = read_server_cpu(opts.server_pid);
@@ -967,6 +978,10 @@ int run(const options& opts) {
   }
   fmt::print("  operations {} in {:.2f} s: {:.1f}/s; errors {}\n", ops, seconds, static_cast<double>(ops) / seconds,
              errors);
+  // The load generator shares the machine: what it takes is what the server cannot have.
+  double own_per_op = own_cpu_used / static_cast<double>(std::max<std::uint64_t>(ops, 1));
+  fmt::print("  load generator CPU per operation, timed phase: {:.1f} µs\n", own_per_op);
+  json += fmt::format(R"(,"load_cpu_us":{:.2f})", own_per_op);
   if (cpu_at_end) {
     auto [timed_json, timed_text] = cpu_per_op(*cpu_at_start, *cpu_at_end, ops);
     fmt::print("  server CPU per operation, timed phase: {}\n", timed_text);

@@ -334,6 +334,34 @@ print("    p99 %.2f ms without, %.2f ms with; server CPU per operation %.1f us w
 EOF
 }
 
+# ceiling_line A B RUN IO_THREADS: the most each server could do for RUN's operations on this
+# machine by CPU alone, from the medians of its rounds: one thread can use at most a core (the
+# loop, the storage thread; the I/O threads IO_THREADS cores), and the server and the load
+# generator together at most all of them. Their quotient bounds the ratio the machine can show.
+ceiling_line() {
+  python3 - "$work" "$1" "$2" "$3" "$rounds" "$4" "$(nproc)" <<'EOF'
+import json, statistics, sys
+work, a, b, run = sys.argv[1:5]
+rounds, io_threads, cores = map(int, sys.argv[5:])
+def limit(server, threads):
+    results = []
+    for r in range(1, rounds + 1):
+        with open("%s/%s-%s%d.out" % (work, server, run, r)) as f:
+            results.append(json.loads([l for l in f if l.startswith("RESULT ")][-1][7:]))
+    cpu = {part: statistics.median(x["server_cpu_us"][part] for x in results) for part in ("loop", "io", "storage", "total")}
+    load = statistics.median(x["load_cpu_us"] for x in results)
+    bounds = {"the loop": 1e6 / cpu["loop"], "the storage thread": 1e6 / max(cpu["storage"], 1e-3),
+              "all %d cores (server %.1f us, load generator %.1f us)" % (cores, cpu["total"], load):
+                  cores * 1e6 / (cpu["total"] + load)}
+    if threads:
+        bounds["the I/O threads"] = threads * 1e6 / max(cpu["io"], 1e-3)
+    return min((v, k) for k, v in bounds.items())
+(la, wa), (lb, wb) = limit(a, 0), limit(b, io_threads)
+print("    by CPU alone at most %.0f/s without (bound by %s), %.0f/s with (bound by %s): a ratio of at most %.2f here" %
+      (la, wa, lb, wb, lb / la))
+EOF
+}
+
 # timed_joins SERVER ROUND: durable joins with proofs solved ahead on SERVER (pid, port and
 # label of the caller's arrays).
 timed_joins() {
@@ -438,8 +466,12 @@ io_threads() {
   echo "durable joins (proofs solved ahead) and status polls; $connections connections, $duration s per run, $rounds rounds, base_bits ${BASE_BITS:-4}"
   alternate loop io joins_and_polls
   echo "summary (medians of the alternating rounds), I/O threads against io_threads = 0"
+  local threads
+  threads=$(grep -o '"io_threads":[0-9]*' "$work/io.log" | tail -1 | cut -d: -f2)
   ratio_line loop io joins joins join 1.1
+  ceiling_line loop io joins "$threads"
   ratio_line loop io polls polls status 0.95
+  ceiling_line loop io polls "$threads"
   local which what part
   for which in loop io; do
     for what in joins polls; do
