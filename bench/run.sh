@@ -334,15 +334,16 @@ print("    p99 %.2f ms without, %.2f ms with; server CPU per operation %.1f us w
 EOF
 }
 
-# ceiling_line A B RUN IO_THREADS: the most each server could do for RUN's operations on this
-# machine by CPU alone, from the medians of its rounds: one thread can use at most a core (the
-# loop, the storage thread; the I/O threads IO_THREADS cores), and the server and the load
-# generator together at most all of them. Their quotient bounds the ratio the machine can show.
+# ceiling_line A B RUN KIND IO_THREADS: the most each server could do for RUN's operations
+# (KIND) on this machine by CPU alone, from the medians of its rounds: one thread can use at
+# most a core (the loop, the storage thread; the I/O threads IO_THREADS cores), and the server
+# and the load generator together at most all of them; and how near each run came to it. The
+# quotient of the two bounds is the ratio both would show, each at its bound.
 ceiling_line() {
-  python3 - "$work" "$1" "$2" "$3" "$rounds" "$4" "$(nproc)" <<'EOF'
+  python3 - "$work" "$1" "$2" "$3" "$4" "$rounds" "$5" "$(nproc)" <<'EOF'
 import json, statistics, sys
-work, a, b, run = sys.argv[1:5]
-rounds, io_threads, cores = map(int, sys.argv[5:])
+work, a, b, run, kind = sys.argv[1:6]
+rounds, io_threads, cores = map(int, sys.argv[6:])
 def limit(server, threads):
     results = []
     for r in range(1, rounds + 1):
@@ -355,10 +356,11 @@ def limit(server, threads):
                   cores * 1e6 / (cpu["total"] + load)}
     if threads:
         bounds["the I/O threads"] = threads * 1e6 / max(cpu["io"], 1e-3)
-    return min((v, k) for k, v in bounds.items())
-(la, wa), (lb, wb) = limit(a, 0), limit(b, io_threads)
-print("    by CPU alone at most %.0f/s without (bound by %s), %.0f/s with (bound by %s): a ratio of at most %.2f here" %
-      (la, wa, lb, wb, lb / la))
+    bound, by = min((v, k) for k, v in bounds.items())
+    return bound, by, statistics.median(x[kind]["per_s"] for x in results) / bound
+(la, wa, ra), (lb, wb, rb) = limit(a, 0), limit(b, io_threads)
+print("    by CPU alone at most %.0f/s without (bound by %s; %.0f %% of it reached), %.0f/s with (bound by %s; %.0f %%):"
+      " %.2f, each at its bound" % (la, wa, 100 * ra, lb, wb, 100 * rb, lb / la))
 EOF
 }
 
@@ -469,9 +471,9 @@ io_threads() {
   local threads
   threads=$(grep -o '"io_threads":[0-9]*' "$work/io.log" | tail -1 | cut -d: -f2)
   ratio_line loop io joins joins join 1.1
-  ceiling_line loop io joins "$threads"
+  ceiling_line loop io joins join "$threads"
   ratio_line loop io polls polls status 0.95
-  ceiling_line loop io polls "$threads"
+  ceiling_line loop io polls status "$threads"
   local which what part
   for which in loop io; do
     for what in joins polls; do
