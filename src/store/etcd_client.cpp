@@ -239,12 +239,16 @@ struct client::impl {
 
   // One exchange with the current endpoint; a kept connection etcd closed meanwhile gets
   // one fresh try. After a failure the next call goes to the next endpoint.
-  std::optional<http::response<http::string_body>> exchange(std::string_view path, const std::string& body) {
+  // `sent_before`: whether a failed try may have reached etcd before the answer came.
+  std::optional<http::response<http::string_body>> exchange(std::string_view path, const std::string& body,
+                                                            bool& sent_before) {
+    sent_before = false;
     for (int attempt = 0; attempt < 2; ++attempt) {
       const bool fresh = !plain && !secure;
       if (fresh && !connect()) break;
       if (auto res = round_trip(path, body)) return res;
       drop();
+      sent_before = true;
       if (fresh) break;
     }
     current = (current + 1) % endpoints.size();
@@ -253,10 +257,13 @@ struct client::impl {
 
   reply call(std::string_view path, const std::string& body) {
     reply out;
+    bool may_have_landed = false;  // a try was lost on the way: it may have been applied
     for (int attempt = 0; attempt < 2; ++attempt) {
       // A second attempt's answer is the whole answer: a refused first one marks nothing.
       out = reply{};
-      auto res = exchange(path, body);
+      bool sent_before = false;
+      auto res = exchange(path, body, sent_before);
+      may_have_landed = may_have_landed || sent_before;
       if (!res) {
         out.problem = problem;
         return out;
@@ -272,7 +279,8 @@ struct client::impl {
       std::string_view message;
       if (!parser.parse(res->body()).get(error) && !error["code"].get(code)) {
         if (error["message"].get(message)) message = "";
-        out.refused = !outcome_unknown(code);
+        // A refusal tells of its own try only: one lost before it may have been applied.
+        out.refused = !outcome_unknown(code) && !may_have_landed;
       }
       out.problem = fmt::format("etcd answered {}: {}", res->result_int(), message.empty() ? res->body() : message);
       problem = out.problem;

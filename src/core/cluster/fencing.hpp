@@ -61,7 +61,7 @@ inline commit_verdict judge(const std::optional<fenced_reply>& reply, std::strin
 enum class commit_outcome {
   committed,
   deposed,
-  refused,  // etcd refused the write as a whole (its space quota, a request too large): not applied
+  refused,  // etcd refused the write as a whole (its space quota, a request too large), no try landed
   lapsed,   // still unknown when the lease's deadline passed: answer nothing, stop
 };
 
@@ -73,22 +73,27 @@ struct fenced_try {
 
 // Tries the write until its outcome is known. An unknown outcome is never answered as
 // success or failure: the same transaction is tried again, and its own guard tells
-// whether an earlier try landed. Once the lease's deadline has passed, a leader may no
-// longer act on any answer, even one that came just after it: it stops.
+// whether an earlier try landed. A refusal says only that its own try did nothing: after
+// an unknown try it is tried again too. Once the lease's deadline has passed, a leader may
+// no longer act on any answer, even one that came just after it: it stops.
 // `attempt()` -> fenced_try; `now_ms()` -> the steady clock; `deadline_ms()` -> the
 // lease's deadline as last renewed; `pause()` waits a little before another try.
 template <class Attempt, class Now, class Deadline, class Pause>
 commit_outcome commit_until_known(std::string_view ours, Attempt attempt, Now now_ms, Deadline deadline_ms,
                                   Pause pause) {
+  bool may_have_landed = false;
   for (;;) {
     if (now_ms() >= deadline_ms()) return commit_outcome::lapsed;
     const fenced_try tried = attempt();
     if (now_ms() >= deadline_ms()) return commit_outcome::lapsed;
-    if (tried.refused) return commit_outcome::refused;
-    switch (judge(tried.reply, ours)) {
-      case commit_verdict::committed: return commit_outcome::committed;
-      case commit_verdict::deposed: return commit_outcome::deposed;
-      case commit_verdict::unknown: break;
+    if (tried.refused) {
+      if (!may_have_landed) return commit_outcome::refused;
+    } else {
+      switch (judge(tried.reply, ours)) {
+        case commit_verdict::committed: return commit_outcome::committed;
+        case commit_verdict::deposed: return commit_outcome::deposed;
+        case commit_verdict::unknown: may_have_landed = true; break;
+      }
     }
     pause();
   }

@@ -156,3 +156,24 @@ TEST_CASE("log keys sort in entry order and name their entry") {
   CHECK_FALSE(log_key_entry("/foyer", log_key("/foyer", 0)));
   CHECK(leader_key("/foyer") == "/foyer/leader");
 }
+
+TEST_CASE("a refusal after a lost try is not definite: the lost one may have landed") {
+  lease_clock lease(2000, 500);
+  lease.renewed(0, 2000);
+  const fenced_try refused{std::nullopt, true};
+  SECTION("it had landed: a later try finds the very same entry") {
+    scripted_etcd etcd{{lost(), refused, answered(false, "entry")}};
+    CHECK(etcd.commit("entry", lease) == commit_outcome::committed);
+    CHECK(etcd.tries == 3);
+  }
+  SECTION("it had not: a later try writes it") {
+    scripted_etcd etcd{{lost(), refused, refused, answered(true)}};
+    CHECK(etcd.commit("entry", lease) == commit_outcome::committed);
+  }
+  SECTION("etcd refuses until the deadline: answered neither way") {
+    scripted_etcd etcd{{lost(), refused, refused, refused, refused, refused, refused, refused}};
+    etcd.pause_ms = 400;
+    CHECK(etcd.commit("entry", lease) == commit_outcome::lapsed);
+    CHECK(etcd.tries == 4);
+  }
+}
