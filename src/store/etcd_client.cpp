@@ -95,6 +95,9 @@ std::string compares(const std::vector<guard>& guards) {
 bool outcome_unknown(std::int64_t code) { return code == 1 || code == 2 || code == 4 || code == 14; }
 // etcd's "invalid auth token": the token lapsed; nothing was applied.
 constexpr std::int64_t unauthenticated = 16;
+// Refused, nothing applied, because the token predates a change to etcd's users or roles:
+// like a lapsed token, it is signed in again (etcd's own client does the same).
+constexpr std::string_view old_auth_revision = "etcdserver: revision of auth store is old";
 
 // Verifies etcd's certificate against `ca_file` (or the system's roots), and presents
 // this node's own when one is given. Throws std::invalid_argument naming the file.
@@ -284,8 +287,9 @@ struct client::impl {
       }
       out.problem = fmt::format("etcd answered {}: {}", res->result_int(), message.empty() ? res->body() : message);
       problem = out.problem;
-      // A lapsed token: a new connection authenticates again, and the call is made once more.
-      if (code != unauthenticated || access.user.empty()) return out;
+      // A lapsed or outdated token: a new connection authenticates again, and the call is
+      // made once more.
+      if ((code != unauthenticated && message != old_auth_revision) || access.user.empty()) return out;
       drop();
     }
     return out;

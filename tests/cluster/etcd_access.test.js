@@ -58,6 +58,18 @@ async function lockDown(etcd) {
   await call('enable', {});
 }
 
+// A change to etcd's auth, made as root once auth is on.
+async function asRoot(etcd, what, body) {
+  const signIn = await fetch(`${etcd.endpoints[0]}/v3/auth/authenticate`, {
+    method: 'POST', body: JSON.stringify({ name: 'root', password: 'root-password' }),
+  });
+  const { token } = await signIn.json();
+  const res = await fetch(`${etcd.endpoints[0]}/v3/auth/${what}`, {
+    method: 'POST', headers: { authorization: token }, body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 200, `${what}: ${await res.text()}`);
+}
+
 // etcd's tokens here are JWTs that lapse 2 s after sign-in however often they are used, so
 // every call path of every node meets "invalid auth token" within the test, and must sign
 // in again and go on (etcd's default tokens lapse only after 5 idle minutes).
@@ -93,6 +105,11 @@ test('nodes reach etcd over TLS with a client certificate as a least-privileged 
     const later = await fetch(`${a.url}/api/v1/rooms/demo/join`, { method: 'POST' });
     assert.equal(later.status, 201, await later.text());
     assert.ok(a.alive && a.serving, `a still leads:\n${a.output}`);
+    // An operator changes etcd's users during the sale: every token signed in before is
+    // refused as "revision of auth store is old", and a signs in again rather than fail joins.
+    await asRoot(etcd, 'user/add', { name: 'auditor', password: 'auditor-password' });
+    const afterChange = await fetch(`${a.url}/api/v1/rooms/demo/join`, { method: 'POST' });
+    assert.equal(afterChange.status, 201, await afterChange.text());
 
     // The standby copies, and takes over, through the same locked-down etcd.
     const b = await node('b', good);
