@@ -632,7 +632,10 @@ struct rocks_store::impl {
     std::error_code ec = to_error_code(built);
     std::optional<commit_report> report;
     if (!ec && replicated) {
-      ec = replicate(group);
+      // Refused here, not after: an entry in the cluster's log that this node then could
+      // not write would make it step down (lost_locally).
+      ec = ready_to_write();
+      if (!ec) ec = replicate(group);
       if (!ec) put(db_.meta, slice(cluster_entries_key), be64_value(cluster_entries_ + 1));
     }
     if (!ec && batch.Count() > 0) {
@@ -692,10 +695,9 @@ struct rocks_store::impl {
     return ops::device_space{free, std::min(opts_.reserve_bytes, size / 8)};
   }
 
-  std::error_code write(rocksdb::WriteBatch& batch) {
-    if (opts_.sync_delay.count() > 0) std::this_thread::sleep_for(opts_.sync_delay);
-    // A write is refused up front while the device has no more than its reserve free
-    // (ops::free_space_watch), and writes resume by themselves once space is freed.
+  // A write is refused up front while the device has no more than its reserve free
+  // (ops::free_space_watch), and writes resume by themselves once space is freed.
+  std::error_code ready_to_write() {
     const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::steady_clock::now().time_since_epoch()).count();
     if (space_.must_look(now_ms)) space_.looked(now_ms, read_device_space());
@@ -713,6 +715,12 @@ struct rocks_store::impl {
       }
       resume_needed_ = false;
     }
+    return {};
+  }
+
+  std::error_code write(rocksdb::WriteBatch& batch) {
+    if (opts_.sync_delay.count() > 0) std::this_thread::sleep_for(opts_.sync_delay);
+    if (auto ec = ready_to_write()) return ec;
     rocksdb::WriteOptions wo;
     wo.sync = true;
     rocksdb::Status s = db_.db->Write(wo, &batch);
