@@ -61,27 +61,35 @@ void cluster_leader::stop_leading(std::string_view why) {
 // Copies the entries after the store's own; false if etcd could not be read.
 bool cluster_leader::catch_up(rocks_store& store, const entry_function& applied) {
   for (;;) {
-    const std::uint64_t next = store.cluster_entries() + 1;
-    auto found = standby_client_.range(cluster::log_key(settings_.prefix, next), cluster::log_keys_end(settings_.prefix),
-                                       catch_up_batch);
-    if (!found) return false;
-    for (const auto& kv : *found) {
-      const auto entry = cluster::log_key_entry(settings_.prefix, kv.key);
-      if (entry != store.cluster_entries() + 1) {
-        throw store_error(fmt::format(
-            "this node holds {} entries of the cluster's log, but etcd's copy goes on only at '{}': the entries "
-            "between were deleted while this node was away, once every live node held them. Start it from a backup "
-            "of the leader: `foyer backup --secrets-dir` there, `foyer restore --secrets-dir` into a new data dir "
-            "here (README, \"Running two or three nodes\")",
-            store.cluster_entries(), kv.key));
-      }
-      auto decoded = cluster::decode_log_entry(kv.value);
-      if (!decoded) throw store_error(fmt::format("the cluster's log entry {} is not one this build reads", *entry));
-      store.apply_entry(*entry, *decoded);
-      applied(*decoded);
-    }
-    if (static_cast<std::int64_t>(found->size()) < catch_up_batch) return true;
+    const auto caught_up = copy_batch(store, applied);
+    if (!caught_up) return false;
+    if (*caught_up) return true;
   }
+}
+
+// Copies up to a batch of the entries after the store's own: nothing if etcd could not be
+// read, else whether the store now holds the whole log.
+std::optional<bool> cluster_leader::copy_batch(rocks_store& store, const entry_function& applied) {
+  const std::uint64_t next = store.cluster_entries() + 1;
+  auto found = standby_client_.range(cluster::log_key(settings_.prefix, next), cluster::log_keys_end(settings_.prefix),
+                                     catch_up_batch);
+  if (!found) return std::nullopt;
+  for (const auto& kv : *found) {
+    const auto entry = cluster::log_key_entry(settings_.prefix, kv.key);
+    if (entry != store.cluster_entries() + 1) {
+      throw store_error(fmt::format(
+          "this node holds {} entries of the cluster's log, but etcd's copy goes on only at '{}': the entries "
+          "between were deleted while this node was away, once every live node held them. Start it from a backup "
+          "of the leader: `foyer backup --secrets-dir` there, `foyer restore --secrets-dir` into a new data dir "
+          "here (README, \"Running two or three nodes\")",
+          store.cluster_entries(), kv.key));
+    }
+    auto decoded = cluster::decode_log_entry(kv.value);
+    if (!decoded) throw store_error(fmt::format("the cluster's log entry {} is not one this build reads", *entry));
+    store.apply_entry(*entry, *decoded);
+    applied(*decoded);
+  }
+  return static_cast<std::int64_t>(found->size()) < catch_up_batch;
 }
 
 // A leader whose store holds entries the cluster's log lacks (etcd wiped or restored
@@ -132,8 +140,12 @@ void cluster_leader::lead(rocks_store& store, const entry_function& applied) {
     said = std::move(line);
   };
   std::int64_t renewed_at = 0;
-  for (;; std::this_thread::sleep_for(standby_poll)) {
-    if (!catch_up(store, applied)) {
+  // A batch a turn: a standby copying a long log renews its lease and reports what it holds
+  // as it goes, or the leader would delete the entries it has yet to copy.
+  for (bool behind = false;; std::this_thread::sleep_for(behind ? milliseconds(0) : standby_poll)) {
+    const auto caught_up = copy_batch(store, applied);
+    behind = caught_up && !*caught_up;
+    if (!caught_up) {
       say_once(fmt::format("standby: etcd does not answer at {} ({}); trying again", fmt::join(settings_.etcd, ", "),
                            standby_client_.last_problem()));
       continue;
@@ -157,7 +169,7 @@ void cluster_leader::lead(rocks_store& store, const entry_function& applied) {
       renewed_at = now_ms();
     }
     report_held(store);
-    if (!holds_lease()) continue;
+    if (behind || !holds_lease()) continue;
     if (auto token = campaign()) {
       token_ = *token;
       break;

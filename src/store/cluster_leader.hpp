@@ -68,6 +68,7 @@ class cluster_leader final : public replica {
 
  private:
   bool catch_up(rocks_store& store, const entry_function& applied);
+  std::optional<bool> copy_batch(rocks_store& store, const entry_function& applied);
   void check_log_not_behind(const rocks_store& store);
   bool renew(etcd::client& client);
   std::optional<std::int64_t> campaign();

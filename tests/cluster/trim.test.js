@@ -138,3 +138,32 @@ test('the log in etcd is trimmed below what every live node holds; a node away l
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a standby copying a long log reports what it holds as it goes, so the leader keeps the rest for it', { timeout: 120000 }, async () => {
+  const dir = clusterDir();
+  const etcd = await new EtcdCluster(path.join(dir, 'etcd'), { size: 1 }).start();
+  const secretsDir = path.join(dir, 'shared');
+  const rooms = [{ id: 'demo', name: 'Demo', rate_per_minute: 6, target_url: '/welcome' }];
+  const node = async (id) => new ClusterNode({ dir, id, etcd: etcd.endpoints, secretsDir, port: await freePort(), rooms });
+  const a = await node('a');
+  const b = await node('b');
+  try {
+    await a.start().leading();
+    await join(a, 300, []);
+    const last = await metric(a, 'foyer_cluster_log_last_entry');
+    // b starts empty and copies the log from its first entry, a batch of 64 at a time.
+    b.start();
+    const reports = [];
+    await until('b to copy the whole log', async () => {
+      const h = await held(etcd, 'b');
+      if (h !== undefined && h !== reports.at(-1)) reports.push(h);
+      return h >= last;
+    }, 30000);
+    assert.ok(reports[0] < last, `b reports while it copies: its reports were ${reports.join(', ')} of ${last} entries`);
+    assert.ok(b.alive && !b.serving, 'b stands by');
+  } finally {
+    for (const n of [a, b]) if (n.alive) await n.kill9();
+    await etcd.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
