@@ -99,18 +99,19 @@ response receipt_response(const request& req, const hold_receipt& receipt) {
   return hold_response(req, status, receipt.hold, receipt.state, receipt.seats, receipt.expires_ms, receipt.reason);
 }
 
-// Decides, writes what is decided, and answers from the room as the log left it.
-task<response> carry(context& ctx, const request& req, std::string room_id, std::string key, hold_request request) {
-  // A retired room's holds answer through its late grace (journal::find_for_holds).
+// Decides on `r`, the room the route found, writes what is decided, and answers from the
+// room as the log left it.
+task<response> carry(context& ctx, const request& req, const room& r, std::string key, hold_request request) {
+  // A retired room's holds answer through its late grace (journal::find_for_holds); found
+  // again only after the write: its grace may end between two readings of the clock.
   auto find = [](const context& c, std::string_view id) { return c.rooms.find_for_holds(id, c.clock.steady_ms()); };
-  const room* r = find(ctx, room_id);
   auto decide = [&ctx, key, request](const room& now) {
     auto account_seats = request.visitor ? ctx.rooms.account_seats(now, *request.visitor) : std::nullopt;
     return decide_hold(now, key, request, ctx.clock.steady_ms(), account_seats);
   };
   // Built before the co_await: GCC 12 mishandles temporaries with destructors inside one.
-  hold_decision first = decide(*r);
-  auto again = decide_again(ctx, room_id, decide, find);
+  hold_decision first = decide(r);
+  auto again = decide_again(ctx, r.config().id, decide, find);
   auto answer = [&req](const hold_receipt& receipt) { return receipt_response(req, receipt); };
   co_return co_await http::carry(ctx, req, std::move(first), std::move(again), answer, hold_refused);
 }
@@ -156,8 +157,7 @@ task<response> place_hold(context& ctx, const request& req, const room& r) {
   }
   hold_request request{hold_action::place, random_array<16>(), visitor, r.place_of_pass(pass::pass_id(r.config().id, *visitor)),
                        body->seats, std::move(body->from), std::move(body->to)};
-  std::string id = r.config().id;
-  co_return co_await carry(ctx, req, std::move(id), std::get<std::string>(std::move(key)), request);
+  co_return co_await carry(ctx, req, r, std::get<std::string>(std::move(key)), request);
 }
 
 task<response> act_on_hold(context& ctx, const request& req, const room& r, std::string_view hold_text,
@@ -176,8 +176,7 @@ task<response> act_on_hold(context& ctx, const request& req, const room& r, std:
   if (!hold) co_return problem(req, errc::unknown_hold, "There is no such hold.");
   auto key = idempotency_key(req);
   if (auto* bad = std::get_if<response>(&key)) co_return std::move(*bad);
-  std::string id = r.config().id;
-  co_return co_await carry(ctx, req, std::move(id), std::get<std::string>(std::move(key)),
+  co_return co_await carry(ctx, req, r, std::get<std::string>(std::move(key)),
                            hold_request{action, *hold, who->visitor, std::nullopt, 0});
 }
 

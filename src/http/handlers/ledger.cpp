@@ -176,19 +176,22 @@ task<std::optional<lobby_path>> read_lobby_path(context& ctx, const request& req
 }
 
 task<response> lobby_proof(context& ctx, const request& req, const room& r, std::uint8_t lane, std::string_view index_text) {
-  const auto& root = r.lobby_root(lane);
+  // Copied: the room may be removed while its path is read.
+  const auto root = r.lobby_root(lane);
   if (!root) co_return lobby_not_closed(req);
   auto index = parse_u64(index_text);
   if (!index) co_return problem(req, errc::bad_index, "Give the lobby index as a number.");
   auto size = r.lobby_size(lane);
   if (*index >= size) co_return problem(req, errc::no_such_entrant, fmt::format("The lobby has {} entrants.", size));
+  const std::string room_id = r.config().id;
+  const std::string ledger_lane(r.ledger_lane(lane));
   response refusal;
   auto found = co_await read_lobby_path(ctx, req, r, lane, *index, refusal);
   if (!found) co_return refusal;
   // c2sp.org/tlog-proof: header, index, the path's hashes, a blank line, the checkpoint.
   std::string body = fmt::format("c2sp.org/tlog-proof@v1\nindex {}\n", *index);
   for (const auto& h : found->path) body += base64_encode(h) + "\n";
-  body += "\n" + ctx.ledger.lobby_checkpoint(r.config().id, r.ledger_lane(lane), size, *root);
+  body += "\n" + ctx.ledger.lobby_checkpoint(room_id, ledger_lane, size, *root);
   co_return file(req, "text/plain; charset=utf-8", forever, std::move(body));
 }
 
