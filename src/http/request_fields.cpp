@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/field.hpp>
 
 #include "core/base/bytes.hpp"
@@ -73,10 +74,15 @@ std::optional<std::string_view> cookie(const request& req, std::string_view name
 std::optional<std::string_view> bearer(const request& req) {
   auto it = std::find_if(req.begin(), req.end(), [](const auto& f) { return f.name() == bhttp::field::authorization; });
   if (it == req.end()) return std::nullopt;
+  // RFC 9110 §11.4: the scheme in any case, then one or more spaces before the token.
   std::string_view v = it->value();
-  constexpr std::string_view scheme = "Bearer ";
-  if (v.size() <= scheme.size() || !v.starts_with(scheme)) return std::nullopt;
-  return v.substr(scheme.size());
+  constexpr std::string_view scheme = "bearer";
+  if (v.size() <= scheme.size() || !beast::iequals(v.substr(0, scheme.size()), scheme) || v[scheme.size()] != ' ') {
+    return std::nullopt;
+  }
+  auto token = trim_ows(v.substr(scheme.size()));
+  if (token.empty()) return std::nullopt;
+  return token;
 }
 
 std::optional<std::string_view> query_param(std::string_view target, std::string_view name) {

@@ -1,6 +1,7 @@
 #include "http/server.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -76,7 +77,7 @@ class request_error_category : public boost::system::error_category {
       case request_error::trailer_too_large: return "trailer too large";
       case request_error::chunk_line_too_large: return "chunk line too large";
       case request_error::bad_transfer_coding: return "unsupported transfer coding";
-      case request_error::missing_host: return "no Host field";
+      case request_error::bad_host: return "no Host field, more than one, or an invalid one";
     }
     return "request refused";
   }
@@ -92,7 +93,15 @@ bool is_last_chunk(std::string_view pending) {
 
 // RFC 9112: a request's body ends where a sole, final "chunked" coding or its length says
 // (6.1; any other coding would leave the end to a guess, which is how requests are
-// smuggled), and HTTP/1.1 names its Host (3.2). A field walk by code: no text compares.
+// smuggled), and a request names one valid Host, HTTP/1.1 always (3.2). A field walk by code: no text compares.
+// RFC 3986's uri-host [":" port]: the characters of a name, an IP literal and a port, or
+// nothing (a target without an authority).
+bool valid_host(std::string_view value) {
+  return std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-._~%!$&'()*+,;=:[]").find(c) != std::string_view::npos;
+  });
+}
+
 beast::error_code check_fields(const request& req, std::size_t max_fields) {
   bool host = false;
   bool coded = false;
@@ -100,13 +109,14 @@ beast::error_code check_fields(const request& req, std::size_t max_fields) {
   for (const auto& f : req) {
     if (++fields > max_fields) return request_error::too_many_fields;
     if (f.name() == bhttp::field::host) {
+      if (host || !valid_host(f.value())) return request_error::bad_host;
       host = true;
     } else if (f.name() == bhttp::field::transfer_encoding) {
       if (coded || !beast::iequals(trim_ows(f.value()), "chunked")) return request_error::bad_transfer_coding;
       coded = true;
     }
   }
-  if (!host && req.version() >= 11) return request_error::missing_host;
+  if (!host && req.version() >= 11) return request_error::bad_host;
   return {};
 }
 

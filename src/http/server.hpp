@@ -117,7 +117,7 @@ enum class request_error {
   trailer_too_large,      // 431
   chunk_line_too_large,   // 400
   bad_transfer_coding,    // 400: anything but a sole, final "chunked" (RFC 9112, 6.1)
-  missing_host,           // 400: an HTTP/1.1 request names its Host (RFC 9112, 3.2)
+  bad_host,               // 400: one valid Host, always in HTTP/1.1 (RFC 9112, 3.2)
 };
 beast::error_code make_error_code(request_error e);
 

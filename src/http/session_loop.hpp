@@ -141,8 +141,8 @@ task<void> connection_host::session(Stream stream, session_ref self, peer who) {
                    fmt::format("A chunk's size line must fit in {} bytes, extensions included.", limits_.chunk_line_limit));
     } else if (ec == request_error::bad_transfer_coding) {
       res = refuse(errc::bad_request, "Transfer-Encoding may only be chunked, alone; the body's end is otherwise unknown.");
-    } else if (ec == request_error::missing_host) {
-      res = refuse(errc::bad_request, "An HTTP/1.1 request must name its Host.");
+    } else if (ec == request_error::bad_host) {
+      res = refuse(errc::bad_request, "A request names its Host once, as a host and port; HTTP/1.1 must name it.");
     } else if (ec == net::error::operation_aborted && self->timed_out) {
       res = refuse(errc::request_timeout, "The request did not arrive in time.");
     } else if (detail::is_http_error(ec)) {

@@ -161,8 +161,24 @@ TEST_CASE_METHOD(hostile_session, "a header of more fields than the limit is ref
 TEST_CASE_METHOD(hostile_session, "an HTTP/1.1 request without Host is refused; HTTP/1.0 may leave it out") {
   auto run = serve("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
   CHECK(only_answer(run.received) == 400);
-  CHECK(run.received.find("must name its Host") != std::string::npos);
+  CHECK(run.received.find("HTTP/1.1 must name it") != std::string::npos);
   CHECK(seen.empty());
   run = serve("GET /a HTTP/1.0\r\n\r\n");
   CHECK(only_answer(run.received) == 200);
+}
+
+TEST_CASE_METHOD(hostile_session, "two Host fields, or one that is no host and port, are refused in any version") {
+  for (std::string head : {"Host: a\r\nHost: b\r\n", "Host: a b\r\n", "Host: a/b\r\n", "Host: a\"b\r\n", "Host: a@b\r\n"}) {
+    for (std::string version : {"1.1", "1.0"}) {
+      CAPTURE(head, version);
+      auto run = serve("GET /a HTTP/" + version + "\r\n" + head + "\r\n");
+      CHECK(only_answer(run.received) == 400);
+      CHECK(run.received.find("names its Host once") != std::string::npos);
+      CHECK(seen.empty());
+    }
+  }
+  for (std::string host : {"example.com", "example.com:8080", "127.0.0.1:80", "[::1]:8080", "xn--bcher-kva.example", ""}) {
+    CAPTURE(host);
+    CHECK(only_answer(serve("GET /a HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").received) == 200);
+  }
 }

@@ -25,3 +25,18 @@ TEST_CASE("trim_ows drops spaces and tabs around a value, and only those") {
   CHECK(trim_ows(" \t ").empty());
   CHECK(trim_ows("").empty());
 }
+
+TEST_CASE("a bearer token follows its scheme in any case, after one or more spaces") {
+  auto token = [](const char* value) {
+    foyer::http::request req{boost::beast::http::verb::get, "/", 11};
+    req.set(boost::beast::http::field::authorization, value);
+    return foyer::http::bearer(req);
+  };
+  CHECK(token("Bearer abc") == "abc");
+  CHECK(token("bearer abc") == "abc");
+  CHECK(token("BEARER  abc") == "abc");
+  for (const char* bad : {"Bearer", "Bearer ", "Bearer   ", "Bearerabc", "Basic abc", "Bear abc", ""}) {
+    CAPTURE(bad);
+    CHECK_FALSE(token(bad));
+  }
+}
