@@ -3,6 +3,8 @@
 // for the outbound calls (webhook sinks, witnesses). Every step is bounded by a timeout.
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>  // boost/asio/awaitable.hpp uses std::exchange without it
 
@@ -27,19 +29,33 @@ namespace foyer::delivery {
 using http_request = boost::beast::http::request<boost::beast::http::string_body>;
 using answer_parser = boost::beast::http::response_parser<boost::beast::http::string_body>;
 
-// Sends the request and reads the answer, all within `timeout`.
+// Reads the final answer into `parser`, its body at most `body_limit` bytes. Interim 1xx
+// answers (100 Continue, 103 Early Hints), which a peer may send unasked, are read past:
+// taken for the answer, they would leave the real one to be read as the next request's.
+template <class Stream>
+boost::asio::awaitable<boost::beast::error_code> read_final_answer(Stream& stream, boost::beast::flat_buffer& buffer,
+                                                                   std::optional<answer_parser>& parser,
+                                                                   std::uint64_t body_limit) {
+  boost::beast::error_code ec;
+  do {
+    parser.emplace();
+    parser->body_limit(body_limit);
+    co_await boost::beast::http::async_read(stream, buffer, *parser,
+                                            boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+  } while (!ec && parser->get().result_int() < 200);
+  co_return ec;
+}
+
+// Sends the request and reads its final answer (read_final_answer), all within `timeout`.
 template <class Stream>
 boost::asio::awaitable<boost::beast::error_code> exchange(Stream& stream, boost::beast::flat_buffer& buffer,
-                                                          http_request& req, answer_parser& parser,
-                                                          std::chrono::milliseconds timeout) {
-  using boost::asio::redirect_error;
-  using boost::asio::use_awaitable;
+                                                          http_request& req, std::optional<answer_parser>& parser,
+                                                          std::uint64_t body_limit, std::chrono::milliseconds timeout) {
   boost::beast::error_code ec;
   boost::beast::get_lowest_layer(stream).expires_after(timeout);
-  co_await boost::beast::http::async_write(stream, req, redirect_error(use_awaitable, ec));
+  co_await boost::beast::http::async_write(stream, req, boost::asio::redirect_error(boost::asio::use_awaitable, ec));
   if (ec) co_return ec;
-  co_await boost::beast::http::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
-  co_return ec;
+  co_return co_await read_final_answer(stream, buffer, parser, body_limit);
 }
 
 // Connects to the first of `endpoints` (a resolver's results, or a list of tcp endpoints)

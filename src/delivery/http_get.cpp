@@ -17,6 +17,7 @@
 
 #include <stdexcept>
 
+#include "delivery/http_exchange.hpp"
 #include "delivery/tls_client.hpp"
 
 namespace foyer::delivery {
@@ -43,14 +44,13 @@ net::awaitable<http_answer> exchange(Stream& stream, const http_url& url, std::s
   if (ec) throw std::runtime_error(fmt::format("{}: cannot send the request: {}", where, ec.message()));
 
   beast::flat_buffer buffer;
-  bhttp::response_parser<bhttp::string_body> parser;
-  parser.body_limit(body_limit);
-  co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+  std::optional<answer_parser> parser;
+  ec = co_await read_final_answer(stream, buffer, parser, body_limit);
   if (ec == bhttp::error::body_limit) {
     throw std::runtime_error(fmt::format("{}: the answer is larger than {} bytes", where, body_limit));
   }
   if (ec) throw std::runtime_error(fmt::format("{}: no whole answer: {}", where, ec.message()));
-  auto res = parser.release();
+  auto res = parser->release();
   if (res.result() != bhttp::status::ok) {
     throw std::runtime_error(fmt::format("{}: answered {}", where, res.result_int()));
   }

@@ -118,12 +118,11 @@ net::awaitable<notify::outcome> push_sender::send(const notify::push_subscriptio
   ec = co_await delivery::handshake(stream, url->host, reach_.timeout);
   if (ec) co_return finish(notify::outcome::failed, fmt::format("{}: TLS handshake failed: {}", where, ec.message()));
   beast::flat_buffer buffer;
-  answer_parser parser;
-  parser.body_limit(push_answer_limit);
-  ec = co_await exchange(stream, buffer, req, parser, reach_.timeout);
+  std::optional<answer_parser> parser;
+  ec = co_await exchange(stream, buffer, req, parser, push_answer_limit, reach_.timeout);
   // The connection closes with the stream: one request each, so no TLS close is awaited.
   if (ec) co_return finish(notify::outcome::failed, fmt::format("{}: no answer: {}", where, ec.message()));
-  auto status = parser.get().result_int();
+  auto status = parser->get().result_int();
   auto outcome = outcome_of(status);
   co_return finish(outcome, outcome == notify::outcome::delivered ? "" : fmt::format("{}: answered {}", where, status));
 }

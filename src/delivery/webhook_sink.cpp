@@ -82,13 +82,12 @@ net::awaitable<webhook_sink::sent> webhook_sink::send(const envelope& e) {
   req.body() = e.json;
   req.prepare_payload();
 
-  answer_parser parser;
-  parser.body_limit(webhook_answer_limit);
+  std::optional<answer_parser> parser;
   beast::error_code ec;
   if (tls_) {
-    ec = co_await exchange(*tls_, buffer_, req, parser, timeout_);
+    ec = co_await exchange(*tls_, buffer_, req, parser, webhook_answer_limit, timeout_);
   } else {
-    ec = co_await exchange(*plain_, buffer_, req, parser, timeout_);
+    ec = co_await exchange(*plain_, buffer_, req, parser, webhook_answer_limit, timeout_);
   }
   if (ec) {
     close();
@@ -96,7 +95,7 @@ net::awaitable<webhook_sink::sent> webhook_sink::send(const envelope& e) {
                   ec == net::error::broken_pipe;
     co_return sent{fmt::format("{}: no answer: {}", where, ec.message()), reused && closed};
   }
-  const auto& answer = parser.get();
+  const auto& answer = parser->get();
   if (!answer.keep_alive()) close();
   if (answer.result_int() / 100 != 2) co_return sent{fmt::format("{}: answered {}", where, answer.result_int())};
   co_return sent{};

@@ -127,25 +127,24 @@ net::awaitable<witness::answer> witness_client::post(const witness_endpoint& w, 
   req.keep_alive(false);
   req.body() = std::move(body);
   req.prepare_payload();
-  answer_parser parser;
-  parser.body_limit(witness_answer_limit);
+  std::optional<answer_parser> parser;
   beast::flat_buffer buffer;
   if (url.tls) {
     beast::ssl_stream<beast::tcp_stream> stream(ioc_, tls_context_);
     registration listed(open_, beast::get_lowest_layer(stream));
     ec = co_await connect(stream, url.host, endpoints, timeout_);
     if (ec) co_return unreachable("cannot connect", ec);
-    ec = co_await exchange(stream, buffer, req, parser, timeout_);
+    ec = co_await exchange(stream, buffer, req, parser, witness_answer_limit, timeout_);
   } else {
     beast::tcp_stream stream(ioc_);
     registration listed(open_, stream);
     ec = co_await connect(stream, endpoints, timeout_);
     if (ec) co_return unreachable("cannot connect", ec);
-    ec = co_await exchange(stream, buffer, req, parser, timeout_);
+    ec = co_await exchange(stream, buffer, req, parser, witness_answer_limit, timeout_);
   }
   if (ec) co_return unreachable("no answer", ec);
 
-  const auto& res = parser.get();
+  const auto& res = parser->get();
   auto a = witness::read_answer(res.result_int(), res[bhttp::field::content_type], res.body(), checkpoint_text, w.key);
   if (auto* f = std::get_if<witness::failure>(&a)) f->detail = fmt::format("{}: {}", where, f->detail);
   co_return a;

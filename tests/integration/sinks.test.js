@@ -210,6 +210,38 @@ test('a receiver that is down, then answers 500, then is back gets every buffere
   });
 });
 
+test('interim answers (103 Early Hints) before the real one: each event is counted by its own answer', async () => {
+  // Each event is refused once, then accepted; every answer follows a 103.
+  const answered = new Map();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      const { id } = JSON.parse(body);
+      const statuses = answered.get(id) ?? [];
+      statuses.push(statuses.length === 0 ? 500 : 200);
+      answered.set(id, statuses);
+      res.writeEarlyHints({ link: '</hook.css>; rel=preload' });
+      res.writeHead(statuses.at(-1)).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await withFoyer(config([webhook(server.address().port)]), async (f) => {
+      await pauseResume(f, 5);
+      const last = (await audit(f)).at(-1).seq;
+      await until('the last event accepted', () => answered.get(String(last))?.includes(200));
+      // Delivered in order: every event before it was answered 500, then 200, and no answer
+      // was taken for another request's.
+      const upTo = [...answered.keys()].filter((id) => /^\d+$/.test(id) && Number(id) <= last);
+      assert.ok(upTo.length >= 12, `events ${upTo}`);
+      for (const id of upTo) assert.deepEqual(answered.get(id), [500, 200], `event ${id}`);
+    });
+  } finally {
+    await new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+  }
+});
+
 test('a receiver that accepts and never answers costs the joins and polls nothing', async () => {
   const sockets = [];
   const hang = net.createServer((s) => sockets.push(s));
