@@ -154,10 +154,9 @@ void room::apply(const room_configured& e) {
   }
   if (first || before.lanes != config_.lanes) lanes_.follow(config_.lanes);
   stock_.retotal(before.stock, config_.stock);
-  if (before.inventory != config_.inventory) {
-    seats_.retotal(config_.inventory, e.at_ms);
-    follow_supply(e.at_ms);
-  }
+  if (before.inventory != config_.inventory) seats_.retotal(config_.inventory, e.at_ms);
+  // A new stock or inventory may sell the room out, or reopen one they sold out, in this step.
+  if (before.stock != config_.stock || before.inventory != config_.inventory) follow_supply(e.at_ms);
   if (untouched() && (first || schedule_moved)) {
     state_ = config_.opens_at_ms ? room_state::lobby : room_state::open;
     opened_at_ms_ = state_ == room_state::open ? std::optional(e.at_ms) : std::nullopt;

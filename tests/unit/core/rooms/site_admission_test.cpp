@@ -261,6 +261,27 @@ TEST_CASE_METHOD(site_fixture, "stock the site reports sells out in the same ste
   CHECK(r().state() == room_state::sold_out);
 }
 
+TEST_CASE_METHOD(site_fixture, "a new stock setting sells the room out, or reopens it, in the same step") {
+  auto c = test_room("r", 60);
+  c.stock = 10;
+  start({c});
+  report("k1", stock_change::consumed, 4);
+  auto configure = [&](std::uint64_t stock) {
+    c.stock = stock;
+    REQUIRE_FALSE(commit(room_configured{"r", c, room_owner::api, std::nullopt, clock.steady_ms()}).first);
+  };
+  // The setting moves what remains by as much: 6 - 6 leaves none.
+  configure(4);
+  CHECK(r().stock_remaining() == 0u);
+  CHECK(r().state() == room_state::sold_out);
+  CHECK_FALSE(r().accepts_joins());
+  configure(9);
+  CHECK(r().stock_remaining() == 5u);
+  CHECK(r().state() == room_state::open);
+  restart();
+  CHECK(r().state() == room_state::open);
+}
+
 TEST_CASE_METHOD(site_fixture, "a change to a stock nobody set is refused; remaining sets it") {
   start({test_room("r", 60)});
   auto refused = report("a", stock_change::consumed, 1);
