@@ -51,6 +51,8 @@ desk_refusal refusal_of(const hold_receipt& first, const seat_ledger& seats, con
               "applied (max_seats_per_account)."};
     case hold_outcome::pass_ended:
       return {errc::pass_required, "Your pass was reported done, or never claimed, when the request was applied."};
+    case hold_outcome::no_inventory:
+      return {errc::no_inventory, "The room had no seats to hold when the request was applied: it was removed."};
     default: return {errc::internal_error, "The request was refused; ask again with a new key."};
   }
 }

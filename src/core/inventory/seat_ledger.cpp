@@ -399,7 +399,11 @@ hold_outcome seat_ledger::apply(const hold_placed& e, bool pass_usable, const ho
   if (auto why = unanswered(e.key, e.at_ms)) return *why;
   auto route = route_of(*settings_, as_station(e.from), as_station(e.to));
   auto* legs = std::get_if<leg_span>(&route);
-  auto outcome = !pass_usable ? hold_outcome::pass_ended : legs ? place(e, *legs, terms) : hold_outcome::bad_route;
+  // A hold decided before the room was removed, written after: a removed room sells nothing.
+  auto outcome = retired_       ? hold_outcome::no_inventory
+                 : !pass_usable ? hold_outcome::pass_ended
+                 : legs         ? place(e, *legs, terms)
+                                : hold_outcome::bad_route;
   // Its key, and the hold once it ends, are kept as long as its hold time asks.
   if (outcome == hold_outcome::placed || outcome == hold_outcome::waitlisted) {
     longest_hold_seconds_ = std::max(longest_hold_seconds_, terms.hold_seconds);

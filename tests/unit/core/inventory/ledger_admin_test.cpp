@@ -232,6 +232,28 @@ TEST_CASE_METHOD(holds_fixture, "a room removed by force answers its holds for t
   CHECK_FALSE(rooms->find_for_holds("r", clock.steady_ms()));
 }
 
+TEST_CASE_METHOD(holds_fixture, "a hold decided before its room was removed and written after places nothing") {
+  start({seat_room(10)});
+  receipt(place("k1", 1, 1, 2));
+  const hold_request late{hold_action::place, hold_id(2), visitor(2), 2, 3};
+  auto decision = decide_hold(r(), "k2", late, clock.steady_ms());
+  REQUIRE(std::holds_alternative<event>(decision));
+  auto removal = remove_room(*rooms, "r", /*force=*/true, clock.steady_ms());
+  REQUIRE(std::holds_alternative<std::vector<event>>(removal));
+  auto written = std::get<std::vector<event>>(removal);
+  written.push_back(std::get<event>(decision));
+  REQUIRE_FALSE(commit(written).first);
+  auto answers_as_removed = [&] {
+    CHECK(seats().held() == 0);
+    CHECK_FALSE(seats().find(hold_id(2)));
+    CHECK(refusal(decide_hold(r(), "k2", late, clock.steady_ms())) == errc::no_inventory);
+    CHECK(refusal(act("c2", hold_action::confirm, 2)) == errc::unknown_hold);
+  };
+  answers_as_removed();
+  restart();
+  answers_as_removed();
+}
+
 namespace {
 
 // Restarts the journal from a snapshot whose only room is `state`, at the log's end: a
