@@ -62,6 +62,7 @@ std::string_view to_string(refund_reason reason) {
     case refund_reason::late_success_no_seat: return "late_success_no_seat";
     case refund_reason::late_success_after_grace: return "late_success_after_grace";
     case refund_reason::room_removed: return "room_removed";
+    case refund_reason::late_success_over_limit: return "late_success_over_limit";
   }
   return "unknown";
 }
@@ -447,7 +448,7 @@ hold_outcome seat_ledger::apply(const hold_extended& e) {
   return answer(e.key, hold_action::extend, e.hold, &h, outcome, e.at_ms);
 }
 
-hold_outcome seat_ledger::apply(const hold_confirmed& e) {
+hold_outcome seat_ledger::apply(const hold_confirmed& e, const hold_terms& terms) {
   if (auto why = unanswered(e.key, e.at_ms)) return *why;
   auto it = holds_.find(e.hold);
   if (it == holds_.end()) return answer(e.key, hold_action::confirm, e.hold, nullptr, hold_outcome::unknown_hold, e.at_ms);
@@ -472,6 +473,11 @@ hold_outcome seat_ledger::apply(const hold_confirmed& e) {
       } else if (e.at_ms > h.ended_ms + std::int64_t{settings_->late_grace_seconds} * 1000) {
         h.state = hold_state::refund_required;
         h.reason = refund_reason::late_success_after_grace;
+      } else if (seats_of(h.visitor) + h.seats > terms.seats_per_pass ||
+                 (terms.account_seats && seats_of(h.visitor) + h.seats > *terms.account_seats)) {
+        // What the visitor holds or confirmed since counts, as for a new hold.
+        h.state = hold_state::refund_required;
+        h.reason = refund_reason::late_success_over_limit;
       } else if (available(h.legs) >= h.seats) {
         // On the same legs as before.
         confirmed_ += h.seats;

@@ -39,7 +39,15 @@ std::string_view to_string(hold_state state);
 
 // Why a confirmation ended in a refund.
 // `room_removed`: the room was removed (forced) while the hold held seats, or before a late success.
-enum class refund_reason : std::uint8_t { none, late_success_no_seat, late_success_after_grace, room_removed };
+// late_success_over_limit: seats free, but the pass or account has held or confirmed its
+// max_seats_per_pass or max_seats_per_account meanwhile.
+enum class refund_reason : std::uint8_t {
+  none,
+  late_success_no_seat,
+  late_success_after_grace,
+  room_removed,
+  late_success_over_limit,
+};
 std::string_view to_string(refund_reason reason);
 
 // Legs [from, to) of the route, by index; without legs the route is the one leg [0, 1).
@@ -134,7 +142,9 @@ class seat_ledger {
   // hold time and the caps it is checked against (room::hold_terms_for).
   hold_outcome apply(const hold_placed& e, bool pass_usable, const hold_terms& terms);
   hold_outcome apply(const hold_extended& e);
-  hold_outcome apply(const hold_confirmed& e);
+  // `terms`: the pass's and account's limits as the log applies it, which a late success
+  // keeps like a new hold.
+  hold_outcome apply(const hold_confirmed& e, const hold_terms& terms);
   hold_outcome apply(const hold_released& e);
   hold_outcome apply(const holds_expired& e);
 

@@ -6,7 +6,7 @@ namespace foyer {
 namespace {
 
 constexpr auto last_hold_state = static_cast<std::uint8_t>(hold_state::waitlisted);
-constexpr auto last_reason = static_cast<std::uint8_t>(refund_reason::room_removed);
+constexpr auto last_reason = static_cast<std::uint8_t>(refund_reason::late_success_over_limit);
 constexpr auto last_action = static_cast<std::uint8_t>(hold_action::release);
 
 // 1: the counts, the holds, the ended holds and the receipts, each receipt an answer

@@ -320,6 +320,9 @@ journal::applied journal::apply(const event& e, std::uint64_t seq) {
               hold_outcome outcome{};
               if constexpr (std::is_same_v<std::decay_t<decltype(other)>, hold_placed>) {
                 outcome = r->apply(other, account_seats(*r, other.visitor));
+              } else if constexpr (std::is_same_v<std::decay_t<decltype(other)>, hold_confirmed>) {
+                const hold* h = r->seats().find(other.hold);
+                outcome = r->apply(other, h ? account_seats(*r, h->visitor) : std::nullopt);
               } else {
                 outcome = r->apply(other);
               }

@@ -346,7 +346,15 @@ hold_outcome room::apply_and_follow(const E& e) {
   return outcome;
 }
 
-hold_outcome room::apply(const hold_confirmed& e) { return apply_and_follow(e); }
+hold_outcome room::apply(const hold_confirmed& e, std::optional<std::uint64_t> account_seats) {
+  // A late success is held to the limits of the pass that placed it, as a new hold would be.
+  const hold* h = seats_.find(e.hold);
+  auto place = h ? lanes_.place_of_pass(pass::pass_id(config_.id, h->visitor)) : std::nullopt;
+  auto terms = seats_.enabled() ? hold_terms_for(place, account_seats) : hold_terms{};
+  auto outcome = seats_.apply(e, terms);
+  follow_supply(e.at_ms);
+  return outcome;
+}
 hold_outcome room::apply(const hold_released& e) { return apply_and_follow(e); }
 hold_outcome room::apply(const holds_expired& e) { return apply_and_follow(e); }
 

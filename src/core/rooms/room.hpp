@@ -114,7 +114,7 @@ class room {
   // `account_seats`: what the visitor's account may still hold here (hold_terms).
   hold_outcome apply(const hold_placed& e, std::optional<std::uint64_t> account_seats = std::nullopt);
   hold_outcome apply(const hold_extended& e);
-  hold_outcome apply(const hold_confirmed& e);
+  hold_outcome apply(const hold_confirmed& e, std::optional<std::uint64_t> account_seats = std::nullopt);
   hold_outcome apply(const hold_released& e);
   hold_outcome apply(const holds_expired& e);
   // The room is removed: its seat ledger answers confirmations and lookups a while

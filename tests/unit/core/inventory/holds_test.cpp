@@ -64,6 +64,24 @@ TEST_CASE_METHOD(holds_fixture, "a hold expires by the sweep, and its seats are 
   check_invariant();
 }
 
+TEST_CASE_METHOD(holds_fixture, "a late success past the pass's seats is refunded, seats free or not") {
+  start({seat_room(20)});  // 4 seats a pass
+  receipt(place("k1", 1, 1, 4));
+  receipt(act("r1", hold_action::release, 1));
+  receipt(place("k2", 1, 2, 4));
+  SECTION("the second hold confirmed") { receipt(act("c2", hold_action::confirm, 2)); }
+  SECTION("the second hold still held") {}
+  // The first hold's payment went through after all.
+  auto late = receipt(act("c1", hold_action::confirm, 1));
+  CHECK(late.state == hold_state::refund_required);
+  CHECK(late.reason == refund_reason::late_success_over_limit);
+  CHECK(seats().seats_of(visitor(1)) == 4);
+  restart();
+  CHECK(seats().find(hold_id(1))->reason == refund_reason::late_success_over_limit);
+  CHECK(seats().seats_of(visitor(1)) == 4);
+  check_invariant();
+}
+
 TEST_CASE_METHOD(holds_fixture, "a confirm after expiry re-holds if seats are free, inside the grace only") {
   start({seat_room(2)});
   receipt(place("k1", 1, 1, 2));
