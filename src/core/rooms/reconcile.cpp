@@ -26,6 +26,9 @@ std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
       return p;
     };
     const room* r = rooms.find(d.id);
+    if (!r && rooms.configuring(d.id)) {
+      return field_problem{field("id"), fmt::format("room '{}' is being created; reload again", d.id)};
+    }
     if (!r) {
       if (auto p = refused_opening(std::nullopt, d)) return *p;
       plan.create.push_back(d);

@@ -19,7 +19,9 @@ admin_decision create_room(const journal& rooms, room_config config, const diges
     return desk_refusal{errc::room_id_used,
                         fmt::format("Room '{}' was deleted, and a room's id is never used again.", config.id), "id"};
   }
-  if (rooms.find(config.id)) {
+  // One whose creation is still being written is there already too: a second would commit
+  // another seed for the same room.
+  if (rooms.find(config.id) || rooms.configuring(config.id)) {
     return desk_refusal{errc::room_exists, fmt::format("There is a room '{}' already.", config.id), "id"};
   }
   return std::vector<event>{room_created{config.id, seed, now_ms},

@@ -21,6 +21,20 @@ const std::vector<event>& events(const admin_decision& d) {
 
 }  // namespace
 
+TEST_CASE_METHOD(journal_fixture, "a room whose creation is being written is not created again, by the API or a reload") {
+  start({test_room("file", 60)});
+  bool written = false;
+  rooms->submit(events(create_room(*rooms, test_room("new", 60), digest{9}, clock.steady_ms())),
+                [&](std::error_code ec, const join_outcome&) { written = !ec; });
+  CHECK(refusal(create_room(*rooms, test_room("new", 60), digest{8}, clock.steady_ms())).code == errc::room_exists);
+  auto reload = plan_reconcile(*rooms, {test_room("file", 60), test_room("new", 60)}, clock.steady_ms());
+  REQUIRE(std::holds_alternative<field_problem>(reload));
+  CHECK(std::get<field_problem>(reload).message == "room 'new' is being created; reload again");
+  drain();
+  CHECK(written);
+  CHECK(rooms->find("new")->owner() == room_owner::api);
+}
+
 TEST_CASE_METHOD(journal_fixture, "a room created through the API is the API's; taken or used ids are refused") {
   start({test_room("file", 60)});
   auto created = events(create_room(*rooms, test_room("new", 60), digest{9}, clock.steady_ms()));
