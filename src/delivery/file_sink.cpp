@@ -54,13 +54,21 @@ void file_sink::attempt(std::vector<envelope> entries, std::function<void(std::s
 }
 
 std::string file_sink::append(const std::string& text) {
-  // A write cut short by a full disk or an error is retried whole: a line may then appear
-  // twice, never not at all (receivers de-duplicate by id).
+  // A write cut short by a full disk or an error is taken back and retried whole, so that
+  // no line is left cut in two; a synced batch whose sync failed may appear twice, never not
+  // at all (receivers de-duplicate by id).
+  const off_t start = ::lseek(fd_, 0, SEEK_END);
   std::size_t written = 0;
   while (written < text.size()) {
     auto n = ::write(fd_, text.data() + written, text.size() - written);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fmt::format("cannot write to '{}': {}", path_.string(), std::strerror(errno));
+    if (n < 0) {
+      auto problem = fmt::format("cannot write to '{}': {}", path_.string(), std::strerror(errno));
+      if (written > 0 && start >= 0 && ::ftruncate(fd_, start) != 0) {
+        problem += fmt::format("; a line may be cut short ({})", std::strerror(errno));
+      }
+      return problem;
+    }
     written += static_cast<std::size_t>(n);
   }
   if (::fdatasync(fd_) != 0) return fmt::format("cannot sync '{}': {}", path_.string(), std::strerror(errno));

@@ -3,9 +3,9 @@
 // blocks). Needs root for mount; CI runs as root.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { accountHint } from '../lib/foyer.js';
+import { accountHint, until } from '../lib/foyer.js';
 import {
   FrontierWatch, assertAckedHold, assertNoPlaceTwice, chaosConfig, crowd, fillDevice, mountLoopExt4, mountTmpfs,
   rootOnly, sleep, tryJoin, withFoyer,
@@ -119,6 +119,39 @@ test('a full disk: an opt-in to be told of the turn answers 503 and is not kept;
       await f.kill9();
       await f.start();
       assert.equal(await contactsHeld(f), 2, `both opt-ins answered 201 are there after a kill -9:\n${f.output}`);
+    });
+  } finally {
+    device.unmount();
+  }
+});
+
+test('a full disk under a file sink: a batch cut short is taken back, and every line is whole once space is freed', { skip: rootOnly, timeout: 60000 }, async () => {
+  const device = mountTmpfs(tmpfsBytes);
+  const file = path.join(device.dir, 'events.ndjson');
+  const token = 'disk-test-admin-token';
+  try {
+    const config = { ...chaosConfig({ server: { admin_token: token } }), sinks: [{ type: 'file', name: 'log', path: file }] };
+    // The data dir on the machine's disk: only the sink's file meets the full device.
+    await withFoyer(config, {}, async (f) => {
+      const auth = { headers: { authorization: `Bearer ${token}` } };
+      const failed = async () => Number(/^foyer_sink_failed_total\{sink="log"\} (\d+)$/m.exec((await f.request('GET', '/metrics')).text)?.[1] ?? 0);
+      const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+      await until('the first lines', () => lines().length > 0);
+      // What is left is the slack of the file's last page: the batches after it are cut short.
+      const filler = fillDevice(device.dir);
+      for (let i = 0; i < 100; i++) {
+        for (const action of ['pause', 'resume']) {
+          assert.equal((await f.request('POST', `/api/v1/admin/rooms/demo/${action}`, auth)).status, 200);
+        }
+      }
+      await until('writes to fail', async () => (await failed()) > 0);
+      rmSync(filler);
+      const trail = (await f.request('GET', '/api/v1/admin/rooms/demo/audit?limit=100000', auth)).text.trimEnd().split('\n');
+      const last = String(JSON.parse(trail.at(-1)).seq);
+      await until('the backlog written', () => lines().some((l) => l.includes(`"id":"${last}"`)));
+      for (const line of lines()) {
+        assert.doesNotThrow(() => JSON.parse(line), `a whole line: ${line.slice(0, 200)}`);
+      }
     });
   } finally {
     device.unmount();
