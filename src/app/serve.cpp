@@ -152,8 +152,9 @@ void reconcile_rooms(journal& rooms, const clock& clock, const config& declared,
     done(true);
     return;
   }
-  auto events = reconcile_events(plan, clock.steady_ms(), [] { return random_array<32>(); });
-  rooms.submit(std::move(events), [&rooms, changes = plan.change, lines = describe(plan), when = std::string(when),
+  const std::int64_t at_ms = clock.steady_ms();
+  auto events = reconcile_events(plan, at_ms, [] { return random_array<32>(); });
+  rooms.submit(std::move(events), [&rooms, at_ms, changes = plan.change, lines = describe(plan), when = std::string(when),
                                     done = std::move(done)](std::error_code ec, const join_outcome&) {
     if (ec) {
       log::error(fmt::format("{}: the rooms' changes could not be made durable: {}", when, ec.message()));
@@ -166,7 +167,7 @@ void reconcile_rooms(journal& rooms, const clock& clock, const config& declared,
     bool all_applied = true;
     for (const auto& c : changes) {
       const room* r = rooms.find(c.config.id);
-      auto kept = r ? r->refuses_seats(c.config) : std::nullopt;
+      auto kept = r ? r->refuses_seats(c.config, at_ms) : std::nullopt;
       if (!kept) continue;
       all_applied = false;
       log::error(fmt::format("{}: config: room '{}': {}: {} ({} held, {} confirmed); kept as it was", when, c.config.id,

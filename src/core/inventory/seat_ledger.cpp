@@ -256,6 +256,19 @@ std::vector<id16> seat_ledger::due(std::int64_t now_ms) const {
   return out;
 }
 
+std::uint64_t seat_ledger::late_confirmable(std::int64_t now_ms) const {
+  if (retired_ || !settings_) return 0;
+  const std::int64_t grace_ms = std::int64_t{settings_->late_grace_seconds} * 1000;
+  std::uint64_t n = 0;
+  for (const auto& [ended_ms, id] : ended_) {
+    auto it = holds_.find(id);
+    bool late = it != holds_.end() &&
+                (it->second.state == hold_state::released || it->second.state == hold_state::expired);
+    n += late && now_ms <= ended_ms + grace_ms;
+  }
+  return n;
+}
+
 void seat_ledger::record(std::string_view key, hold_receipt receipt) {
   auto digest = key_digest(key);
   key_order_.emplace_back(receipt.at_ms, digest);

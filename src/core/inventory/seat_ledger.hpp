@@ -128,6 +128,9 @@ class seat_ledger {
   // refund too. Confirmed holds stay, so that the site's retries get their confirmation.
   void retire(std::int64_t at_ms);
   bool retired() const { return retired_; }
+  // Holds released or expired whose late grace has not passed at `now_ms`: a confirm may
+  // still take their seats again.
+  std::uint64_t late_confirmable(std::int64_t now_ms) const;
   // The operator's way back from a frozen ledger: the counts become the recount and the
   // ledger is unfrozen; nothing changes (false) if the recount does not fit.
   bool recount(std::int64_t at_ms);

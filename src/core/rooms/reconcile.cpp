@@ -45,7 +45,7 @@ std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
     if (rooms.configuring(d.id)) {
       return field_problem{field("id"), fmt::format("a change to room '{}' is being written; reload again", d.id)};
     }
-    if (auto refused = r->refuses(next)) {
+    if (auto refused = r->refuses(next, now_ms)) {
       return field_problem{field(refused->field), fmt::format("room '{}': {}", d.id, refused->message)};
     }
     plan.change.push_back({next, d, changed_settings(r->config(), next)});

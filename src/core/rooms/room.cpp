@@ -57,15 +57,17 @@ bool room::untouched() const {
   return joined_ == 0 && !closed_at_ms_ && (state_ == room_state::lobby || state_ == room_state::open);
 }
 
-std::optional<field_problem> room::refuses_seats(const room_config& next) const {
+std::optional<field_problem> room::refuses_seats(const room_config& next, std::int64_t now_ms) const {
   auto taken = seats_.held() + seats_.confirmed();
-  if (taken == 0 || !config_.inventory) return std::nullopt;
-  if (!next.inventory) return field_problem{"inventory", fmt::format("cannot be removed while {} seats are held or confirmed", taken)};
+  // A hold that ended may still be paid for (late success): it needs its seats and legs.
+  auto late = seats_.late_confirmable(now_ms);
+  if ((taken == 0 && late == 0) || !config_.inventory) return std::nullopt;
+  auto why = taken > 0 ? fmt::format("while {} seats are held or confirmed", taken)
+                       : fmt::format("while {} ended holds may still be confirmed (late_grace_seconds)", late);
+  if (!next.inventory) return field_problem{"inventory", fmt::format("cannot be removed {}", why)};
   const auto& now = *config_.inventory;
   const auto& after = *next.inventory;
-  if (after.legs != now.legs) {
-    return field_problem{"inventory.legs", fmt::format("cannot change while {} seats are held or confirmed", taken)};
-  }
+  if (after.legs != now.legs) return field_problem{"inventory.legs", fmt::format("cannot change {}", why)};
   const auto& legs = seats_.legs();
   for (std::size_t i = 0; i < legs.size(); ++i) {
     auto on_leg = legs[i].held + legs[i].confirmed;
@@ -77,9 +79,9 @@ std::optional<field_problem> room::refuses_seats(const room_config& next) const 
   return std::nullopt;
 }
 
-std::optional<field_problem> room::refuses(const room_config& next) const {
+std::optional<field_problem> room::refuses(const room_config& next, std::int64_t now_ms) const {
   if (next.id != config_.id) return field_problem{"id", "cannot change: it is part of every ticket and pass"};
-  if (auto p = refuses_seats(next)) return p;
+  if (auto p = refuses_seats(next, now_ms)) return p;
   if (lanes_.too_many(next.lanes)) {
     return field_problem{"lanes", fmt::format("a room may have had at most {} lanes in its history", max_lane_ids)};
   }
@@ -132,7 +134,7 @@ void room::apply(const room_configured& e) {
   // checked before holds written meanwhile were applied keeps the seats it would not fit
   // (the caller says so with the numbers), and a file's declaration of them is kept
   // unapplied, so that the next reload tries it again.
-  bool seats_kept = refuses_seats(next).has_value();
+  bool seats_kept = refuses_seats(next, e.at_ms).has_value();
   if (seats_kept) next.inventory = config_.inventory;
   bool first = !configured_;
   bool schedule_moved = next.opens_at_ms != config_.opens_at_ms;

@@ -84,11 +84,11 @@ class room {
   const room_config& declared() const { return declared_; }
   // Why `next` may not replace the configuration now, if it may not: it would change
   // what visitors already hold (their places, the lottery they entered).
-  std::optional<field_problem> refuses(const room_config& next) const;
+  std::optional<field_problem> refuses(const room_config& next, std::int64_t now_ms) const;
   // Why `next` may not have these seats: fewer on a leg than held and confirmed there,
   // or other legs while any are. A change is checked again when it applies: seats it
   // would not fit then are kept (apply(room_configured)).
-  std::optional<field_problem> refuses_seats(const room_config& next) const;
+  std::optional<field_problem> refuses_seats(const room_config& next, std::int64_t now_ms) const;
 
   // Applying events, in log order. A lobby join appends the perfect subtrees it
   // completed to `completed` so that they can be stored for inclusion proofs.

@@ -32,7 +32,7 @@ admin_decision change_room(const journal& rooms, std::string_view id, room_confi
                            past_opening opening) {
   const room* r = rooms.find(id);
   if (!r) return no_such_room(id);
-  if (auto refused = r->refuses(next); refused && refused->field == "id") {
+  if (auto refused = r->refuses(next, now_ms); refused && refused->field == "id") {
     return desk_refusal{errc::change_refused, refused->message, refused->field};
   }
   if (auto p = check_room(next)) return invalid(*p);
@@ -40,7 +40,7 @@ admin_decision change_room(const journal& rooms, std::string_view id, room_confi
   if (rooms.configuring(id)) {
     return desk_refusal{errc::change_refused, "Another change to this room is being written; retry in a moment.", ""};
   }
-  if (auto refused = r->refuses(next)) {
+  if (auto refused = r->refuses(next, now_ms)) {
     bool about_seats = refused->field.starts_with("inventory");
     return desk_refusal{errc::change_refused, refused->message, refused->field,
                         about_seats ? std::optional(seats_taken(*r)) : std::nullopt};

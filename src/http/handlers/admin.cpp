@@ -235,11 +235,13 @@ task<response> patch_room(context& ctx, const request& req, const room& r) {
   room_config next = r.config();
   if (auto bad = read_settings(ctx, req, next)) co_return std::move(*bad);
   std::string id = r.config().id;
-  auto decision = change_room(ctx.rooms, id, next, ctx.clock.steady_ms(), opening_rule(req));
+  // The change's time, which the room applies it at.
+  const std::int64_t at_ms = ctx.clock.steady_ms();
+  auto decision = change_room(ctx.rooms, id, next, at_ms, opening_rule(req));
   co_return co_await carry_out(ctx, req, id, std::move(decision), [&](const room* now) {
     if (!now) return unknown_room(req, id);
     // Checked again when it applied: holds written meanwhile keep seats it would not fit.
-    if (auto seats = now->refuses_seats(next)) {
+    if (auto seats = now->refuses_seats(next, at_ms)) {
       return refused(req, desk_refusal{errc::change_refused, fmt::format("When the change applied: {}.", seats->message),
                                        seats->field, seats_taken(*now)});
     }

@@ -301,12 +301,27 @@ TEST_CASE_METHOD(holds_fixture, "the inventory's total cannot go below what is h
   start({seat_room(5)});
   receipt(place("k1", 1, 1, 3));
   auto smaller = seat_room(2);
-  auto p = r().refuses(smaller);
+  auto p = r().refuses(smaller, clock.steady_ms());
   REQUIRE(p);
   CHECK(p->field == "inventory.total");
   auto none = test_room("r", 6000);
-  REQUIRE(r().refuses(none));
-  CHECK_FALSE(r().refuses(seat_room(8)));
+  REQUIRE(r().refuses(none, clock.steady_ms()));
+  CHECK_FALSE(r().refuses(seat_room(8), clock.steady_ms()));
+}
+
+TEST_CASE_METHOD(holds_fixture, "the inventory stays while an ended hold may still be confirmed late, and no longer") {
+  start({seat_room(5)});
+  receipt(place("k1", 1, 1, 3));
+  receipt(act("r1", hold_action::release, 1));
+  auto none = test_room("r", 6000);
+  auto p = r().refuses(none, clock.steady_ms());
+  REQUIRE(p);
+  CHECK(p->field == "inventory");
+  CHECK(p->message == "cannot be removed while 1 ended holds may still be confirmed (late_grace_seconds)");
+  advance_s(300);  // the late grace's last moment: a confirm would still find its seats
+  CHECK(r().refuses(none, clock.steady_ms()));
+  advance_s(1);
+  CHECK_FALSE(r().refuses(none, clock.steady_ms()));
 }
 
 TEST_CASE_METHOD(holds_fixture, "admission follows the seats: released seats admit the next visitors in place order") {
@@ -567,15 +582,15 @@ TEST_CASE_METHOD(legs_fixture, "the legs stay while seats are held on them; a le
   receipt(place_on("k1", 1, 1, 3, "B", "C"));
   auto other = legged_room(4);
   other.inventory->legs = {"A", "B", "C"};
-  auto p = r().refuses(other);
+  auto p = r().refuses(other, clock.steady_ms());
   REQUIRE(p);
   CHECK(p->field == "inventory.legs");
   auto smaller = legged_room(4, {1, 2, 4});
-  p = r().refuses(smaller);
+  p = r().refuses(smaller, clock.steady_ms());
   REQUIRE(p);
   CHECK(p->field == "inventory.leg_totals");
   CHECK(p->message == "cannot go below the 3 seats held and confirmed on leg B-C");
-  CHECK_FALSE(r().refuses(legged_room(4, {1, 3, 1})));
+  CHECK_FALSE(r().refuses(legged_room(4, {1, 3, 1}), clock.steady_ms()));
   REQUIRE_FALSE(reconcile({legged_room(4, {1, 3, 1})}));
   CHECK(legs() == leg_list{"1/1/0/0", "3/0/3/0", "1/1/0/0"});
   // A change written before the hold was applied keeps the legs it would change.

@@ -23,7 +23,7 @@ TEST_CASE_METHOD(holds_fixture, "a seat total checked before holds written meanw
   receipt(place("k1", 1, 1, 3));
   // Decided while 3 seats are held: 5 fits. A hold of 4 written just before it lands first.
   auto smaller = seat_room(5);
-  REQUIRE_FALSE(r().refuses(smaller));
+  REQUIRE_FALSE(r().refuses(smaller, clock.steady_ms()));
   auto decision = decide_hold(r(), "k2", {hold_action::place, hold_id(2), visitor(2), 2, 4}, clock.steady_ms());
   REQUIRE(std::holds_alternative<event>(decision));
   REQUIRE_FALSE(commit({std::get<event>(decision), configured(smaller, clock.steady_ms())}).first);
@@ -32,7 +32,7 @@ TEST_CASE_METHOD(holds_fixture, "a seat total checked before holds written meanw
   CHECK(seats().held() == 7);
   CHECK(r().config().inventory->total == 10);
   // What the caller answers with: the setting and the numbers.
-  auto kept = r().refuses_seats(smaller);
+  auto kept = r().refuses_seats(smaller, clock.steady_ms());
   REQUIRE(kept);
   CHECK(kept->field == "inventory.total");
   CHECK(kept->message.find("7") != std::string::npos);

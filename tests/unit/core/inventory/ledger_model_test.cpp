@@ -62,7 +62,7 @@ struct ledger_model : holds_fixture {
     if (!batch.empty()) commit(batch);
     // What applied is the setting in force, or the seats were kept as they were.
     const auto& now = *r().config().inventory;
-    CHECK((now == *next.inventory || r().refuses_seats(next)));
+    CHECK((now == *next.inventory || r().refuses_seats(next, clock.steady_ms())));
   }
 
   void step() {

@@ -172,18 +172,18 @@ TEST_CASE_METHOD(lanes_fixture, "a lane with visitors waiting is not removed; gi
   join_lane(r, "residents");
   auto without = r.config();
   without.lanes.pop_back();  // residents
-  auto problem = r.refuses(without);
+  auto problem = r.refuses(without, 0);
   REQUIRE(problem);
   CHECK(problem->field == "lanes");
   auto zero = r.config();
   zero.lanes.back().share = 0;
-  REQUIRE_FALSE(r.refuses(zero));
+  REQUIRE_FALSE(r.refuses(zero, 0));
   r.apply(room_configured{"r", zero, room_owner::api, std::nullopt, now_ms});
   now_ms += 2000;
   step(r);
   CHECK(r.lanes().at(*r.lanes().index_of("residents")).served == 1);
   // Once nobody waits there, it may go; a join decided before that is refused by the log.
-  REQUIRE_FALSE(r.refuses(without));
+  REQUIRE_FALSE(r.refuses(without, 0));
   r.apply(room_configured{"r", without, room_owner::api, std::nullopt, now_ms});
   CHECK(join_lane(r, "residents").refused);
 }

@@ -19,7 +19,7 @@ bool contains(const std::vector<room_state>& states, room_state s) {
 
 // The field refuses() names for `next`, or "" if it takes it.
 std::string refused_field(const room& r, const room_config& next) {
-  auto problem = r.refuses(next);
+  auto problem = r.refuses(next, 0);
   return problem ? problem->field : "";
 }
 
@@ -369,13 +369,13 @@ TEST_CASE_METHOD(room_fixture, "hold_admission keeps the frontier at the earlies
 
 TEST_CASE_METHOD(room_fixture, "an untouched room may change its schedule at will, no room its id") {
   room fifo = make(fifo_config());
-  CHECK_FALSE(fifo.refuses(with(fifo_config(), &room_config::opens_at_ms, opens_at_ms)));
-  CHECK_FALSE(fifo.refuses(with(fifo_config(), &room_config::lobby_window_seconds, 30)));
-  CHECK_FALSE(fifo.refuses(with(fifo_config(), &room_config::beacon_rule, "rule")));
+  CHECK_FALSE(fifo.refuses(with(fifo_config(), &room_config::opens_at_ms, opens_at_ms), 0));
+  CHECK_FALSE(fifo.refuses(with(fifo_config(), &room_config::lobby_window_seconds, 30), 0));
+  CHECK_FALSE(fifo.refuses(with(fifo_config(), &room_config::beacon_rule, "rule"), 0));
   room lobby = make(lobby_config());
-  CHECK_FALSE(lobby.refuses(with(lobby_config(), &room_config::opens_at_ms, std::nullopt)));
-  CHECK_FALSE(lobby.refuses(with(lobby_config(), &room_config::opens_at_ms, opens_at_ms + 3'600'000)));
-  CHECK_FALSE(lobby.refuses(with(lobby_config(), &room_config::beacon_rule, "rule")));
+  CHECK_FALSE(lobby.refuses(with(lobby_config(), &room_config::opens_at_ms, std::nullopt), 0));
+  CHECK_FALSE(lobby.refuses(with(lobby_config(), &room_config::opens_at_ms, opens_at_ms + 3'600'000), 0));
+  CHECK_FALSE(lobby.refuses(with(lobby_config(), &room_config::beacon_rule, "rule"), 0));
 
   for (room_state s : every_state) {
     INFO(to_string(s));
@@ -383,19 +383,19 @@ TEST_CASE_METHOD(room_fixture, "an untouched room may change its schedule at wil
     auto renamed = r.config();
     renamed.id = "other";
     CHECK(refused_field(r, renamed) == "id");
-    CHECK_FALSE(r.refuses(r.config()));
-    CHECK_FALSE(r.refuses(with(r.config(), &room_config::rate_per_minute, 120)));
+    CHECK_FALSE(r.refuses(r.config(), 0));
+    CHECK_FALSE(r.refuses(with(r.config(), &room_config::rate_per_minute, 120), 0));
   }
 }
 
 TEST_CASE_METHOD(room_fixture, "a lobby with entrants may move its opening, not remove it nor change its beacon rule") {
   room r = make(lobby_config());
   join_many(r, 3);
-  CHECK_FALSE(r.refuses(with(lobby_config(), &room_config::opens_at_ms, opens_at_ms + 3'600'000)));
-  CHECK_FALSE(r.refuses(with(lobby_config(), &room_config::lobby_window_seconds, 20)));
+  CHECK_FALSE(r.refuses(with(lobby_config(), &room_config::opens_at_ms, opens_at_ms + 3'600'000), 0));
+  CHECK_FALSE(r.refuses(with(lobby_config(), &room_config::lobby_window_seconds, 20), 0));
   CHECK(refused_field(r, with(lobby_config(), &room_config::opens_at_ms, std::nullopt)) == "opens_at");
   CHECK(refused_field(r, with(lobby_config(), &room_config::beacon_rule, "rule")) == "beacon_rule");
-  CHECK_THAT(r.refuses(with(lobby_config(), &room_config::opens_at_ms, std::nullopt))->message,
+  CHECK_THAT(r.refuses(with(lobby_config(), &room_config::opens_at_ms, std::nullopt), 0)->message,
              Catch::Contains("3 visitors wait"));
 }
 
@@ -418,7 +418,7 @@ TEST_CASE_METHOD(room_fixture, "after the lobby closed the schedule is locked, e
     CHECK(refused_field(*r, with(c, &room_config::opens_at_ms, std::nullopt)) == "opens_at");
     CHECK(refused_field(*r, with(c, &room_config::lobby_window_seconds, 20)) == "lobby_window_seconds");
     CHECK(refused_field(*r, with(c, &room_config::beacon_rule, "another rule")) == "beacon_rule");
-    CHECK_THAT(r->refuses(with(c, &room_config::lobby_window_seconds, 20))->message,
+    CHECK_THAT(r->refuses(with(c, &room_config::lobby_window_seconds, 20), 0)->message,
                Catch::Contains("the draw is done"));
   }
 }
