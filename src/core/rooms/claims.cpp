@@ -28,11 +28,8 @@ void claim_book::end(std::uint64_t place, pass_claim& c) {
   live_.erase({c.expires_ms, place});
   c.live = false;
   ++ended_;
-  // Judged already: nothing asks about it any more, unless it was reported done.
-  if (judged(place) && !c.done) {
-    by_pass_.erase(c.pass_id);
-    claims_.erase(place);
-  }
+  // Kept until the pass expires: its holds go on, and the site may still report it done.
+  kept_.emplace(c.expires_ms, place);
 }
 
 void claim_book::settle(std::int64_t at_ms, std::int64_t window_ms) {
@@ -40,9 +37,11 @@ void claim_book::settle(std::int64_t at_ms, std::int64_t window_ms) {
     auto place = live_.begin()->second;
     end(place, claims_.at(place));
   }
-  while (!done_.empty() && done_.begin()->first <= at_ms) {
-    auto place = done_.begin()->second;
-    done_.erase(done_.begin());
+  while (!kept_.empty() && kept_.begin()->first <= at_ms) {
+    auto place = kept_.begin()->second;
+    kept_.erase(kept_.begin());
+    // One not judged yet goes when it is (judge).
+    if (!judged(place)) continue;
     by_pass_.erase(claims_.at(place).pass_id);
     claims_.erase(place);
   }
@@ -80,7 +79,7 @@ void claim_book::judge(std::uint64_t place, judgment& j) {
     return;
   }
   ++j.claimed;
-  if (!it->second.live && !it->second.done) {
+  if (!it->second.live && it->second.expires_ms <= j.at_ms) {
     by_pass_.erase(it->second.pass_id);
     claims_.erase(it);
   }
@@ -109,7 +108,6 @@ void claim_book::report_done(std::uint64_t place) {
   auto it = claims_.find(place);
   if (it == claims_.end() || it->second.done) return;
   it->second.done = true;
-  done_.emplace(it->second.expires_ms, place);
   if (it->second.live) end(place, it->second);
 }
 
@@ -209,8 +207,11 @@ bool claim_book::decode(reader& r, bool with_notices) {
     c.done = (flags & 2) != 0;
     b.claims_.emplace(place, c);
     b.by_pass_.emplace(c.pass_id, place);
-    if (c.live) b.live_.emplace(c.expires_ms, place);
-    if (c.done) b.done_.emplace(c.expires_ms, place);
+    if (c.live) {
+      b.live_.emplace(c.expires_ms, place);
+    } else {
+      b.kept_.emplace(c.expires_ms, place);
+    }
   }
   count = r.u64();
   for (std::uint64_t i = 0; i < count && !r.failed(); ++i) {

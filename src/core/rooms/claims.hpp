@@ -72,7 +72,7 @@ class claim_book {
     id16 pass_id{};
     std::int64_t expires_ms = 0;
     bool live = true;
-    bool done = false;  // reported done by the site: kept until it expires
+    bool done = false;  // reported done by the site
   };
   struct judgment {
     std::int64_t at_ms = 0;
@@ -85,10 +85,12 @@ class claim_book {
   // Judges a place whose window closed at `at_ms`: one more claimed, or one more no-show.
   void judge(std::uint64_t place, judgment& j);
 
-  std::unordered_map<std::uint64_t, pass_claim> claims_;  // by place, until judged and ended
+  std::unordered_map<std::uint64_t, pass_claim> claims_;  // by place, until judged and expired
   std::unordered_map<id16, std::uint64_t, id16_hash> by_pass_;
   std::set<std::pair<std::int64_t, std::uint64_t>> live_;  // (expires, place)
-  std::set<std::pair<std::int64_t, std::uint64_t>> done_;  // (expires, place) of passes reported done
+  // (expires, place) of claims no longer live (a hold took the slot, or the site reported
+  // the pass done): kept until the pass expires, and judged.
+  std::set<std::pair<std::int64_t, std::uint64_t>> kept_;
   std::deque<std::pair<std::int64_t, std::uint64_t>> frontier_;  // (at, served), oldest first
   std::deque<judgment> recent_;
   // Told "it's your turn", not judged yet: place -> when the notice went out. Those

@@ -124,6 +124,31 @@ TEST_CASE_METHOD(holds_fixture, "max_seats_per_pass defaults to max_seats_per_ho
   CHECK(refusal(place("k2", 1, 2, 1)) == errc::seats_per_pass_exceeded);
 }
 
+TEST_CASE_METHOD(holds_fixture, "a pass whose slot a hold took can be reported done after its claim was judged") {
+  start({seat_room(10)});
+  join("r", 1);
+  clock.advance_ms(5'000);
+  tick("r");
+  id16 visitor{};
+  visitor[0] = 1;
+  REQUIRE_FALSE(commit(pass_claimed{"r", 0, pass::pass_id("r", visitor), clock.steady_ms()}).first);
+  REQUIRE_FALSE(commit(hold_placed{"r", hold_id(1), visitor, std::nullopt, 1, "k1", clock.steady_ms()}).first);
+  REQUIRE(seats().held() == 1);
+  receipt(act("c1", hold_action::confirm, 1));
+  // Past the claim window the claim is judged (claimed); the pass lives on for 900 s.
+  clock.advance_ms(610'000);
+  tick("r");
+  auto done = decide_done(r(), {pass::pass_id("r", visitor)}, clock.steady_ms());
+  REQUIRE(done);
+  REQUIRE_FALSE(commit(*done).first);
+  CHECK(pass_done(r(), visitor));
+  REQUIRE_FALSE(commit(hold_placed{"r", hold_id(2), visitor, std::nullopt, 1, "k2", clock.steady_ms()}).first);
+  CHECK(seats().receipt("k2")->outcome == hold_outcome::pass_ended);
+  restart();
+  CHECK(pass_done(r(), visitor));
+  check_invariant();
+}
+
 TEST_CASE_METHOD(holds_fixture, "a pass reported done places nothing, nor one never claimed, when the hold applies") {
   start({seat_room(10)});
   join("r", 1);
