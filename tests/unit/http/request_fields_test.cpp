@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <optional>
+#include <string>
+
 #include "http/request_fields.hpp"
 
 using foyer::http::percent_decode;
@@ -30,7 +33,9 @@ TEST_CASE("a bearer token follows its scheme in any case, after one or more spac
   auto token = [](const char* value) {
     foyer::http::request req{boost::beast::http::verb::get, "/", 11};
     req.set(boost::beast::http::field::authorization, value);
-    return foyer::http::bearer(req);
+    // A copy: the token is a view into the request, which goes with this call.
+    auto found = foyer::http::bearer(req);
+    return found ? std::optional<std::string>(*found) : std::nullopt;
   };
   CHECK(token("Bearer abc") == "abc");
   CHECK(token("bearer abc") == "abc");
