@@ -91,17 +91,19 @@ bool is_last_chunk(std::string_view pending) {
   return digits != 0 && digits != std::string_view::npos && pending.find_first_not_of('0') >= digits;
 }
 
-// RFC 9112: a request's body ends where a sole, final "chunked" coding or its length says
-// (6.1; any other coding would leave the end to a guess, which is how requests are
-// smuggled), and a request names one valid Host, HTTP/1.1 always (3.2). A field walk by code: no text compares.
 // RFC 3986's uri-host [":" port]: the characters of a name, an IP literal and a port, or
 // nothing (a target without an authority).
 bool valid_host(std::string_view value) {
-  return std::all_of(value.begin(), value.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-._~%!$&'()*+,;=:[]").find(c) != std::string_view::npos;
+  constexpr std::string_view others = "-._~%!$&'()*+,;=:[]";
+  return std::all_of(value.begin(), value.end(), [others](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || others.find(c) != std::string_view::npos;
   });
 }
 
+// RFC 9112: a request's body ends where a sole, final "chunked" coding or its length says
+// (6.1; any other coding would leave the end to a guess, which is how requests are
+// smuggled), and a request names one valid Host, HTTP/1.1 always (3.2). A field walk by
+// code: no text compares.
 beast::error_code check_fields(const request& req, std::size_t max_fields) {
   bool host = false;
   bool coded = false;
