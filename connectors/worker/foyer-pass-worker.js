@@ -7,14 +7,16 @@
 // Bindings (wrangler.toml [vars]): FOYER_ISSUER, FOYER_ROOM, FOYER_JWKS_URL, FOYER_LOGIN_URL;
 // optional FOYER_LEEWAY (seconds, default 5), FOYER_REFRESH (seconds, default 300),
 // FOYER_SECURE_COOKIE ("true"), ORIGIN (where admitted requests go; default: the request's
-// own URL, i.e. the zone's origin behind the Worker's route).
+// own URL, i.e. the zone's origin behind the Worker's route), and for done(): FOYER_URL and
+// FOYER_SITE_TOKEN (a secret).
 // Admitted requests go on with X-Foyer-Visitor: <visitor id>.
 
 const MAX_TOKEN_SIZE = 8 * 1024;
 const MAX_JWKS_SIZE = 64 * 1024;
-const MAX_NEXT_SIZE = 2048;
-const MAX_DECODE_ROUNDS = 3;
 const MAX_PASS_COOKIES = 4;
+// Foyer takes at most 10 000 passes a report.
+const MAX_DONE_PASSES = 10_000;
+const MAX_DONE_ANSWER_SIZE = 4096;
 const MAX_DATE = 253402300799;
 // A stream of made-up kids must not become a stream of requests to Foyer.
 const MIN_EARLY_REFRESH_MS = 10_000;
@@ -127,17 +129,29 @@ function percentDecode(text) {
   return decodeEscapes(text.replace(/\+/g, ' '));
 }
 
+// <same-site-rule>
+// Generated from web/js/bounce.js by `node connectors/same-site.js`: edit it there.
+const MAX_NEXT_SIZE = 2048;
+const MAX_DECODE_ROUNDS = 3;
+
+// One lenient round: a '%' without two hex digits stays.
 const decodeEscapes = (text) => text.replace(/%([0-9A-Fa-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
 
+// Whether a path starting with '/' names a host as URL parsers read it ('\' for '/', tabs
+// and newlines dropped, dot segments normalised away).
 function namesHost(path) {
   let rest = path.replace(/[\t\n\r]/g, '').replace(/\\/g, '/');
   while (rest.startsWith('/./') || rest.startsWith('/../')) rest = rest.slice(rest[2] === '/' ? 2 : 3);
   return rest.startsWith('//');
 }
 
+/** `target` if it is a path of the site however a browser or the site reads it, else null. */
 export function sameSitePath(target) {
   if (!target || target.length > MAX_NEXT_SIZE || target[0] !== '/') return null;
-  if (/[\x00-\x20\x7f-\uffff\\]/.test(target)) return null;
+  for (const ch of target) {
+    const c = ch.charCodeAt(0);
+    if (c <= 0x20 || c >= 0x7f || ch === '\\') return null;
+  }
   if (namesHost(target)) return null;
   let path = target.split(/[?#]/)[0];
   for (let round = 1; path.includes('%'); round++) {
@@ -148,6 +162,7 @@ export function sameSitePath(target) {
   }
   return target;
 }
+// </same-site-rule>
 
 // The page the visitor asking for `target` wants: its same-site `next`, else the target
 // without the pass, if that is a same-site path.
@@ -179,6 +194,26 @@ export function refusalLocation(loginUrl, error, target) {
   return wanted ? withQueryParam(refused, 'next', queryEscape(wanted)) : refused;
 }
 
+// An answer's body as text, its reading stopped (and the answer dropped) past `max` bytes.
+async function readCapped(res, max) {
+  const reader = res.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel();
+      throw new Error(`larger than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  chunks.reduce((at, c) => (all.set(c, at), at + c.length), 0);
+  return new TextDecoder().decode(all);
+}
+
 // --- The keys, cached in the isolate: refreshed every FOYER_REFRESH seconds, and early (at
 // most every 10 s) for an unknown kid. A failed fetch keeps the last good keys.
 let cache = { url: null, keys: new Map(), fetchedAt: 0 };
@@ -190,9 +225,10 @@ async function keysFor(env, early) {
   const url = env.FOYER_JWKS_URL;
   cache = { ...cache, fetchedAt: Date.now() };
   try {
-    const res = await fetch(url);
+    // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size.
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    cache = { url, keys: await loadKeys(await res.text()), fetchedAt: Date.now() };
+    cache = { url, keys: await loadKeys(await readCapped(res, MAX_JWKS_SIZE)), fetchedAt: Date.now() };
   } catch (e) {
     console.error(`foyer-pass: cannot refresh the keys from ${url}, keeping the last: ${e.message}`);
   }
@@ -205,6 +241,24 @@ async function check(token, env) {
   let result = await verifyPass(token, await keysFor(env, false), expect, now);
   if (result.error === 'unknown_kid') result = await verifyPass(token, await keysFor(env, true), expect, now);
   return result;
+}
+
+// Reports finished passes (their jti) so that their slots free at once, as the other
+// connectors' done(): needs the bindings FOYER_URL (Foyer's base URL) and FOYER_SITE_TOKEN
+// (a secret). Within 5 s, at most MAX_DONE_PASSES at a time; resolves to Foyer's answer,
+// { done, active }. From a request: ctx.waitUntil(done([jti], env)).
+export async function done(jtis, env) {
+  if (!Array.isArray(jtis) || jtis.length > MAX_DONE_PASSES || jtis.some((j) => typeof j !== 'string')) {
+    throw new Error(`passes/done: at most ${MAX_DONE_PASSES} jti strings at a time`);
+  }
+  const res = await fetch(`${env.FOYER_URL}/api/v1/rooms/${encodeURIComponent(env.FOYER_ROOM)}/passes/done`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.FOYER_SITE_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ passes: jtis }),
+    signal: AbortSignal.timeout(5000),
+  });
+  if (!res.ok) throw new Error(`passes/done: HTTP ${res.status}`);
+  return JSON.parse(await readCapped(res, MAX_DONE_ANSWER_SIZE));
 }
 
 const redirect = (location, extra = {}) =>
@@ -240,14 +294,25 @@ export async function decide(request, env) {
   return redirect(refusalLocation(env.FOYER_LOGIN_URL, refusal, target));
 }
 
+// Where an admitted request goes: the origin's scheme, host and port, then the request's path
+// and query. Joined as text, never resolved against the origin: resolving reads a path that
+// starts with `//` (or `/\`, which URL parsers take for `//`) as another host. A URL whose
+// origin is not the configured one anyway is null (a 400).
+export function upstreamUrl(origin, url) {
+  const base = new URL(origin).origin;
+  const to = new URL(`${base}${url.pathname}${url.search}`);
+  return to.origin === base ? to : null;
+}
+
 export default {
   async fetch(request, env) {
+    const url = new URL(request.url);
+    const to = env.ORIGIN ? upstreamUrl(env.ORIGIN, url) : url;
+    if (!to) return new Response('Bad Request\n', { status: 400 });
     const d = await decide(request, env);
     if (d instanceof Response) return d;
     const headers = new Headers(request.headers);
     headers.set('x-foyer-visitor', d.visitor);
-    const url = new URL(request.url);
-    const to = env.ORIGIN ? new URL(url.pathname + url.search, env.ORIGIN) : url;
     return fetch(to, { method: request.method, headers, body: request.body, redirect: 'manual' });
   },
 };

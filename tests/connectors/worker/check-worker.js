@@ -1,8 +1,9 @@
 // The Worker connector's test entry (tests/connectors/worker.test.js), run by workerd beside
 // connectors/worker/foyer-pass-worker.js: POST /__vectors with the shared vectors answers the
-// verdicts, computed in workerd with its WebCrypto; /__open/... goes to the origin unchecked
+// verdicts, computed in workerd with its WebCrypto; POST /__done with a list of jti reports
+// them with the connector's done(); /__open/... goes to the origin unchecked
 // (the benchmark's unprotected page); every other request goes to the connector.
-import connector, { entryLocation, loadKeys, refusalLocation, verifyPass } from './foyer-pass-worker.js';
+import connector, { done, entryLocation, loadKeys, refusalLocation, upstreamUrl, verifyPass } from './foyer-pass-worker.js';
 
 async function vectors(v) {
   const keys = {};
@@ -19,7 +20,8 @@ export default {
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
     if (url.pathname === '/__vectors') return vectors(await request.json());
-    if (url.pathname.startsWith('/__open/')) return fetch(new URL(url.pathname + url.search, env.ORIGIN));
+    if (url.pathname === '/__done') return Response.json(await done(await request.json(), env));
+    if (url.pathname.startsWith('/__open/')) return fetch(upstreamUrl(env.ORIGIN, url));
     return connector.fetch(request, env, ctx);
   },
 };
