@@ -8,7 +8,13 @@ jwks_url=$1 dir=$2 reload=${3:-}
 mkdir -p "$dir"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-curl -fsS --max-time 5 --max-filesize 65536 "$jwks_url" -o "$tmp/jwks.json"
+# At most 64 KiB, read within 5 s: the reading stops at one byte more, whatever the answer's size.
+{ curl -fsS --max-time 5 "$jwks_url" || : > "$tmp/failed"; } | head -c 65537 > "$tmp/jwks.json"
+if [ "$(wc -c < "$tmp/jwks.json")" -gt 65536 ]; then
+  echo "foyer-keys: the JWKS of $jwks_url is larger than 64 KiB" >&2
+  exit 1
+fi
+[ ! -e "$tmp/failed" ] || exit 1
 
 # base64url (unpadded) to bytes.
 unb64url() { s=$(printf %s "$1" | tr '_-' '/+'); while [ $(( ${#s} % 4 )) -ne 0 ]; do s="$s="; done; printf %s "$s" | base64 -d; }
