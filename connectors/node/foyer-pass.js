@@ -16,8 +16,6 @@ import { createPublicKey, verify as verifySignature } from 'node:crypto';
 
 const MAX_TOKEN_SIZE = 8 * 1024;
 const MAX_JWKS_SIZE = 64 * 1024;
-const MAX_NEXT_SIZE = 2048;
-const MAX_DECODE_ROUNDS = 3;
 const MAX_PASS_COOKIES = 4;
 // A stream of made-up kids must not become a stream of requests to Foyer.
 const MIN_EARLY_REFRESH_MS = 10_000;
@@ -151,6 +149,11 @@ export function percentDecode(text) {
   return out;
 }
 
+// <same-site-rule>
+// Generated from web/js/bounce.js by `node connectors/same-site.js`: edit it there.
+const MAX_NEXT_SIZE = 2048;
+const MAX_DECODE_ROUNDS = 3;
+
 // One lenient round: a '%' without two hex digits stays.
 const decodeEscapes = (text) => text.replace(/%([0-9A-Fa-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
 
@@ -162,7 +165,7 @@ function namesHost(path) {
   return rest.startsWith('//');
 }
 
-// The target itself if it is a path of this site however a browser or the site reads it.
+/** `target` if it is a path of the site however a browser or the site reads it, else null. */
 export function sameSitePath(target) {
   if (!target || target.length > MAX_NEXT_SIZE || target[0] !== '/') return null;
   for (const ch of target) {
@@ -179,6 +182,7 @@ export function sameSitePath(target) {
   }
   return target;
 }
+// </same-site-rule>
 
 // The page the visitor asking for `target` wants: its `next` if that is a same-site path,
 // else the target without the pass, if that is one.
@@ -224,6 +228,22 @@ function cookieValues(header, name) {
   return out;
 }
 
+// An answer's body as text, its reading stopped (and the answer dropped) past `max` bytes.
+async function readCapped(res, max) {
+  const reader = res.body.getReader();
+  const chunks = [];
+  for (let size = 0; ;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks).toString('utf8');
+    size += value.length;
+    if (size > max) {
+      await reader.cancel();
+      throw new Error('JWKS: larger than 64 KiB');
+    }
+    chunks.push(value);
+  }
+}
+
 // The keys, fetched from Foyer and kept fresh: every `refreshSeconds`, and early (at most
 // every 10 s) when a pass names a kid not seen yet. A failed fetch keeps the last good keys.
 export class PassChecker {
@@ -249,10 +269,10 @@ export class PassChecker {
   async refresh() {
     this.lastFetch = Date.now();
     try {
+      // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size.
       const res = await fetch(this.jwksUrl, { signal: AbortSignal.timeout(5000) });
-      const text = await res.text();
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      this.keys = loadKeys(text);
+      this.keys = loadKeys(await readCapped(res, MAX_JWKS_SIZE));
     } catch (e) {
       console.error(`foyer-pass: cannot refresh the keys from ${this.jwksUrl}, keeping the last: ${e.message}`);
     }

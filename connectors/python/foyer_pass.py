@@ -257,6 +257,22 @@ def _cookie_values(header, name):
     return out
 
 
+def fetch_capped(url, seconds=5):
+    """The answer's body, read within `seconds` (a read waits at most that long again) and never
+    past MAX_JWKS_SIZE + 1 bytes, whatever the answer's size."""
+    deadline = time.monotonic() + seconds
+    body = b""
+    with urllib.request.urlopen(url, timeout=seconds) as res:
+        while len(body) <= MAX_JWKS_SIZE:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{url}: not read within {seconds} s")
+            chunk = res.read1(MAX_JWKS_SIZE + 1 - len(body))
+            if not chunk:
+                break
+            body += chunk
+    return body
+
+
 class PassChecker:
     """The keys, fetched from Foyer and kept fresh: every `refresh_seconds`, and early (at most
     every 10 s) when a pass names an unknown kid. A failed fetch keeps the last good keys."""
@@ -277,8 +293,7 @@ class PassChecker:
     def refresh(self):
         self.last_fetch = time.monotonic()
         try:
-            with urllib.request.urlopen(self.jwks_url, timeout=5) as res:
-                self.keys = load_keys(res.read(MAX_JWKS_SIZE + 1))
+            self.keys = load_keys(fetch_capped(self.jwks_url))
         except Exception as e:  # the network or a bad JWKS: keep the last good keys
             print(f"foyer_pass: cannot refresh the keys from {self.jwks_url}, keeping the last: {e}", file=sys.stderr)
 

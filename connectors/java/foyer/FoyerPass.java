@@ -1,6 +1,7 @@
 package foyer;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,6 +20,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -53,7 +60,14 @@ public final class FoyerPass {
   private final long leeway;
   private final String jwksUrl;
   private final long refreshMs;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  static final Duration FETCH_TIMEOUT = Duration.ofSeconds(5);
+  // Reads a JWKS answer's body, so that a reading that overruns its time can be given up.
+  private static final ExecutorService READER = Executors.newCachedThreadPool((r) -> {
+    Thread t = new Thread(r, "foyer-pass-jwks");
+    t.setDaemon(true);
+    return t;
+  });
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(FETCH_TIMEOUT).build();
   private volatile Map<String, Key> keys;
   private volatile long lastFetch;
 
@@ -71,10 +85,23 @@ public final class FoyerPass {
   private void refresh() {
     lastFetch = System.currentTimeMillis();
     try {
-      HttpResponse<String> res = http.send(HttpRequest.newBuilder(URI.create(jwksUrl)).timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.ofString());
-      if (res.statusCode() != 200) throw new IOException("HTTP " + res.statusCode());
-      keys = loadKeys(res.body());
+      // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size.
+      long deadline = System.nanoTime() + FETCH_TIMEOUT.toNanos();
+      HttpResponse<InputStream> res = http.send(HttpRequest.newBuilder(URI.create(jwksUrl)).timeout(FETCH_TIMEOUT).build(),
+          HttpResponse.BodyHandlers.ofInputStream());
+      try (InputStream body = res.body()) {
+        if (res.statusCode() != 200) throw new IOException("HTTP " + res.statusCode());
+        Future<byte[]> reading = READER.submit(() -> body.readNBytes(MAX_JWKS_SIZE + 1));
+        byte[] bytes;
+        try {
+          bytes = reading.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+          reading.cancel(true);
+          throw new IOException("JWKS: not read within 5 s", e);
+        }
+        if (bytes.length > MAX_JWKS_SIZE) throw new IOException("JWKS: larger than 64 KiB");
+        keys = loadKeys(new String(bytes, StandardCharsets.UTF_8));
+      }
     } catch (IOException | InterruptedException | RuntimeException e) {
       System.err.println("foyer-pass: cannot refresh the keys from " + jwksUrl + ", keeping the last: " + e.getMessage());
     }
