@@ -14,7 +14,7 @@
 //
 // Visitors without a good pass are redirected to the waiting room (and the script exits); a
 // pass in the URL moves into the foyer_pass cookie. The JWKS is cached in a file (default:
-// the system's temp dir), refreshed every `refresh` seconds and early, at most every 10 s,
+// in a directory of the system's temp dir made for this user alone, mode 0700), refreshed every `refresh` seconds and early, at most every 10 s,
 // when a pass names an unknown kid. FoyerPassMiddleware.php wraps the same for PSR-15.
 
 declare(strict_types=1);
@@ -244,33 +244,108 @@ function foyer_refusal_location(string $login, ?string $error, string $target): 
     return $wanted === null ? $refused : foyer_with_query_param($refused, 'next', rawurlencode($wanted));
 }
 
+/**
+ * The file the keys are cached in: the operator's `cache_file`, else one in a directory of the
+ * system's temp dir that the connector makes for this user alone (mode 0700). Null when that
+ * directory is someone else's or open to others: then nothing is cached.
+ */
+function foyer_cache_file(array $config): ?string
+{
+    if (isset($config['cache_file'])) return $config['cache_file'];
+    $dir = sys_get_temp_dir() . '/foyer-pass-' . posix_geteuid();
+    @mkdir($dir, 0700);
+    $st = @lstat($dir);
+    if ($st === false || ($st['mode'] & 0170000) !== 0040000 || $st['uid'] !== posix_geteuid() || ($st['mode'] & 0077) !== 0) {
+        error_log("foyer-pass: $dir is not this user's alone (mode 0700): the keys are not cached");
+        return null;
+    }
+    return "$dir/jwks-" . md5($config['jwks_url']) . '.json';
+}
+
+/**
+ * The cache's [time, text] if only this user can have written it, else null: a symlink, a file
+ * of another owner or one that others may write, or one dated in the future (it would stay
+ * fresh for ever) is not trusted, and the keys are fetched again.
+ */
+function foyer_read_cache(?string $file): ?array
+{
+    $link = $file === null ? false : @lstat($file);
+    if ($link === false || ($link['mode'] & 0170000) !== 0100000) return null;
+    $handle = @fopen($file, 'rb');
+    if ($handle === false) return null;
+    try {
+        $st = fstat($handle);
+        if ($st['ino'] !== $link['ino'] || $st['dev'] !== $link['dev'] || $st['uid'] !== posix_geteuid() ||
+            ($st['mode'] & 0022) !== 0 || $st['mtime'] > time()) {
+            error_log("foyer-pass: ignoring the key cache $file: not a file of this user's alone, or dated in the future");
+            return null;
+        }
+        $text = stream_get_contents($handle, FOYER_MAX_JWKS_SIZE + 1);
+        return $text === false ? null : [$st['mtime'], $text];
+    } finally {
+        fclose($handle);
+    }
+}
+
+/** The JWKS's text, read within 5 s and never past 64 KiB + 1 bytes, whatever the answer's size. */
+function foyer_fetch_jwks(string $url): string
+{
+    $deadline = microtime(true) + 5;
+    // HTTP/1.0: no chunked answer, so no filter in the way of stream_select.
+    $stream = @fopen($url, 'rb', false,
+        stream_context_create(['http' => ['timeout' => 5, 'ignore_errors' => false, 'protocol_version' => 1.0]]));
+    if ($stream === false) throw new RuntimeException("cannot fetch $url");
+    try {
+        // Not blocking: each read takes what has come, and the wait for more has the time left.
+        stream_set_blocking($stream, false);
+        $text = '';
+        while (!feof($stream) && strlen($text) <= FOYER_MAX_JWKS_SIZE) {
+            $left = $deadline - microtime(true);
+            $read = [$stream];
+            $none = null;
+            if ($left <= 0 || !stream_select($read, $none, $none, (int)$left, (int)(($left - (int)$left) * 1e6))) {
+                throw new RuntimeException("$url: not read within 5 s");
+            }
+            $chunk = fread($stream, FOYER_MAX_JWKS_SIZE + 1 - strlen($text));
+            if ($chunk === false) throw new RuntimeException("cannot read $url");
+            $text .= $chunk;
+        }
+        return $text;
+    } finally {
+        fclose($stream);
+    }
+}
+
 /** The keys from the file cache, fetched again when the last attempt is $max_age seconds old. */
 function foyer_keys(array $config, int $max_age): array
 {
-    $file = $config['cache_file'] ?? sys_get_temp_dir() . '/foyer-jwks-' . md5($config['jwks_url']) . '.json';
-    $age = @filemtime($file);
-    if ($age !== false && time() - $age < $max_age) {
+    $file = foyer_cache_file($config);
+    $cached = foyer_read_cache($file);
+    if ($cached !== null && time() - $cached[0] < $max_age) {
         try {
-            return foyer_load_keys((string)file_get_contents($file));
+            return foyer_load_keys($cached[1]);
         } catch (Throwable) {
             // A damaged cache is fetched again.
         }
     }
-    $context = stream_context_create(['http' => ['timeout' => 5, 'ignore_errors' => false]]);
-    $text = @file_get_contents($config['jwks_url'], false, $context, 0, FOYER_MAX_JWKS_SIZE + 1);
     try {
-        if ($text === false) throw new RuntimeException("cannot fetch {$config['jwks_url']}");
+        $text = foyer_fetch_jwks($config['jwks_url']);
         $keys = foyer_load_keys($text);
-        file_put_contents("$file.tmp", $text);
-        rename("$file.tmp", $file);
+        if ($file !== null) {
+            // A new file of this user's (tempnam makes it 0600), then renamed over the cache.
+            $tmp = tempnam(dirname($file), 'foyer-jwks-');
+            if ($tmp !== false && file_put_contents($tmp, $text) === strlen($text)) {
+                @rename($tmp, $file) || @unlink($tmp);
+            }
+        }
         return $keys;
     } catch (Throwable $e) {
         // Keep the last good keys. The file's time is that of the last attempt, so the next
         // comes at the next refresh, or in 10 s for an unknown kid: never once per request.
         error_log("foyer-pass: cannot refresh the keys, keeping the last: {$e->getMessage()}");
-        if ($age === false) throw $e;
+        if ($cached === null) throw $e;
         @touch($file);
-        return foyer_load_keys((string)file_get_contents($file));
+        return foyer_load_keys($cached[1]);
     }
 }
 

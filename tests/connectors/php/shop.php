@@ -9,7 +9,7 @@ $pass = foyer_pass_protect([
     'room' => getenv('FOYER_ROOM'),
     'jwks_url' => getenv('FOYER_JWKS_URL'),
     'login_url' => getenv('FOYER_LOGIN_URL'),
-    'cache_file' => getenv('FOYER_JWKS_CACHE'),
+    'cache_file' => getenv('FOYER_JWKS_CACHE') ?: null,
 ]);
 header('Content-Type: application/json');
 echo json_encode(['visitor' => $pass['visitor']]);
