@@ -98,6 +98,7 @@ export async function startDriver(command, args, { pattern = /listening on (http
   const exited = new Promise((resolve) => proc.on('exit', resolve));
   return {
     url,
+    pid: proc.pid,
     output: () => output,
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) {
@@ -227,5 +228,5 @@ export async function startHaproxy(dir, name, jwksUrl, guardPort, upstreamPort) 
   running.push(proc);
   const url = `http://127.0.0.1:${port}`;
   await answering(url, proc);
-  return { url, keys };
+  return { url, keys, pid: proc.pid };
 }

@@ -18,7 +18,7 @@ import org.eclipse.jetty.servlet.ServletHolder;
 /**
  * The Java connector's test driver (tests/connectors/java.test.js):
  *   Check vectors FILE                              the verdicts on the shared vectors, as JSON
- *   Check serve ISSUER ROOM JWKS_URL LOGIN_URL      Debian's Jetty 9 on a loopback port, /shop/* behind the filter
+ *   Check serve ISSUER ROOM JWKS_URL LOGIN_URL      Debian's Jetty 9 on a loopback port, /shop/* behind the filter, / open
  *   Check done FOYER_URL ROOM SITE_TOKEN JTI        reports the pass finished; prints Foyer's answer
  */
 public final class Check {
@@ -114,7 +114,15 @@ public final class Check {
         res.setContentType("application/json");
         res.getWriter().print("{\"visitor\":" + quote(pass == null ? null : pass.sub()) + "}");
       }
-    }), "/*");
+    }), "/shop/*");
+    // Every other path: an open page, as the servlet's mapping reads the path.
+    context.addServlet(new ServletHolder(new HttpServlet() {
+      @Override
+      protected void doGet(HttpServletRequest req, HttpServletResponse res) throws java.io.IOException {
+        res.setContentType("application/json");
+        res.getWriter().print("{\"page\":\"open\"}");
+      }
+    }), "/");
     server.setHandler(context);
     server.start();
     System.out.println("listening on http://127.0.0.1:" + connector.getLocalPort());

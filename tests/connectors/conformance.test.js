@@ -1,0 +1,407 @@
+// The connectors' contract (docs/security.md, "Connectors at the site"), held the same way
+// against every connector in its own runtime: the proxies in front of a real nginx shop, the
+// middlewares inside their platform's own server, with a real `foyer serve` (ES256, so that
+// HAProxy checks its passes too) and `foyer guard` where a connector asks it. It checks that
+// no spelling of a protected path reaches the shop's page without a pass, that no request
+// leaves for another host, that a JWKS answer of 200 MB served slowly and one that never ends
+// cost a bounded memory and time and leave the last good keys, and that a key cache file
+// someone else could have written is not trusted. A new connector is one entry of CONNECTORS.
+// (tests/connectors/<platform>.test.js check each against the shared vectors.)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import {
+  chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { repo, runFoyer } from '../lib/foyer.js';
+import { Guard, Nginx, admit, freePort, launchNginx, nginxConfig } from '../nginx/harness.js';
+import { startDriver, startFoyer, startHaproxy, startWorkerd, stopAll, vectors } from './harness.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'foyer-conformance-'));
+const python = '/usr/bin/python3';
+const javaJars = ['jetty9-server', 'jetty9-servlet', 'jetty9-util', 'jetty9-http', 'jetty9-io', 'jetty9-security', 'servlet-api']
+  .map((name) => `/usr/share/java/${name}.jar`);
+
+function subdir(name) {
+  const d = path.join(dir, name);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+// The arguments every middleware driver takes.
+const driverArgs = (c) => [vectors.issuer, vectors.room, c.jwksUrl, c.loginUrl];
+
+// Every connector, in its own runtime. `kind`: 'proxy' (in front of the nginx shop at
+// c.shopUrl: its own path rule decides what is protected) or 'app' (the platform's server is
+// the shop: its routing decides, /shop/ protected); `protectsAll`: a proxy with no public
+// path (its route decides where it runs). `fetchesKeys`: it reads the JWKS itself,
+// at c.jwksUrl, in the process `pid`. `cacheFile(c)`: where its file cache is.
+const CONNECTORS = [
+  {
+    name: 'Worker', kind: 'proxy', protectsAll: true, fetchesKeys: true,
+    start: (c) => startWorkerd(subdir('worker'), {
+      FOYER_ISSUER: vectors.issuer, FOYER_ROOM: vectors.room, FOYER_JWKS_URL: c.jwksUrl, FOYER_LOGIN_URL: c.loginUrl,
+      ORIGIN: c.shopUrl,
+    }),
+  },
+  {
+    name: 'HAProxy', kind: 'proxy',
+    start: (c) => startHaproxy(subdir('haproxy'), 'keys', c.foyerJwks, c.guard.port, c.shopPort),
+  },
+  { name: 'Caddy', kind: 'proxy', start: startCaddy },
+  {
+    name: 'nginx', kind: 'proxy',
+    start: async (c) => {
+      const n = await new Nginx({ guardPort: c.guard.port, upstreamPort: c.shopPort }).start();
+      return { url: n.url, stop: () => n.stop() };
+    },
+  },
+  {
+    name: 'Node', kind: 'app', fetchesKeys: true,
+    start: (c) => startDriver('node', [path.join(repo, 'tests/connectors/node/serve.js'), ...driverArgs(c)]),
+  },
+  {
+    name: 'Go', kind: 'app', fetchesKeys: true,
+    start: (c) => {
+      const bin = path.join(subdir('go'), 'connectorcheck');
+      execFileSync('go', ['build', '-o', bin, '.'], {
+        cwd: path.join(repo, 'tests/connectors/go'),
+        env: { ...process.env, GOFLAGS: '-mod=mod', GOPROXY: 'off', GOCACHE: process.env.GOCACHE ?? path.join(tmpdir(), 'foyer-go-cache') },
+        stdio: 'pipe',
+      });
+      return startDriver(bin, ['serve', ...driverArgs(c)]);
+    },
+  },
+  {
+    name: 'Python', kind: 'app', fetchesKeys: true,
+    start: (c) => startDriver(python, [path.join(repo, 'tests/connectors/python/check.py'), 'wsgi', ...driverArgs(c)]),
+  },
+  {
+    name: 'PHP', kind: 'app', fetchesKeys: true,
+    // The connector's own default: a directory it makes under the temp dir.
+    cacheFile: (c) => path.join(c.phpTmp, `foyer-pass-${process.getuid()}`, `jwks-${createHash('md5').update(c.jwksUrl).digest('hex')}.json`),
+    start: async (c) => {
+      c.phpTmp = subdir('php-tmp');
+      const port = await freePort();
+      return startDriver('php', ['-S', `127.0.0.1:${port}`, path.join(repo, 'tests/connectors/php/shop.php')], {
+        pattern: /Development Server \((http:\/\/127\.0\.0\.1:\d+)\) started/,
+        env: {
+          TMPDIR: c.phpTmp, FOYER_ISSUER: vectors.issuer, FOYER_ROOM: vectors.room, FOYER_JWKS_URL: c.jwksUrl,
+          FOYER_LOGIN_URL: c.loginUrl, FOYER_JWKS_CACHE: '',
+        },
+      });
+    },
+  },
+  {
+    name: 'Java', kind: 'app', fetchesKeys: true,
+    start: (c) => {
+      const classes = subdir('java');
+      const sources = (sub) => readdirSync(path.join(repo, sub)).filter((f) => f.endsWith('.java')).map((f) => path.join(repo, sub, f));
+      const classpath = [classes, ...javaJars].join(':');
+      execFileSync('javac', ['-Xlint:all', '-Werror', '-d', classes, '-cp', classpath,
+        ...sources('connectors/java/foyer'), ...sources('tests/connectors/java/foyer')], { stdio: 'pipe' });
+      return startDriver('java', ['-cp', classpath, 'foyer.Check', 'serve', ...driverArgs(c)]);
+    },
+  },
+];
+
+async function startCaddy(c) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const d = subdir('caddy');
+  const caddyfile = path.join(d, 'Caddyfile');
+  writeFileSync(caddyfile, `{
+	admin off
+	auto_https off
+}
+import ${path.join(repo, 'connectors/caddy/foyer.caddy')}
+${url} {
+	route /shop/* {
+		import foyer_protect 127.0.0.1:${c.guard.port}
+		reverse_proxy ${c.shopAddress}
+	}
+	reverse_proxy ${c.shopAddress}
+}
+`);
+  const proc = await startDriver('caddy', ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
+    pattern: /(serving initial configuration)/, env: { HOME: d, XDG_DATA_HOME: d, XDG_CONFIG_HOME: d },
+  });
+  return { ...proc, url };
+}
+
+// The request target sent byte for byte (no URL parser in between): { status, headers, body }.
+function rawGet(url, target, headers = {}) {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const chunks = [];
+    socket.setTimeout(20000, () => socket.destroy(new Error(`${url}: no answer to ${target} in 20 s`)));
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const head = text.slice(0, text.indexOf('\r\n\r\n'));
+      const [statusLine, ...lines] = head.split('\r\n');
+      const h = {};
+      for (const line of lines) h[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+      resolve({ status: Number(statusLine.split(' ')[1]), headers: h, body: text.slice(head.length + 4) });
+    });
+    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(Buffer.from(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${extra}Connection: close\r\n\r\n`, 'latin1'));
+  });
+}
+
+// The protected page's answer: the nginx shop's /shop/, or a middleware's admitted handler.
+const isShopPage = (r) => r.status === 200 && /"page":"shop"|"visitor": ?"/.test(r.body);
+
+const ctx = {};
+const running = new Map();
+let pass;
+let trap;
+let trapConnections = 0;
+// The JWKS as the connectors see it: Foyer's, or a hostile answer.
+let jwksMode = 'real';
+const slowOpen = new Set();
+
+before(async () => {
+  const foyer = await startFoyer();
+  const r = await runFoyer(['keygen', '--alg', 'ES256', '--data-dir', foyer.dataDir]);
+  assert.equal(r.code, 0, r.stderr);
+  await foyer.stop();
+  await foyer.start();
+  ctx.foyer = foyer;
+  ctx.foyerJwks = `${foyer.url}/.well-known/jwks.json`;
+  ctx.loginUrl = `${foyer.url}/r/${vectors.room}`;
+  ctx.guard = await new Guard(['--jwks', ctx.foyerJwks, '--room', vectors.room, '--issuer', vectors.issuer,
+    '--login-url', ctx.loginUrl]).start();
+
+  // The shop: nginx, which normalises paths as most servers and frameworks do.
+  const shop = { dir: subdir('shop'), port: await freePort() };
+  launchNginx(shop, nginxConfig(shop.dir, `
+  server {
+    listen 127.0.0.1:${shop.port};
+    default_type application/json;
+    location /shop/ { return 200 '{"page":"shop","visitor":"$http_x_foyer_visitor"}'; }
+    location / { return 200 '{"page":"open"}'; }
+  }`));
+  ctx.shopNginx = shop;
+  ctx.shopPort = shop.port;
+  ctx.shopAddress = `127.0.0.1:${shop.port}`;
+  ctx.shopUrl = `http://${ctx.shopAddress}`;
+
+  // Another host on loopback: whatever a connector sends it is a request that left the shop.
+  trap = net.createServer((socket) => { trapConnections++; socket.destroy(); });
+  await new Promise((resolve) => trap.listen(0, '127.0.0.1', resolve));
+
+  const relay = createServer(async (req, res) => {
+    if (jwksMode === 'huge') {
+      // 200 MiB, a MiB every 10 ms: read whole, it would all be there within 5 s.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"keys":[');
+      const chunk = Buffer.alloc(1 << 20, 0x20);
+      for (let i = 0; i < 200 && !res.destroyed; i++) {
+        if (!res.write(chunk)) await new Promise((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      res.end(']}');
+    } else if (jwksMode === 'slow') {
+      // A byte every 200 ms, never ending.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      const timer = setInterval(() => res.write(' '), 200);
+      slowOpen.add(res);
+      res.on('close', () => { clearInterval(timer); slowOpen.delete(res); });
+    } else {
+      const answer = await fetch(ctx.foyerJwks);
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+    }
+  });
+  await new Promise((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  ctx.relay = relay;
+  ctx.jwksUrl = `http://127.0.0.1:${relay.address().port}/jwks.json`;
+
+  pass = (await admit(foyer, vectors.room)).pass;
+  for (const conn of CONNECTORS) {
+    const started = await conn.start(ctx);
+    running.set(conn.name, started);
+    // The first fetch of the keys (PHP's comes with its first request).
+    const r2 = await rawGet(started.url, '/shop/item', { cookie: `foyer_pass=${pass}` });
+    assert.ok(isShopPage(r2), `${conn.name}: a good pass is let in (${r2.status} ${r2.body})`);
+    started.keysFetchedAt = Date.now();
+  }
+});
+
+after(async () => {
+  for (const res of slowOpen) res.destroy();
+  for (const r of running.values()) await r.stop?.();
+  await stopAll();
+  trap?.close();
+  ctx.relay?.closeAllConnections();
+  ctx.relay?.close();
+  if (ctx.shopNginx?.proc) {
+    ctx.shopNginx.proc.kill('SIGQUIT');
+    await ctx.shopNginx.exited;
+  }
+  await ctx.guard?.stop();
+  await ctx.foyer?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// Spellings of /shop/item that a server normalising paths reads as /shop/item, or that are
+// refused (an encoded '/' or '\'), plus ';' parameters (Java's containers strip them).
+const SPELLINGS = [
+  '/%73hop/item', '/%73%68%6F%70/item', '//shop/item', '///shop/item', '/./shop/item', '/x/../shop/item',
+  '/x/%2e%2e/shop/item', '/%2e/shop/item', '/x/.%2E/shop/item', '/.%2e/shop/item', '/%2Fshop/item', '/%2fshop%2fitem',
+  '/x%2F..%2Fshop/item', '/%5Cshop/item', '/\\shop/item', '/shop;x=1/item', '/shop/./item', '/shop//item', '/SHOP/item',
+];
+// Those of the review, which the nginx shop serves as its /shop/ page.
+const REVIEWED = ['/%73hop/item', '//shop/item', '/./shop/item', '/x/../shop/item', '/%2e/shop/item'];
+
+test('the nginx shop serves the reviewed spellings as its protected page (the holes are real)', async () => {
+  for (const target of REVIEWED) assert.ok(isShopPage(await rawGet(ctx.shopUrl, target)), target);
+});
+
+for (const conn of CONNECTORS) {
+  test(`${conn.name}: no spelling of a protected path reaches the shop's page without a pass`, async () => {
+    const c = running.get(conn.name);
+    for (const target of ['/shop/item', ...SPELLINGS]) {
+      const r = await rawGet(c.url, target);
+      assert.ok(!isShopPage(r), `${conn.name}: ${target} reached the shop's page without a pass: ${r.status} ${r.body}`);
+      assert.ok([302, 301, 400, 404].includes(r.status) || (r.status === 200 && /"page":"open"|"visitor": ?null/.test(r.body)),
+        `${conn.name}: ${target}: ${r.status} ${r.body}`);
+    }
+    // An open page stays open.
+    if (conn.kind === 'proxy' && !conn.protectsAll) assert.equal((await rawGet(c.url, '/about')).body, '{"page":"open"}');
+  });
+
+  test(`${conn.name}: no request leaves for another host, whatever its path`, async () => {
+    const c = running.get(conn.name);
+    const host = `127.0.0.1:${trap.address().port}`;
+    const before = trapConnections;
+    for (const target of [`//${host}/x`, `/\\${host}/x`, `/%2F%2F${host}/x`, `/%5C${host}/x`, `/%5c%5c${host}/x`,
+      `//user@${host}/x`, `/@${host}/x`, `/.//${host}/x`, `///${host}/x`, `/\\\\${host}/x`, `http://${host}/x`,
+      `/shop/..//${host}/x`]) {
+      const r = await rawGet(c.url, target, { cookie: `foyer_pass=${pass}`, authorization: `Bearer ${pass}` });
+      assert.equal(trapConnections - before, 0, `${conn.name} sent ${target} to ${host}`);
+      assert.ok(r.status > 0, `${conn.name}: ${target}: no answer`);
+    }
+  });
+}
+
+// Memory: the high-water mark of the runtime's own process, reset before the refresh.
+function vm(pid, field) {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m[1]) * 1024;
+}
+
+// A pass under a kid no JWKS has: the connector refreshes its keys early (at most every 10 s).
+const unknownKid = `${Buffer.from(JSON.stringify({ alg: 'ES256', kid: 'not-yet-seen', typ: 'JWT' })).toString('base64url')}.e30.${'A'.repeat(86)}`;
+
+async function afterEarlyRefreshWindow(conns) {
+  const last = Math.max(...conns.map((c) => running.get(c.name).keysFetchedAt));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, last + 10500 - Date.now())));
+}
+
+const fetchers = CONNECTORS.filter((c) => c.fetchesKeys);
+
+// Each connector's problems with a hostile JWKS answer, all of them named at once.
+async function withJwks(mode, check) {
+  await afterEarlyRefreshWindow(fetchers);
+  jwksMode = mode;
+  const problems = [];
+  try {
+    for (const conn of fetchers) {
+      const c = running.get(conn.name);
+      try {
+        await check(conn, c, (problem) => problems.push(`${conn.name}: ${problem}`));
+        if (!isShopPage(await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${pass}` }))) problems.push(`${conn.name}: the last keys are lost`);
+      } catch (e) {
+        problems.push(`${conn.name}: ${e.message}`);
+      }
+      c.keysFetchedAt = Date.now();
+    }
+  } finally {
+    jwksMode = 'real';
+  }
+  assert.deepEqual(problems, []);
+}
+
+test('a JWKS answer of 200 MB, served slowly, is dropped at 64 KiB with the memory bounded; the last keys stay', async () => {
+  await withJwks('huge', async (conn, c, problem) => {
+    writeFileSync(`/proc/${c.pid}/clear_refs`, '5');
+    const base = vm(c.pid, 'VmRSS');
+    const r = await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${unknownKid}` });
+    if (!/foyer_refused=unknown_kid/.test(r.headers.location ?? '')) problem(`answered ${r.status} ${r.headers.location}`);
+    const grown = vm(c.pid, 'VmHWM') - base;
+    if (grown >= 150 << 20) problem(`its memory grew by ${grown >> 20} MiB reading the JWKS`);
+  });
+});
+
+test('a JWKS answer that never ends is given up within the time limit; the last keys stay', async () => {
+  await withJwks('slow', async (conn, c, problem) => {
+    const start = Date.now();
+    const r = await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${unknownKid}` });
+    if (!/foyer_refused=unknown_kid/.test(r.headers.location ?? '')) problem(`answered ${r.status} ${r.headers.location}`);
+    if (Date.now() - start >= 12000) problem(`answered after ${Date.now() - start} ms`);
+    // It hung up on the endless answer.
+    for (let i = 0; slowOpen.size > 0 && i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (slowOpen.size > 0) problem('still reads the endless JWKS');
+    for (const res of slowOpen) res.destroy();
+  });
+});
+
+// A JWKS of a key the attacker holds, and a pass it signed.
+function plantedKeys() {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'planted', alg: 'ES256', use: 'sig' };
+  const now = Math.floor(Date.now() / 1000);
+  const input = [{ alg: 'ES256', kid: 'planted', typ: 'JWT' },
+    { iss: vectors.issuer, aud: vectors.room, sub: 'mallory', jti: 'planted-1', iat: now, exp: now + 600 }]
+    .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.');
+  const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  return { jwks: JSON.stringify({ keys: [jwk] }), token: `${input}.${signature}` };
+}
+
+for (const conn of CONNECTORS.filter((c) => c.cacheFile)) {
+  test(`${conn.name}: a key cache file someone else could have written is not trusted`, async () => {
+    const c = running.get(conn.name);
+    const file = conn.cacheFile(ctx);
+    const cacheDir = lstatSync(path.dirname(file));
+    assert.ok(cacheDir.isDirectory());
+    assert.equal(cacheDir.mode & 0o777, 0o700, 'the cache directory is the running user\'s alone');
+    assert.equal(cacheDir.uid, process.getuid());
+    const { jwks, token } = plantedKeys();
+    const now = Date.now() / 1000;
+    const plant = (how) => {
+      rmSync(file, { force: true });
+      if (how === 'symlink') {
+        const elsewhere = path.join(dir, 'elsewhere.json');
+        writeFileSync(elsewhere, jwks, { mode: 0o600 });
+        symlinkSync(elsewhere, file);
+        return;
+      }
+      writeFileSync(file, jwks, { mode: 0o600 });
+      if (how === 'nobody') chownSync(file, 65534, 65534);
+      if (how === 'world-writable') chmodSync(file, 0o666);
+      if (how === 'group-writable') chmodSync(file, 0o620);
+      utimesSync(file, now, how === 'future' ? now + 365 * 86400 : now);
+    };
+    const asks = async () => isShopPage(await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${token}` }));
+    // The control: a file of this user's alone, dated now, is the cache (so the plants would work).
+    plant('own');
+    assert.ok(await asks(), `${conn.name}: the cache file is not where the test plants it`);
+    for (const how of ['nobody', 'world-writable', 'group-writable', 'future', 'symlink']) {
+      plant(how);
+      assert.ok(!(await asks()), `${conn.name}: a planted cache file (${how}) was trusted`);
+    }
+    rmSync(file, { force: true });
+    // The genuine keys again.
+    assert.ok(isShopPage(await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${pass}` })));
+  });
+}
