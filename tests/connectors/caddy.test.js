@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { repo } from '../lib/foyer.js';
+import { repo, runFoyer, until } from '../lib/foyer.js';
 import { Guard, admit, freePort, startUpstream } from '../nginx/harness.js';
 import { assertVectorsThroughProxy, startDriver, startFoyer, startVectorGuard, vectors, walkFromQueue } from './harness.js';
 
@@ -74,4 +74,24 @@ test('a visitor goes from the queue to a page behind Caddy', async () => {
 test('Caddy with the guard agrees with the shared vectors', async () => {
   const { pass } = await admit(foyer, vectors.room);
   await assertVectorsThroughProxy(siteUrl, `${siteUrl}/vectors/`, loginUrl, pass);
+});
+
+test('a live rotation: a pass of the new key passes Caddy once the guard refreshes, one of the old key still does', async () => {
+  const before = await admit(foyer, vectors.room);
+  // Foyer rotates its key mid-test: a new key signs the passes from the restart on.
+  const r = await runFoyer(['keygen', '--data-dir', foyer.dataDir]);
+  assert.equal(r.code, 0, r.stderr);
+  await foyer.stop();
+  await foyer.start();
+  const after = await admit(foyer, vectors.room);
+  const kid = (pass) => JSON.parse(Buffer.from(pass.split('.')[0], 'base64url')).kid;
+  assert.notEqual(kid(after.pass), kid(before.pass));
+  const get = (pass) => fetch(`${siteUrl}/shop/`, { headers: { cookie: `foyer_pass=${pass}` }, redirect: 'manual' });
+  // The guard fetches the keys early for an unknown kid, at most every 10 s.
+  await until('the guard takes the new key', async () => (await get(after.pass)).status === 200, 15000);
+  for (const { pass, visitor } of [before, after]) {
+    const res = await get(pass);
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).visitor, visitor);
+  }
 });

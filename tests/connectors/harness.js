@@ -213,8 +213,9 @@ export async function stopAll() {
 }
 
 // foyer-keys.sh writes the keys of `jwksUrl` into dir/name, then HAProxy runs the shipped
-// connectors/haproxy/haproxy.cfg with /shop/ protected: { url, keys }.
-export async function startHaproxy(dir, name, jwksUrl, guardPort, upstreamPort) {
+// connectors/haproxy/haproxy.cfg with /shop/ protected: { url, keys, pid }. With
+// `masterWorker`, HAProxy runs as systemd runs it (-W), and SIGUSR2 to `pid` reloads it.
+export async function startHaproxy(dir, name, jwksUrl, guardPort, upstreamPort, { masterWorker = false } = {}) {
   const here = path.join(repo, 'connectors/haproxy');
   const keys = path.join(dir, name);
   mkdirSync(keys);
@@ -224,7 +225,8 @@ export async function startHaproxy(dir, name, jwksUrl, guardPort, upstreamPort) 
     FOYER_LISTEN: `127.0.0.1:${port}`, FOYER_PROTECT: '/shop/', FOYER_KEYS: keys, FOYER_ISSUER: vectors.issuer,
     FOYER_ROOM: vectors.room, FOYER_GUARD: `127.0.0.1:${guardPort}`, SHOP_UPSTREAM: `127.0.0.1:${upstreamPort}`,
   };
-  const proc = await startDriver('haproxy', ['-db', '-f', path.join(here, 'haproxy.cfg')], { pattern: null, env });
+  const proc = await startDriver('haproxy', [...(masterWorker ? ['-W'] : []), '-db', '-f', path.join(here, 'haproxy.cfg')],
+    { pattern: null, env });
   running.push(proc);
   const url = `http://127.0.0.1:${port}`;
   await answering(url, proc);
