@@ -6,8 +6,9 @@
 //
 // Bindings (wrangler.toml [vars]): FOYER_ISSUER, FOYER_ROOM, FOYER_JWKS_URL, FOYER_LOGIN_URL;
 // optional FOYER_LEEWAY (seconds, default 5), FOYER_REFRESH (seconds, default 300),
-// FOYER_SECURE_COOKIE ("true"), ORIGIN (where admitted requests go; default: the request's
-// own URL, i.e. the zone's origin behind the Worker's route), and for done(): FOYER_URL and
+// FOYER_SECURE_COOKIE ("true"), ORIGIN (the scheme, host and port admitted requests go to,
+// with their own path; default: the request's own URL, i.e. the zone's origin behind the
+// Worker's route), and for done(): FOYER_URL and
 // FOYER_SITE_TOKEN (a secret).
 // Admitted requests go on with X-Foyer-Visitor: <visitor id>.
 

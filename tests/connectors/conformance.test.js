@@ -1,12 +1,15 @@
 // The connectors' contract (docs/security.md, "Connectors at the site"), held the same way
 // against every connector in its own runtime: the proxies in front of a real nginx shop, the
 // middlewares inside their platform's own server, with a real `foyer serve` (ES256, so that
-// HAProxy checks its passes too) and `foyer guard` where a connector asks it. It checks that
-// no spelling of a protected path reaches the shop's page without a pass, that no request
-// leaves for another host, that a JWKS answer of 200 MB served slowly and one that never ends
-// cost a bounded memory and time and leave the last good keys, and that a key cache file
-// someone else could have written is not trusted. A new connector is one entry of CONNECTORS.
-// (tests/connectors/<platform>.test.js check each against the shared vectors.)
+// HAProxy checks its passes too) and `foyer guard` where a connector asks it. It checks each
+// against the shared vectors (tests/data/connector-vectors.json), walks a visitor from the
+// queue to the protected page and reports the pass done, and checks that no spelling of a
+// protected path reaches the shop's page without a pass, that no request leaves for another
+// host, that a JWKS answer of 200 MB served slowly and one that never ends cost a bounded
+// memory and time and leave the last good keys, and that a key cache file someone else could
+// have written is not trusted. A new connector is one entry of CONNECTORS.
+// (tests/connectors/<platform>.test.js test what is a platform's own: other adapters, key
+// rotation, HAProxy's native checks.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -21,12 +24,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repo, runFoyer } from '../lib/foyer.js';
 import { Guard, Nginx, admit, freePort, launchNginx, nginxConfig } from '../nginx/harness.js';
-import { startDriver, startFoyer, startHaproxy, startWorkerd, stopAll, vectors } from './harness.js';
+import {
+  assertVectors, assertVectorsThroughProxy, runJson, siteToken, startDriver, startFoyer, startHaproxy, startVectorGuard,
+  startWorkerd, stopAll, vectors, vectorsPath, walkFromQueue,
+} from './harness.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'foyer-conformance-'));
 const python = '/usr/bin/python3';
 const javaJars = ['jetty9-server', 'jetty9-servlet', 'jetty9-util', 'jetty9-http', 'jetty9-io', 'jetty9-security', 'servlet-api']
   .map((name) => `/usr/share/java/${name}.jar`);
+const javaClasspath = [path.join(dir, 'java'), ...javaJars].join(':');
+const goBin = path.join(dir, 'go', 'connectorcheck');
+const pythonDriver = path.join(repo, 'tests/connectors/python/check.py');
+const phpDir = path.join(repo, 'tests/connectors/php');
+const nodeConnector = path.join(repo, 'connectors/node/foyer-pass.js');
 
 function subdir(name) {
   const d = path.join(dir, name);
@@ -36,51 +47,103 @@ function subdir(name) {
 
 // The arguments every middleware driver takes.
 const driverArgs = (c) => [vectors.issuer, vectors.room, c.jwksUrl, c.loginUrl];
+const driverConfig = (c) => ({ issuer: vectors.issuer, room: vectors.room, jwksUrl: c.jwksUrl, loginUrl: c.loginUrl });
 
-// Every connector, in its own runtime. `kind`: 'proxy' (in front of the nginx shop at
-// c.shopUrl: its own path rule decides what is protected) or 'app' (the platform's server is
-// the shop: its routing decides, /shop/ protected); `protectsAll`: a proxy with no public
-// path (its route decides where it runs). `fetchesKeys`: it reads the JWKS itself,
-// at c.jwksUrl, in the process `pid`. `cacheFile(c)`: where its file cache is.
+async function postJson(url, body, bearer) {
+  const res = await fetch(url, {
+    method: 'POST', body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+  });
+  assert.equal(res.status, 200, `${url}: ${res.status}`);
+  return res.json();
+}
+
+// Every connector, in its own runtime. `start(c)` resolves to { url, pid, stop }. `kind`:
+// 'proxy' (in front of the nginx shop at c.shopUrl: its own path rule decides what is
+// protected) or 'app' (the platform's server is the shop: its routing decides, /shop/
+// protected); `protectsAll`: a proxy with no public path (its route decides where it runs).
+// `vectors(c, me)` asserts the shared vectors; `done(c, jti, me)` reports a pass done with the
+// connector (`me`: what its start gave). `fetchesKeys`: it reads the JWKS itself, at c.jwksUrl, in the process `pid`.
+// `cacheFile(c)`: where its file cache is.
 const CONNECTORS = [
   {
     name: 'Worker', kind: 'proxy', protectsAll: true, fetchesKeys: true,
     start: (c) => startWorkerd(subdir('worker'), {
       FOYER_ISSUER: vectors.issuer, FOYER_ROOM: vectors.room, FOYER_JWKS_URL: c.jwksUrl, FOYER_LOGIN_URL: c.loginUrl,
-      ORIGIN: c.shopUrl,
+      ORIGIN: c.shopUrl, FOYER_URL: c.foyer.url, FOYER_SITE_TOKEN: siteToken,
     }),
+    // Computed in workerd, with its WebCrypto (tests/connectors/worker/check-worker.js).
+    vectors: async (c, me) => assertVectors(await postJson(`${me.url}/__vectors`, vectors)),
+    done: (c, jti, me) => postJson(`${me.url}/__done`, [jti]),
   },
   {
     name: 'HAProxy', kind: 'proxy',
     start: (c) => startHaproxy(subdir('haproxy'), 'keys', c.foyerJwks, c.guard.port, c.shopPort),
+    // Refused natively by jwt_verify, then given their codes by a guard with the vectors' keys.
+    vectors: async (c, me) => {
+      const file = path.join(dir, 'vector-jwks.json');
+      writeFileSync(file, JSON.stringify(vectors.keys.rotated));
+      const withVectorKeys = await startHaproxy(subdir('haproxy'), 'vectors', `file://${file}`, c.vectorGuard.port, c.shopPort);
+      await assertVectorsThroughProxy(me.url, `${withVectorKeys.url}/shop/`, c.loginUrl, pass);
+    },
   },
-  { name: 'Caddy', kind: 'proxy', start: startCaddy },
+  {
+    name: 'Caddy', kind: 'proxy', start: startCaddy,
+    vectors: (c, me) => assertVectorsThroughProxy(me.url, `${me.url}/vectors/`, c.loginUrl, pass),
+  },
   {
     name: 'nginx', kind: 'proxy',
     start: async (c) => {
       const n = await new Nginx({ guardPort: c.guard.port, upstreamPort: c.shopPort }).start();
       return { url: n.url, stop: () => n.stop() };
     },
+    vectors: async (c, me) => {
+      const withVectorKeys = await new Nginx({ guardPort: c.vectorGuard.port, upstreamPort: c.shopPort }).start();
+      try {
+        await assertVectorsThroughProxy(me.url, `${withVectorKeys.url}/shop/`, c.loginUrl, pass, { tooLargeForServer: true });
+      } finally {
+        await withVectorKeys.stop();
+      }
+    },
   },
   {
     name: 'Node', kind: 'app', fetchesKeys: true,
     start: (c) => startDriver('node', [path.join(repo, 'tests/connectors/node/serve.js'), ...driverArgs(c)]),
+    vectors: async () => {
+      const { entryLocation, loadKeys, refusalLocation, verifyPass } = await import(nodeConnector);
+      const keys = Object.fromEntries(Object.entries(vectors.keys).map(([name, set]) => [name, loadKeys(set)]));
+      const expect = { issuer: vectors.issuer, room: vectors.room, leeway: vectors.leeway_seconds };
+      assertVectors({
+        passes: Object.fromEntries(vectors.passes.map((p) => [p.name, verifyPass(p.token, keys[p.keys], expect, p.now)])),
+        destinations: Object.fromEntries(vectors.destinations.map((d) => [d.target, entryLocation(d.target)])),
+        refusals: Object.fromEntries(vectors.refusals.map((r) => [r.name, refusalLocation(vectors.login_url, r.error, r.target)])),
+      });
+    },
+    done: async (c, jti) => {
+      const { PassChecker } = await import(nodeConnector);
+      return new PassChecker({ ...driverConfig(c), foyerUrl: c.foyer.url, siteToken }).done([jti]);
+    },
   },
   {
     name: 'Go', kind: 'app', fetchesKeys: true,
     start: (c) => {
-      const bin = path.join(subdir('go'), 'connectorcheck');
-      execFileSync('go', ['build', '-o', bin, '.'], {
+      subdir('go');
+      // Offline: the connector has no dependency to fetch.
+      execFileSync('go', ['build', '-o', goBin, '.'], {
         cwd: path.join(repo, 'tests/connectors/go'),
         env: { ...process.env, GOFLAGS: '-mod=mod', GOPROXY: 'off', GOCACHE: process.env.GOCACHE ?? path.join(tmpdir(), 'foyer-go-cache') },
         stdio: 'pipe',
       });
-      return startDriver(bin, ['serve', ...driverArgs(c)]);
+      return startDriver(goBin, ['serve', ...driverArgs(c)]);
     },
+    vectors: () => assertVectors(runJson(goBin, ['vectors', vectorsPath])),
+    done: (c, jti) => execFileSync(goBin, ['done', c.foyer.url, vectors.room, siteToken, jti]),
   },
   {
     name: 'Python', kind: 'app', fetchesKeys: true,
-    start: (c) => startDriver(python, [path.join(repo, 'tests/connectors/python/check.py'), 'wsgi', ...driverArgs(c)]),
+    start: (c) => startDriver(python, [pythonDriver, 'wsgi', ...driverArgs(c)]),
+    vectors: () => assertVectors(runJson(python, [pythonDriver, 'vectors', vectorsPath])),
+    done: (c, jti) => runJson(python, [pythonDriver, 'done', c.foyer.url, vectors.room, siteToken, jti]),
   },
   {
     name: 'PHP', kind: 'app', fetchesKeys: true,
@@ -89,7 +152,7 @@ const CONNECTORS = [
     start: async (c) => {
       c.phpTmp = subdir('php-tmp');
       const port = await freePort();
-      return startDriver('php', ['-S', `127.0.0.1:${port}`, path.join(repo, 'tests/connectors/php/shop.php')], {
+      return startDriver('php', ['-S', `127.0.0.1:${port}`, path.join(phpDir, 'shop.php')], {
         pattern: /Development Server \((http:\/\/127\.0\.0\.1:\d+)\) started/,
         env: {
           TMPDIR: c.phpTmp, FOYER_ISSUER: vectors.issuer, FOYER_ROOM: vectors.room, FOYER_JWKS_URL: c.jwksUrl,
@@ -97,17 +160,19 @@ const CONNECTORS = [
         },
       });
     },
+    vectors: () => assertVectors(runJson('php', [path.join(phpDir, 'vectors.php'), vectorsPath])),
+    done: (c, jti) => runJson('php', [path.join(phpDir, 'done.php'), c.foyer.url, vectors.room, siteToken, jti]),
   },
   {
     name: 'Java', kind: 'app', fetchesKeys: true,
     start: (c) => {
-      const classes = subdir('java');
       const sources = (sub) => readdirSync(path.join(repo, sub)).filter((f) => f.endsWith('.java')).map((f) => path.join(repo, sub, f));
-      const classpath = [classes, ...javaJars].join(':');
-      execFileSync('javac', ['-Xlint:all', '-Werror', '-d', classes, '-cp', classpath,
+      execFileSync('javac', ['-Xlint:all', '-Werror', '-d', subdir('java'), '-cp', javaClasspath,
         ...sources('connectors/java/foyer'), ...sources('tests/connectors/java/foyer')], { stdio: 'pipe' });
-      return startDriver('java', ['-cp', classpath, 'foyer.Check', 'serve', ...driverArgs(c)]);
+      return startDriver('java', ['-cp', javaClasspath, 'foyer.Check', 'serve', ...driverArgs(c)]);
     },
+    vectors: () => assertVectors(runJson('java', ['-cp', javaClasspath, 'foyer.Check', 'vectors', vectorsPath])),
+    done: (c, jti) => runJson('java', ['-cp', javaClasspath, 'foyer.Check', 'done', c.foyer.url, vectors.room, siteToken, jti]),
   },
 ];
 
@@ -124,6 +189,10 @@ import ${path.join(repo, 'connectors/caddy/foyer.caddy')}
 ${url} {
 	route /shop/* {
 		import foyer_protect 127.0.0.1:${c.guard.port}
+		reverse_proxy ${c.shopAddress}
+	}
+	route /vectors/* {
+		import foyer_protect 127.0.0.1:${c.vectorGuard.port}
 		reverse_proxy ${c.shopAddress}
 	}
 	reverse_proxy ${c.shopAddress}
@@ -180,6 +249,7 @@ before(async () => {
   ctx.loginUrl = `${foyer.url}/r/${vectors.room}`;
   ctx.guard = await new Guard(['--jwks', ctx.foyerJwks, '--room', vectors.room, '--issuer', vectors.issuer,
     '--login-url', ctx.loginUrl]).start();
+  ctx.vectorGuard = await startVectorGuard(subdir('vector-guard'), ctx.loginUrl);
 
   // The shop: nginx, which normalises paths as most servers and frameworks do.
   const shop = { dir: subdir('shop'), port: await freePort() };
@@ -249,6 +319,7 @@ after(async () => {
     await ctx.shopNginx.exited;
   }
   await ctx.guard?.stop();
+  await ctx.vectorGuard?.stop();
   await ctx.foyer?.cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -268,6 +339,20 @@ test('the nginx shop serves the reviewed spellings as its protected page (the ho
 });
 
 for (const conn of CONNECTORS) {
+  test(`${conn.name}: agrees with the shared vectors`, () => conn.vectors(ctx, running.get(conn.name)));
+
+  test(`${conn.name}: a visitor goes from the queue to the protected page${conn.done ? ', and the pass is reported done' : ''}`, async () => {
+    const me = running.get(conn.name);
+    const walked = await walkFromQueue(ctx.foyer, me.url, ctx.loginUrl, async (res, visitor) => {
+      assert.equal(JSON.parse(await res.text()).visitor, visitor);
+    });
+    if (!conn.done) return;
+    const { jti } = JSON.parse(Buffer.from(walked.split('.')[1], 'base64url'));
+    await conn.done(ctx, jti, me);
+    // Foyer has it done already: the connector's report reached it.
+    assert.equal((await postJson(`${ctx.foyer.url}/api/v1/rooms/${vectors.room}/passes/done`, { passes: [jti] }, siteToken)).done, 0);
+  });
+
   test(`${conn.name}: no spelling of a protected path reaches the shop's page without a pass`, async () => {
     const c = running.get(conn.name);
     for (const target of ['/shop/item', ...SPELLINGS]) {
