@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { repo, runFoyer, until } from '../lib/foyer.js';
+import { repo, until } from '../lib/foyer.js';
 import { Guard, admit, freePort, startUpstream } from '../nginx/harness.js';
-import { startDriver, startFoyer, vectors } from './harness.js';
+import { rotateKey, startDriver, startFoyer, vectors } from './harness.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'foyer-caddy-'));
 let foyer;
@@ -61,15 +61,7 @@ test('an X-Foyer-Visitor the client sent never reaches the upstream', async () =
 });
 
 test('a live rotation: a pass of the new key passes Caddy once the guard refreshes, one of the old key still does', async () => {
-  const before = await admit(foyer, vectors.room);
-  // Foyer rotates its key mid-test: a new key signs the passes from the restart on.
-  const r = await runFoyer(['keygen', '--data-dir', foyer.dataDir]);
-  assert.equal(r.code, 0, r.stderr);
-  await foyer.stop();
-  await foyer.start();
-  const after = await admit(foyer, vectors.room);
-  const kid = (pass) => JSON.parse(Buffer.from(pass.split('.')[0], 'base64url')).kid;
-  assert.notEqual(kid(after.pass), kid(before.pass));
+  const { before, after } = await rotateKey(foyer);
   const get = (pass) => fetch(`${siteUrl}/shop/`, { headers: { cookie: `foyer_pass=${pass}` }, redirect: 'manual' });
   // The guard fetches the keys early for an unknown kid, at most every 10 s.
   await until('the guard takes the new key', async () => (await get(after.pass)).status === 200, 15000);

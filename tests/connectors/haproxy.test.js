@@ -10,7 +10,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { repo, runFoyer, until } from '../lib/foyer.js';
 import { Guard, admit, startUpstream } from '../nginx/harness.js';
-import { startFoyer, startHaproxy, stopAll, vectors, walkFromQueue } from './harness.js';
+import { passKid, rotateKey, startFoyer, startHaproxy, stopAll, vectors, walkFromQueue } from './harness.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'foyer-haproxy-'));
 let foyer;
@@ -61,20 +61,12 @@ test('a live rotation: foyer-keys.sh from the timer reloads the running HAProxy,
   // HAProxy as systemd runs it, master and workers, on the keys of the moment.
   await stopAll();
   site = await startHaproxy(dir, 'rotating', `${foyer.url}/.well-known/jwks.json`, guard.port, upstream.port, { masterWorker: true });
-  const before = await admit(foyer, vectors.room);
-  // Foyer rotates its key mid-test: a new key signs the passes from the restart on.
-  const r = await runFoyer(['keygen', '--alg', 'ES256', '--data-dir', foyer.dataDir]);
-  assert.equal(r.code, 0, r.stderr);
-  await foyer.stop();
-  await foyer.start();
-  const after = await admit(foyer, vectors.room);
-  const kid = (pass) => JSON.parse(Buffer.from(pass.split('.')[0], 'base64url')).kid;
-  assert.notEqual(kid(after.pass), kid(before.pass));
+  const { before, after } = await rotateKey(foyer, 'ES256');
   const get = (pass) => fetch(`${site.url}/shop/`, { headers: { cookie: `foyer_pass=${pass}` }, redirect: 'manual' });
   // The timer's run: the keys written again, and the running HAProxy reloaded.
   execFileSync('sh', [path.join(repo, 'connectors/haproxy/foyer-keys.sh'), `${foyer.url}/.well-known/jwks.json`, site.keys,
     `kill -USR2 ${site.pid}`], { stdio: 'pipe' });
-  assert.equal(readFileSync(path.join(site.keys, 'kids.map'), 'utf8'), `${kid(before.pass)} 1\n${kid(after.pass)} 2\n`);
+  assert.equal(readFileSync(path.join(site.keys, 'kids.map'), 'utf8'), `${passKid(before.pass)} 1\n${passKid(after.pass)} 2\n`);
   await until('the reloaded HAProxy takes the new key', async () => (await get(after.pass)).status === 200);
   const checks = (await guard.health()).checks;
   for (const { pass, visitor } of [before, after]) {

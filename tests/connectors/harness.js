@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { Foyer, repo, spawnOwned } from '../lib/foyer.js';
+import { Foyer, repo, runFoyer, spawnOwned } from '../lib/foyer.js';
 import { Guard, admit, freePort } from '../nginx/harness.js';
 
 export const vectorsPath = path.join(repo, 'tests/data/connector-vectors.json');
@@ -34,6 +34,21 @@ export async function startFoyer() {
     rooms: [{ id: vectors.room, name: 'Sale', rate_per_minute: 600000, pass_ttl_seconds: 600, target_url: '/shop/' }],
   }).start();
 }
+
+// Foyer rotates its key mid-test: a new key (`alg`, or Ed25519) signs the passes from the
+// restart on. Resolves to { before, after }, admissions signed by the old and the new key.
+export async function rotateKey(foyer, alg) {
+  const before = await admit(foyer, vectors.room);
+  const r = await runFoyer(['keygen', ...(alg ? ['--alg', alg] : []), '--data-dir', foyer.dataDir]);
+  assert.equal(r.code, 0, r.stderr);
+  await foyer.stop();
+  await foyer.start();
+  const after = await admit(foyer, vectors.room);
+  assert.notEqual(passKid(after.pass), passKid(before.pass));
+  return { before, after };
+}
+
+export const passKid = (pass) => JSON.parse(Buffer.from(pass.split('.')[0], 'base64url')).kid;
 
 // The visitor's walk through a protected site at `siteUrl` (its /shop/ protected): turned
 // away to the waiting room, admitted, back with the pass in the URL, the pass moved into a

@@ -1,4 +1,4 @@
-// The Go connector's test driver (tests/connectors/go.test.js):
+// The Go connector's test driver (tests/connectors/conformance.test.js):
 //
 //	connectorcheck vectors FILE   prints the verdicts on the shared vectors as JSON
 //	connectorcheck serve ISSUER ROOM JWKS_URL LOGIN_URL

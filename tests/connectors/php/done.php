@@ -1,6 +1,6 @@
 <?php
 // Reports a pass finished with the PHP connector: php done.php FOYER_URL ROOM SITE_TOKEN JTI
-// prints Foyer's answer as JSON (tests/connectors/php.test.js).
+// prints Foyer's answer as JSON (tests/connectors/conformance.test.js).
 declare(strict_types=1);
 require_once __DIR__ . '/../../../connectors/php/foyer-pass.php';
 

@@ -1,5 +1,5 @@
 <?php
-// The PHP connector's verdicts on the shared vectors, as JSON (tests/connectors/php.test.js).
+// The PHP connector's verdicts on the shared vectors, as JSON (tests/connectors/conformance.test.js).
 declare(strict_types=1);
 require_once __DIR__ . '/../../../connectors/php/foyer-pass.php';
 

@@ -1,4 +1,4 @@
-"""The Python connector's test driver (tests/connectors/python.test.js):
+"""The Python connector's test driver (tests/connectors/conformance.test.js, python.test.js):
 
     check.py vectors FILE                               the verdicts on the shared vectors, as JSON
     check.py wsgi|asgi ISSUER ROOM JWKS_URL LOGIN_URL   a shop on a loopback port, /shop/ protected

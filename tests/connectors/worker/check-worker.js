@@ -1,8 +1,9 @@
-// The Worker connector's test entry (tests/connectors/worker.test.js), run by workerd beside
-// connectors/worker/foyer-pass-worker.js: POST /__vectors with the shared vectors answers the
-// verdicts, computed in workerd with its WebCrypto; POST /__done with a list of jti reports
-// them with the connector's done(); /__open/... goes to the origin unchecked
-// (the benchmark's unprotected page); every other request goes to the connector.
+// The Worker connector's test entry (tests/connectors/conformance.test.js, worker.test.js),
+// run by workerd beside connectors/worker/foyer-pass-worker.js: POST /__vectors with the
+// shared vectors answers the verdicts, computed in workerd with its WebCrypto; POST /__done
+// with a list of jti reports them with the connector's done(); /__open/... goes to the
+// origin unchecked (the benchmark's unprotected page); every other request goes to the
+// connector.
 import connector, { done, entryLocation, loadKeys, refusalLocation, upstreamUrl, verifyPass } from './foyer-pass-worker.js';
 
 async function vectors(v) {

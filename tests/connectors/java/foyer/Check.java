@@ -16,7 +16,7 @@ import org.eclipse.jetty.servlet.ServletContextHandler;
 import org.eclipse.jetty.servlet.ServletHolder;
 
 /**
- * The Java connector's test driver (tests/connectors/java.test.js):
+ * The Java connector's test driver (tests/connectors/conformance.test.js):
  *   Check vectors FILE                              the verdicts on the shared vectors, as JSON
  *   Check serve ISSUER ROOM JWKS_URL LOGIN_URL      Debian's Jetty 9 on a loopback port, /shop/* behind the filter, / open
  *   Check done FOYER_URL ROOM SITE_TOKEN JTI        reports the pass finished; prints Foyer's answer
