@@ -5,7 +5,12 @@
 #   foyer-keys.sh https://queue.example.com/.well-known/jwks.json /etc/haproxy/foyer 'systemctl reload haproxy'
 set -eu
 jwks_url=$1 dir=$2 reload=${3:-}
-mkdir -p "$dir"
+# The keys decide who enters: their directory is this user's, and nobody else may write in it.
+(umask 022 && mkdir -p "$dir")
+if [ -L "$dir" ] || [ ! -O "$dir" ] || [ -n "$(find "$dir" -maxdepth 0 -perm /022)" ]; then
+  echo "foyer-keys: $dir must be a directory of this user's that group and others cannot write" >&2
+  exit 1
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # At most 64 KiB, read within 5 s: the reading stops at one byte more, whatever the answer's size.

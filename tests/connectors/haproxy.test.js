@@ -4,10 +4,11 @@
 // live key rotation. The vectors and the contract are in tests/connectors/conformance.test.js.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { repo, runFoyer, until } from '../lib/foyer.js';
 import { Guard, admit, startUpstream } from '../nginx/harness.js';
 import { passKid, rotateKey, startFoyer, startHaproxy, stopAll, vectors, walkFromQueue } from './harness.js';
@@ -77,4 +78,50 @@ test('a live rotation: foyer-keys.sh from the timer reloads the running HAProxy,
   // Checked by HAProxy itself: the guard saw none of them.
   assert.equal((await guard.health()).checks, checks);
   process.kill(site.pid, 0);  // the same HAProxy, reloaded, never restarted
+});
+
+test('foyer-keys.sh writes no keys into a directory others can write, and stops reading a JWKS at 64 KiB', async () => {
+  const script = path.join(repo, 'connectors/haproxy/foyer-keys.sh');
+  const run = (url, keys) => spawnSync('sh', [script, url, keys], { encoding: 'utf8', timeout: 20000 });
+  const open = path.join(dir, 'open-keys');
+  mkdirSync(open);
+  chmodSync(open, 0o777);
+  const refused = run(`${foyer.url}/.well-known/jwks.json`, open);
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /group and others cannot write/);
+  assert.deepEqual(readdirSync(open), []);
+
+  // 200 MiB, as fast as it is read: the script stops at 64 KiB + 1 and keeps the keys it had.
+  const huge = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(1 << 20, 0x20);
+    let sent = 0;
+    const more = () => {
+      while (sent < 200 && !res.destroyed) {
+        sent++;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+      res.end();
+    };
+    res.write('{"keys":[');
+    more();
+  });
+  await new Promise((resolve) => huge.listen(0, '127.0.0.1', resolve));
+  try {
+    const before = readFileSync(path.join(site.keys, 'kids.map'), 'utf8');
+    const started = Date.now();
+    const r = await new Promise((resolve) => {
+      const proc = spawn('sh', [script, `http://127.0.0.1:${huge.address().port}/jwks.json`, site.keys], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      proc.stderr.on('data', (c) => { stderr += c; });
+      proc.on('exit', (status) => resolve({ status, stderr }));
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /larger than 64 KiB/);
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(readFileSync(path.join(site.keys, 'kids.map'), 'utf8'), before);
+  } finally {
+    huge.closeAllConnections();
+    huge.close();
+  }
 });
