@@ -322,12 +322,13 @@ export class PassChecker {
   }
 
   // Reports finished passes (their jti) so that their slots free at once: needs foyerUrl
-  // and the site token. Resolves to Foyer's answer, { done, active }.
+  // and the site token. Within 5 s; resolves to Foyer's answer, { done, active }.
   async done(jtis) {
     const res = await fetch(`${this.foyerUrl}/api/v1/rooms/${encodeURIComponent(this.expect.room)}/passes/done`, {
       method: 'POST',
       headers: { authorization: `Bearer ${this.siteToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ passes: jtis }),
+      signal: AbortSignal.timeout(5000),
     });
     if (!res.ok) throw new Error(`passes/done: HTTP ${res.status}`);
     return res.json();

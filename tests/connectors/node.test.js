@@ -62,3 +62,18 @@ test('a pass under a key published after the connector started is accepted after
   assert.match(refused.headers.get('location'), /foyer_refused=unknown_kid&next=%2Fshop%2F$/);
   assert.equal(checker.lastFetch, before);
 });
+
+test('done() gives up on a Foyer that does not answer within 5 s', async () => {
+  const silent = createServer(() => {});
+  await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const reporter = new PassChecker({ ...checker.expect, loginUrl: checker.loginUrl, jwksUrl: checker.jwksUrl,
+      foyerUrl: `http://127.0.0.1:${silent.address().port}`, siteToken });
+    const started = Date.now();
+    await assert.rejects(reporter.done(['0123']), /aborted|timeout/i);
+    assert.ok(Date.now() - started < 8000);
+  } finally {
+    silent.closeAllConnections();
+    silent.close();
+  }
+});
