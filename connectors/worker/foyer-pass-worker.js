@@ -297,19 +297,16 @@ export async function decide(request, env) {
 
 // Where an admitted request goes: the origin's scheme, host and port, then the request's path
 // and query. Joined as text, never resolved against the origin: resolving reads a path that
-// starts with `//` (or `/\`, which URL parsers take for `//`) as another host. A URL whose
-// origin is not the configured one anyway is null (a 400).
+// starts with `//` (or `/\`, which URL parsers take for `//`) as another host, while after
+// `scheme://host:port` a path that starts with '/' (as every http URL's does) stays a path.
 export function upstreamUrl(origin, url) {
-  const base = new URL(origin).origin;
-  const to = new URL(`${base}${url.pathname}${url.search}`);
-  return to.origin === base ? to : null;
+  return new URL(`${new URL(origin).origin}${url.pathname}${url.search}`);
 }
 
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     const to = env.ORIGIN ? upstreamUrl(env.ORIGIN, url) : url;
-    if (!to) return new Response('Bad Request\n', { status: 400 });
     const d = await decide(request, env);
     if (d instanceof Response) return d;
     const headers = new Headers(request.headers);
