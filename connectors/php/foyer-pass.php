@@ -1,5 +1,5 @@
 <?php
-// Foyer pass connector for PHP 8 (sodium and openssl, both in Debian's php-cli): checks the
+// Foyer pass connector for PHP 8 (sodium, openssl and posix, all in Debian's php-cli): checks the
 // visitor's pass offline with the rules of `foyer guard`. Require it at the top of each
 // protected page, before any output:
 //
