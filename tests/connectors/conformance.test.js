@@ -13,7 +13,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync,
   writeFileSync,
@@ -25,8 +25,8 @@ import path from 'node:path';
 import { repo, runFoyer } from '../lib/foyer.js';
 import { Guard, Nginx, admit, freePort, launchNginx, nginxConfig } from '../nginx/harness.js';
 import {
-  assertVectors, assertVectorsThroughProxy, runJson, siteToken, startDriver, startFoyer, startHaproxy, startVectorGuard,
-  startWorkerd, stopAll, vectors, vectorsPath, walkFromQueue,
+  assertVectors, assertVectorsThroughProxy, plantedKeys, runJson, siteToken, startDriver, startFoyer, startHaproxy,
+  startVectorGuard, startWorkerd, stopAll, vectors, vectorsPath, walkFromQueue,
 } from './harness.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'foyer-conformance-'));
@@ -440,18 +440,6 @@ test('a JWKS answer that never ends is given up within the time limit; the last 
     for (const res of slowOpen) res.destroy();
   });
 });
-
-// A JWKS of a key the attacker holds, and a pass it signed.
-function plantedKeys() {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'planted', alg: 'ES256', use: 'sig' };
-  const now = Math.floor(Date.now() / 1000);
-  const input = [{ alg: 'ES256', kid: 'planted', typ: 'JWT' },
-    { iss: vectors.issuer, aud: vectors.room, sub: 'mallory', jti: 'planted-1', iat: now, exp: now + 600 }]
-    .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.');
-  const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
-  return { jwks: JSON.stringify({ keys: [jwk] }), token: `${input}.${signature}` };
-}
 
 for (const conn of CONNECTORS.filter((c) => c.cacheFile)) {
   test(`${conn.name}: a key cache file someone else could have written is not trusted`, async (t) => {

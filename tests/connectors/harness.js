@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { Foyer, repo, runFoyer, spawnOwned } from '../lib/foyer.js';
 import { Guard, admit, freePort } from '../nginx/harness.js';
@@ -33,6 +34,18 @@ export async function startFoyer() {
     server: { issuer: vectors.issuer, site_token: siteToken },
     rooms: [{ id: vectors.room, name: 'Sale', rate_per_minute: 600000, pass_ttl_seconds: 600, target_url: '/shop/' }],
   }).start();
+}
+
+// A JWKS of a key the attacker holds, and a pass it signed.
+export function plantedKeys() {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'planted', alg: 'ES256', use: 'sig' };
+  const now = Math.floor(Date.now() / 1000);
+  const input = [{ alg: 'ES256', kid: 'planted', typ: 'JWT' },
+    { iss: vectors.issuer, aud: vectors.room, sub: 'mallory', jti: 'planted-1', iat: now, exp: now + 600 }]
+    .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.');
+  const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  return { jwks: JSON.stringify({ keys: [jwk] }), token: `${input}.${signature}` };
 }
 
 // Foyer rotates its key mid-test: a new key (`alg`, or Ed25519) signs the passes from the
