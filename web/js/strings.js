@@ -200,10 +200,14 @@ export const strings = {
   checkPass: 'passed',
   checkFail: 'FAILED',
   checkSkipped: 'not checked',
+  checkAbsent: 'absent',
   placeResult: (number, place) => `This receipt’s number in the queue: ${number} (place ${place}, counted from 0).`,
   lanePlaceResult: (lane, number, place) =>
     `This receipt’s lane: ${lane}. Its number in the lane’s queue: ${number} (place ${place}, counted from 0).`,
   allPassed: 'Every check passed: this place follows from the published draw.',
+  someNotChecked: (passed, total) =>
+    `${passed} of ${total} checks passed and none failed; the others could not be checked here, so this place ` +
+    'follows from the published draw only as far as the passed checks go.',
   someFailed: 'At least one check failed.',
   auditHeading: 'Check the whole draw',
   auditLead:
@@ -219,9 +223,18 @@ export const strings = {
   auditDone: (seconds) => `Checked in ${seconds} s.`,
   auditPassed: 'Every check passed: the whole draw follows from what was published, in the right order.',
   auditFailed: 'At least one check failed: this draw cannot be trusted as published.',
+  auditIncomplete: (passed, total) =>
+    `${passed} of ${total} checks passed and none failed, but some guarantees are absent: each one marked ` +
+    '“absent” above says what its absence allows.',
   auditError: 'The check could not run: the ledger could not be read.',
+  pinVkeyLabel: 'Ledger key to pin (optional)',
+  pinWitnessesLabel: 'Witness keys to pin, one per line (optional)',
+  pinLead:
+    'Paste keys from a source you trust, such as the organiser’s announcement, not from this server. Without them the ' +
+    'check uses the keys this server publishes, and says “absent” for the key checks.',
   auditCheckNames: {
-    'ledger key': 'Ledger key and witnesses',
+    'ledger key': 'Ledger key',
+    'witness keys': 'Witness keys',
     'ledger checkpoint': 'Ledger checkpoint signature',
     'ledger tiles': 'Ledger contents',
     'entries order': 'Commit, close and reveal in order',
