@@ -57,6 +57,9 @@ std::string draw_of(const context& ctx, const room& r) {
       .boolean("commit_witnessed", r.witnessed(ledger::stage::commit))
       .boolean("close_witnessed", r.witnessed(ledger::stage::close))
       .str("ledger", "/api/v1/ledger")
+      // The C2SP tlog-tiles prefixes of the ledger and of the room's lobby log.
+      .str("ledger_tlog", "/ledger")
+      .str("lobby", fmt::format("/ledger/lobbies/{}", r.config().id))
       .str("lobby_vkey", ctx.ledger.lobby_vkey(r.config().id));
   return draw.done();
 }
