@@ -1,43 +1,14 @@
-// A drand room's draw and the relays it asks (docs/fairness.md, "The beacon: drand
-// quicknet"): the server cannot check a round's BLS signature, so it claims the grinding
-// guarantee only when two configured relays agree on the round. Real binary, the loopback
-// relay serving recorded quicknet rounds (tests/lib/drand-relay.js), and the server's clock
-// put in the past (FOYER_TEST_CLOCK_OFFSET_MS) so that the recorded round comes 30 s after
-// the lobby's close.
+// A drand room's draw and the relays it asks (docs/fairness.md, "Who checks what"): the
+// server cannot check a round's BLS signature, so it claims the grinding guarantee only
+// when two configured relays agree on the round. Real binary, the loopback relay serving
+// recorded quicknet rounds (tests/lib/drand-relay.js), rooms whose committed round is a
+// recorded one (tests/lib/drand-room.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { closesAtMs, drandRoom, LEAD_MS, lottery, roundIsOut, startShifted } from '../lib/drand-room.js';
 import { startDrandRelay } from '../lib/drand-relay.js';
-import { Foyer, until } from '../lib/foyer.js';
-
-const ROUND = 30662982; // recorded in tests/data/drand-quicknet-rounds.json
-const roundTimeMs = (1692803367 + (ROUND - 1) * 3) * 1000;
-const closesAtMs = roundTimeMs - 30_000; // the room waits 30 s past its close for its round
-const LEAD_MS = 4000;
-
-// A drand room whose lobby closes LEAD_MS from now on the server's clock, with `relays`.
-async function drandRoom(relays) {
-  const offsetMs = closesAtMs - LEAD_MS - Date.now();
-  const f = new Foyer({
-    ledger: { beacon_relays: relays },
-    rooms: [{
-      id: 'drop', name: 'Drop', rate_per_minute: 6000, target_url: '/welcome', beacon_rule: 'drand-quicknet',
-      opens_at: new Date(closesAtMs).toISOString().replace(/\.\d+Z$/, 'Z'), opens_at_in_past: 'accept',
-    }],
-  });
-  process.env.FOYER_TEST_CLOCK_OFFSET_MS = String(Math.round(offsetMs));
-  try {
-    await f.start();
-  } finally {
-    delete process.env.FOYER_TEST_CLOCK_OFFSET_MS;
-  }
-  for (let i = 0; i < 3; i++) assert.equal((await f.join('drop')).status, 201);
-  return f;
-}
-
-const lottery = async (f) => (await f.request('GET', '/api/v1/rooms/drop/lottery')).json;
-// Real time until the server's clock reaches the round, and a little more.
-const roundIsOut = (started) => new Promise((resolve) => setTimeout(resolve, Math.max(0, LEAD_MS + 30_000 - (Date.now() - started)) + 1000));
+import { until } from '../lib/foyer.js';
 
 test('two relays that agree: the draw goes ahead and the guarantee rests on them, not on a BLS check', async (t) => {
   const relay = await startDrandRelay();
@@ -95,11 +66,6 @@ test('two relays that agree: the draw goes ahead and the guarantee rests on them
 
   // The check survives a restart (the log's beacon event and the snapshot carry it).
   await agreeing.stop();
-  process.env.FOYER_TEST_CLOCK_OFFSET_MS = String(closesAtMs - LEAD_MS - started);
-  try {
-    await agreeing.start();
-  } finally {
-    delete process.env.FOYER_TEST_CLOCK_OFFSET_MS;
-  }
+  await startShifted(agreeing, closesAtMs - LEAD_MS - started);
   assert.equal((await lottery(agreeing)).draw.beacon_check, 'two_relays');
 });

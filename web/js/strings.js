@@ -169,6 +169,14 @@ export const strings = {
   operatorBeacon:
     'This room\'s beacon is a value the operator supplies, not a public one nobody could know at the close: in ' +
     'principle the organiser could still have chosen entrants of their own to move places. A drand beacon rules that out.',
+  // What stands behind a drand round (room info's draw.beacon_check): the server never
+  // checks its BLS signature itself.
+  drandTwoRelays:
+    'Two independent relays gave the same drand round. This server does not check the round’s BLS signature ' +
+    'itself; “Check the whole draw” below does.',
+  drandUnconfirmed:
+    'No second relay has confirmed the drand round, and this server does not check its BLS signature itself: the ' +
+    'guarantee that nobody could steer the draw is not claimed. “Check the whole draw” below checks the signature.',
   fifoRoom: 'This room has no lobby: places are given first come, first served, so there is no draw to check.',
   seedCheckPass: 'SHA-256(seed) equals the commitment published before the lobby opened.',
   seedCheckFail: 'SHA-256(seed) does NOT equal the published commitment.',

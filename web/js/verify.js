@@ -104,6 +104,12 @@ async function loadRoom(room) {
   show('no-beacon', !fifo && !lottery.beacon_rule);
   // A value the operator types in is no public beacon: the grinding guarantee is absent too.
   show('operator-beacon', !fifo && lottery.draw?.beacon === 'operator');
+  // A drand round: whether two relays agreed on it, never more (the server checks no BLS signature).
+  const drand = !fifo && lottery.draw?.beacon === 'drand-quicknet';
+  const agreed = lottery.draw?.beacon_check === 'two_relays';
+  show('drand-check', drand);
+  setText('drand-check', agreed ? s.drandTwoRelays : s.drandUnconfirmed);
+  $('drand-check').className = `small ${agreed ? '' : 'absent'}`.trim();
   const check = $('seed-check');
   if (fifo) {
     check.className = 'result';
