@@ -47,9 +47,9 @@ std::string draw_of(const context& ctx, const room& r) {
                  ? "The beacon is a value the operator supplies, not a public one nobody could know at the close: the "
                    "organiser could still grind the draw."
              : r.beacon()
-                 ? "The drand round came from one relay that no second relay confirmed, and this server does not "
-                   "check drand's BLS signature: a relay could have made the round up. The audit checks the "
-                   "signature; until then this guarantee is not claimed."
+                 ? "No two relays confirmed the drand round the draw used (it came from one relay, or from the "
+                   "operator), and this server does not check drand's BLS signature: the round could have been made "
+                   "up. The audit checks the signature; this guarantee is not claimed."
                  : "Not claimed yet: it is claimed when two configured relays agree on the drand round (this "
                    "server does not check drand's BLS signature itself).");
   }
