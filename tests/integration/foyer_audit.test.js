@@ -54,3 +54,17 @@ test('foyer audit checks a drawn room as the Node auditor does, in three states'
   assert.equal((await foyerAudit('not a url', room)).status, 2);
   assert.equal((await foyerAudit(foyer.url, room, '--witness', 'w+00000000+AA==', '--quorum', '2')).status, 2);
 });
+
+test('foyer audit checks each lane\'s own draw, as the Node auditor does', async (t) => {
+  const { foyer, room, vkey } = await drawnRoom(t, { entrants: 30, members: 12 });
+  const run = await foyerAudit(foyer.url, room, '--vkey', vkey);
+  assert.equal(run.status, 3, run.stdout + run.stderr);
+  const node = await auditDraw(foyer.url, room, { vkey });
+  const state = { pass: 'pass', fail: 'FAIL', absent: 'absent' };
+  const lanes = [...run.stdout.matchAll(/^(pass|FAIL|absent) +([a-z ]+?)(?: \[lane ([^\]]+)\])?: /gm)]
+    .map(([, s, name, lane]) => [s, name, lane ?? '']);
+  assert.deepEqual(lanes, node.checks.map((c) => [state[c.status], c.name, c.lane ?? '']));
+  assert.match(run.stdout, /^pass {4}places \[lane members\]: all 12 places recomputed/m);
+  assert.match(run.stdout, /^pass {4}distinct entrants \[lane members\]: 12 different entrant ids$/m);
+  assert.match(run.stdout, /^pass {4}entries order: commit at \d+, close at \d+, reveal at \d+; lane members: /m);
+});
