@@ -121,13 +121,15 @@ void ledger_service::fetch_beacons() {
           auto decision = drand::decide_beacon(fetched.answers, waited_out);
           if (!decision.value) {
             beacon_next_try_[wanted.room] = now_ms + beacon_retry_ms;
-            auto given = std::count_if(fetched.answers.begin(), fetched.answers.end(), [](auto& a) { return a.has_value(); });
+            auto given = std::count_if(fetched.answers.begin(), fetched.answers.end(),
+                                       [](const auto& a) { return a.has_value(); });
             auto why = decision.contradicted
                            ? fmt::format("the relays gave different rounds that each pass the server's checks, so the "
                                          "draw waits for two that agree, or for the operator to supply the round "
                                          "(POST /api/v1/admin/rooms/{}/beacon)", wanted.room)
-                       : given == 1 ? fmt::format("only one relay gave it, and the draw waits up to {} s past the round "
-                                                  "for a second to agree", drand::agreement_wait_ms / 1000)
+                       : given == 1 ? fmt::format("only one relay gave it, and the draw waits up to {} s past "
+                                                  "the round for a second to agree",
+                                                  drand::agreement_wait_ms / 1000)
                                     : std::string("no relay gave it");
             failures_.error("beacon " + wanted.room, clock_.steady_ms(),
                             fmt::format("room '{}': drand quicknet round {}: {}{}{}", wanted.room, wanted.round, why,
@@ -136,8 +138,8 @@ void ledger_service::fetch_beacons() {
             return;
           }
           if (decision.check == drand::beacon_check::none) {
-            log::warn(fmt::format("room '{}': drawing with drand quicknet round {} from one relay, which no second relay "
-                                  "confirmed: the room claims no grinding guarantee",
+            log::warn(fmt::format("room '{}': drawing with drand quicknet round {} from one relay, which no "
+                                  "second relay confirmed: the room claims no grinding guarantee",
                                   wanted.room, wanted.round),
                       {{"room", wanted.room}});
           }

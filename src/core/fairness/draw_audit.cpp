@@ -53,7 +53,8 @@ const std::map<std::string_view, std::vector<std::string_view>> fields_of = {
 };
 
 bool hex64(std::string_view t) {
-  return t.size() == 64 && std::all_of(t.begin(), t.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  auto digit = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  return t.size() == 64 && std::all_of(t.begin(), t.end(), digit);
 }
 
 std::uint64_t decimal(std::string_view t) {
@@ -130,13 +131,15 @@ entry parse_entry(std::uint64_t index, std::string_view text) {
     auto value = value_of(lines[first + i], names[i]);
     if (!value) fail(fmt::format("line {} of a {} entry is not {}", first + 1 + i, e.kind, names[i]));
     auto name = names[i];
-    if (name == "commitment" || name == "root" || name == "seed" || name == "key" || name == "places") hex_digest(*value);
+    bool digest_field = name == "commitment" || name == "root" || name == "seed" || name == "key" || name == "places";
+    if (digest_field) hex_digest(*value);
     if (name == "closes_at" || name == "at" || name == "size") decimal(*value);
     if (name == "stage" && *value != "commit" && *value != "close") fail(fmt::format("unknown stage: {}", *value));
     e.fields.emplace_back(std::string(name), std::string(*value));
   }
   if ((e.kind == "witnessed") != (blank != std::string_view::npos)) {
-    fail(e.kind == "witnessed" ? "a witnessed entry carries its checkpoint" : fmt::format("a {} entry has a blank line", e.kind));
+    fail(e.kind == "witnessed" ? "a witnessed entry carries its checkpoint"
+                               : fmt::format("a {} entry has a blank line", e.kind));
   }
   return e;
 }
@@ -155,8 +158,10 @@ std::string describe(const cosignature::quorum_problem& p) {
   switch (p.kind) {
     case cosignature::quorum_error::malformed: return "not a signed checkpoint";
     case cosignature::quorum_error::log_unverified: return "the ledger key's signature is missing or does not verify";
-    case cosignature::quorum_error::invalid_cosignature: return fmt::format("witness {}'s cosignature does not verify", p.witness);
-    case cosignature::quorum_error::below_quorum: return fmt::format("{} of the witnesses cosigned, below the quorum", p.cosigned);
+    case cosignature::quorum_error::invalid_cosignature:
+      return fmt::format("witness {}'s cosignature does not verify", p.witness);
+    case cosignature::quorum_error::below_quorum:
+      return fmt::format("{} of the witnesses cosigned, below the quorum", p.cosigned);
   }
   return "unknown";
 }
@@ -216,7 +221,8 @@ std::string_view to_string(state s) {
 }
 
 std::size_t report::count(state s) const {
-  return static_cast<std::size_t>(std::count_if(checks.begin(), checks.end(), [s](const check& c) { return c.status == s; }));
+  auto in_state = [s](const check& c) { return c.status == s; };
+  return static_cast<std::size_t>(std::count_if(checks.begin(), checks.end(), in_state));
 }
 
 report audit_draw(const std::string& room, const pins& pinned, const reader& read) {
@@ -303,7 +309,9 @@ report audit_draw(const std::string& room, const pins& pinned, const reader& rea
     }
     quorum = pin ? pinned.quorum.value_or(witnesses.size()) : published_quorum;
     if (quorum > witnesses.size()) fail(fmt::format("quorum {} of {} witnesses", quorum, witnesses.size()));
-    if (pin) return pass(fmt::format("{} pinned witnesses ({}), quorum {}", witnesses.size(), fmt::join(names, ", "), quorum));
+    if (pin) {
+      return pass(fmt::format("{} pinned witnesses ({}), quorum {}", witnesses.size(), fmt::join(names, ", "), quorum));
+    }
     if (quorum == 0) {
       return absent("no witnesses: nothing but the ledger key vouches for when the commit and the close were written");
     }
@@ -318,7 +326,8 @@ report audit_draw(const std::string& room, const pins& pinned, const reader& rea
     const auto& cosigned = std::get<cosignature::cosigned_head>(opened);
     head = cosigned.head;
     if (head.origin != log_key.name) fail(fmt::format("the checkpoint's origin {} is not the key's", head.origin));
-    return pass(fmt::format("{} entries, signed by {}, {} cosignatures", head.size, log_key.name, cosigned.cosigners.size()));
+    return pass(fmt::format("{} entries, signed by {}, {} cosignatures", head.size, log_key.name,
+                            cosigned.cosigners.size()));
   });
 
   run("ledger tiles", {"ledger checkpoint"}, [&] {
@@ -402,7 +411,8 @@ report audit_draw(const std::string& room, const pins& pinned, const reader& rea
     std::string at;
     for (const auto& d : draws) {
       at += fmt::format("{}{}commit at {}, close at {}, reveal at {}", at.empty() ? "" : "; ",
-                        d.lane.empty() ? "" : "lane " + d.lane + ": ", d.commit->index, d.close->index, d.reveal->index);
+                        d.lane.empty() ? "" : "lane " + d.lane + ": ", d.commit->index, d.close->index,
+                        d.reveal->index);
     }
     return pass(at);
   });
@@ -461,7 +471,9 @@ report audit_draw(const std::string& room, const pins& pinned, const reader& rea
     auto name = fmt::format("{}/lobby/{}{}", log_key.name, room, d.lane.empty() ? "" : "/" + d.lane);
     note::verifier renamed{name, note::ed25519_key_id(name, log_key.key), log_key.key};
     auto opened = checkpoint::verify(read_text(lobby_path(d) + "/checkpoint"), std::span(&renamed, 1));
-    if (std::holds_alternative<note::open_error>(opened)) fail(fmt::format("the lobby checkpoint is not signed by {}", name));
+    if (std::holds_alternative<note::open_error>(opened)) {
+      fail(fmt::format("the lobby checkpoint is not signed by {}", name));
+    }
     d.lobby = std::get<checkpoint::tree_head>(opened);
     if (d.lobby.origin != name || d.lobby.size != decimal(d.close->field("size")) ||
         to_hex(d.lobby.root) != d.close->field("root")) {
@@ -512,7 +524,9 @@ report audit_draw(const std::string& room, const pins& pinned, const reader& rea
       beacon_bytes = *from_hex(value.value);
       return absent("a value the operator typed in, not a public beacon: the organiser could still steer the draw");
     }
-    if (value.round != rule.round) fail(fmt::format("the reveal uses round {}, the commit named {}", value.round, rule.round));
+    if (value.round != rule.round) {
+      fail(fmt::format("the reveal uses round {}, the commit named {}", value.round, rule.round));
+    }
     auto randomness = sha256(*from_hex(value.value));
     beacon_bytes.assign(randomness.begin(), randomness.end());
     beacon_time_ms = drand::time_of_round_ms(value.round);
@@ -523,18 +537,24 @@ report audit_draw(const std::string& room, const pins& pinned, const reader& rea
   });
 
   run("close before beacon", {"beacon", "witnessed close"}, [&] {
-    if (!beacon_time_ms) return absent("no drand round: nothing shows the lobby was closed before the beacon was known");
+    if (!beacon_time_ms) {
+      return absent("no drand round: nothing shows the lobby was closed before the beacon was known");
+    }
     auto closed_at = quorum > 0 ? close_quorum_ms : last_close->at();
     if (!(closed_at < *beacon_time_ms)) {
-      fail(fmt::format("the close was {} at {}, not before the round", quorum > 0 ? "witnessed" : "written", iso(closed_at)));
+      fail(fmt::format("the close was {} at {}, not before the round", quorum > 0 ? "witnessed" : "written",
+                       iso(closed_at)));
     }
-    return pass(fmt::format("the close was {} {} s before the round", quorum > 0 ? "witnessed" : "written (no witnesses)",
+    return pass(fmt::format("the close was {} {} s before the round",
+                            quorum > 0 ? "witnessed" : "written (no witnesses)",
                             static_cast<double>(*beacon_time_ms - closed_at) / 1000));
   });
 
   lane_check("key", {"beacon", "lobby checkpoint"}, [&](draw& d) {
     auto key = to_hex(lottery::derive_key(hex_digest(d.reveal->field("seed")), d.lobby.root, beacon_bytes));
-    if (key != d.reveal->field("key")) fail(fmt::format("the key is {}, the reveal says {}", key, d.reveal->field("key")));
+    if (key != d.reveal->field("key")) {
+      fail(fmt::format("the key is {}, the reveal says {}", key, d.reveal->field("key")));
+    }
     return pass(fmt::format("HMAC-SHA256(seed, \"foyer/lottery/v1/key\" ‖ root{}) = {}",
                             beacon_bytes.empty() ? "" : " ‖ beacon", key));
   });
@@ -551,10 +571,15 @@ report audit_draw(const std::string& room, const pins& pinned, const reader& rea
   });
 
   run("reveal after quorum", {"entries order", "witnessed commit", "witnessed close"}, [&] {
-    if (quorum == 0) return absent("no witnesses: only the ledger's own order says the seed was revealed after the close");
+    if (quorum == 0) {
+      return absent("no witnesses: only the ledger's own order says the seed was revealed after the close");
+    }
     auto quorum_at = std::max(commit_quorum_ms, close_quorum_ms);
-    if (first_reveal->at() < quorum_at) fail(fmt::format("the seed was revealed at {}, before the close's quorum", iso(first_reveal->at())));
-    return pass(fmt::format("revealed {} s after the close's quorum", static_cast<double>(first_reveal->at() - quorum_at) / 1000));
+    if (first_reveal->at() < quorum_at) {
+      fail(fmt::format("the seed was revealed at {}, before the close's quorum", iso(first_reveal->at())));
+    }
+    return pass(fmt::format("revealed {} s after the close's quorum",
+                            static_cast<double>(first_reveal->at() - quorum_at) / 1000));
   });
 
   report out;

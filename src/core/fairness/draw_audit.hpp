@@ -32,16 +32,16 @@ struct check {
 
 // The checks in the order they run and are reported.
 inline constexpr std::array<std::string_view, 16> check_names = {
-    "ledger key",       "witness keys", "ledger checkpoint", "ledger tiles",      "entries order",
-    "witnessed commit", "witnessed close", "commitment",     "lobby checkpoint",  "lobby tiles",
-    "distinct entrants", "beacon",       "close before beacon", "key",           "places",
+    "ledger key",       "witness keys",    "ledger checkpoint", "ledger tiles",      "entries order",
+    "witnessed commit", "witnessed close", "commitment",        "lobby checkpoint",  "lobby tiles",
+    "distinct entrants", "beacon",         "close before beacon", "key",             "places",
     "reveal after quorum"};
 
 // Keys from a source the auditor trusts, instead of those the server publishes.
 struct pins {
-  std::optional<std::string> vkey;    // the ledger's note vkey
-  std::vector<std::string> witnesses; // the witnesses' cosignature vkeys
-  std::optional<std::size_t> quorum;  // of the pinned witnesses; default: all of them
+  std::optional<std::string> vkey;     // the ledger's note vkey
+  std::vector<std::string> witnesses;  // the witnesses' cosignature vkeys
+  std::optional<std::size_t> quorum;   // of the pinned witnesses; default: all of them
 };
 
 // Reads a file the server publishes, by its path below the server's base URL

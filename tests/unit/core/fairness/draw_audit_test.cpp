@@ -43,6 +43,7 @@ TEST_CASE("draw audit: a missing or malformed ledger document fails, a pinned ke
   audit::pins pins;
   pins.vkey = "another+00000000+AA==";
   auto pinned = audit::audit_draw("tatkal", pins, [&](const std::string&) { return std::optional<std::string>(doc); });
-  CHECK(pinned.checks[0].detail == "the published key o.example/ledger+00000000+AA== is not the pinned another+00000000+AA==");
+  CHECK(pinned.checks[0].detail ==
+        "the published key o.example/ledger+00000000+AA== is not the pinned another+00000000+AA==");
   CHECK(audit::to_string(audit::state::absent) == "absent");
 }
