@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // foyer-audit: checks a whole draw from a Foyer server's public record, with the same
-// module the verify page runs (web/js/audit/audit.js).
+// module the verify page runs (web/js/audit/audit.js). The binary's `foyer audit` is a
+// second, independent implementation of the same checks.
 //
-//   node packaging/foyer-audit.mjs URL ROOM [--vkey VKEY] [--json FILE]
+//   node packaging/foyer-audit.mjs URL ROOM [--vkey VKEY] [--witness VKEY]... [--quorum N] [--json FILE]
 //
-// Prints one line per check and the fairness report; exits 1 if any check failed,
+// --vkey pins the ledger's key and --witness (repeatable) the witnesses' keys, from a
+// source you trust; --quorum is how many pinned witnesses must cosign (default: all).
+// Without pins the keys are the audited server's own, and those checks say "absent".
+// Prints one line per check (pass, FAIL or absent) and the fairness report; exits 0 only
+// when every check passed, 1 if one failed, 3 if none failed but a guarantee is absent,
 // 2 on bad usage. --json writes the whole report (checks and fairness data) to FILE.
 // Node 18 needs --experimental-global-webcrypto for crypto.subtle; this script
 // re-runs itself with it when it is missing.
@@ -19,21 +24,32 @@ if (!globalThis.crypto?.subtle) {
 const { auditDraw } = await import(new URL('../web/js/audit/audit.js', import.meta.url));
 
 function usage(message) {
-  console.error(`foyer-audit: ${message}\nusage: foyer-audit URL ROOM [--vkey VKEY] [--json FILE]`);
+  console.error(`foyer-audit: ${message}\nusage: foyer-audit URL ROOM [--vkey VKEY] [--witness VKEY]... [--quorum N] [--json FILE]`);
   process.exit(2);
 }
 
 const args = process.argv.slice(2);
 const positional = [];
-const options = {};
+const options = { witness: [] };
 for (let i = 0; i < args.length; i++) {
-  const m = /^--(vkey|json)(?:=(.*))?$/.exec(args[i]);
-  if (m) options[m[1]] = m[2] ?? args[++i] ?? usage(`--${m[1]} needs a value`);
-  else if (args[i].startsWith('--')) usage(`unknown option ${args[i]}`);
-  else positional.push(args[i]);
+  const m = /^--(vkey|witness|quorum|json)(?:=(.*))?$/.exec(args[i]);
+  if (m) {
+    const value = m[2] ?? args[++i] ?? usage(`--${m[1]} needs a value`);
+    if (m[1] === 'witness') options.witness.push(value);
+    else options[m[1]] = value;
+  } else if (args[i].startsWith('--')) {
+    usage(`unknown option ${args[i]}`);
+  } else {
+    positional.push(args[i]);
+  }
 }
 if (positional.length !== 2) usage('expected URL and ROOM');
 const [url, room] = positional;
+let quorum;
+if (options.quorum != null) {
+  quorum = Number(options.quorum);
+  if (!Number.isInteger(quorum) || quorum < 1 || quorum > options.witness.length) usage('--quorum must be from 1 to the number of --witness keys');
+}
 
 const tty = process.stderr.isTTY;
 let lastPhase = null;
@@ -45,13 +61,14 @@ const onProgress = ({ phase, done, total }) => {
 };
 
 const started = performance.now();
-const report = await auditDraw(url, room, { vkey: options.vkey, onProgress });
+const report = await auditDraw(url, room, { vkey: options.vkey, witnesses: options.witness, quorum, onProgress });
 const seconds = (performance.now() - started) / 1000;
 if (tty && lastPhase) process.stderr.write('\n');
 
 const iso = (ms) => (ms == null ? '—' : new Date(ms).toISOString());
 console.log(`Audit of room ${room} at ${url}`);
-for (const c of report.checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}${c.lane ? ` [lane ${c.lane}]` : ''}: ${c.detail}`);
+const LABEL = { pass: 'pass', fail: 'FAIL', absent: 'absent' };
+for (const c of report.checks) console.log(`${LABEL[c.status].padEnd(6)}  ${c.name}${c.lane ? ` [lane ${c.lane}]` : ''}: ${c.detail}`);
 const { timeline } = report.fairness;
 console.log('\nFairness report');
 // The general lane's figures, then each other lane's.
@@ -73,6 +90,9 @@ console.log(`  reveal              ${iso(timeline.reveal)}`);
 for (const l of timeline.lanes ?? []) {
   console.log(`  lane ${l.lane}: commit ${iso(l.commit)}, close ${iso(l.close)}, reveal ${iso(l.reveal)}`);
 }
-console.log(`\n${report.ok ? 'PASS' : 'FAIL'}: ${report.checks.filter((c) => !c.ok).length} of ${report.checks.length} checks failed in ${seconds.toFixed(1)} s`);
+// Only what passed counts as passed: an absent guarantee is named, never counted in.
+const verdict = report.failed > 0 ? 'FAIL' : report.absent > 0 ? 'INCOMPLETE' : 'PASS';
+console.log(`\n${verdict}: ${report.passed} of ${report.checks.length} checks passed, ${report.failed} failed, ` +
+  `${report.absent} absent, in ${seconds.toFixed(1)} s`);
 if (options.json) writeFileSync(options.json, `${JSON.stringify({ ...report, seconds }, null, 2)}\n`);
-process.exit(report.ok ? 0 : 1);
+process.exit(report.failed > 0 ? 1 : report.absent > 0 ? 3 : 0);

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "app/audit_cli.hpp"
 #include "app/backup_cli.hpp"
 #include "app/config.hpp"
 #include "app/guard.hpp"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   foyer::app::add_lottery_commands(app);
   foyer::app::add_backup_commands(app);
   foyer::app::add_notify_commands(app);
+  foyer::app::add_audit_command(app);
 
   CLI11_PARSE(app, argc, argv);
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/fairness/cosignature.hpp"
 #include "core/rooms/draw_steps.hpp"
 #include "delivery/drand_relay.hpp"
@@ -114,16 +116,35 @@ void ledger_service::fetch_beacons() {
     delivery::fetch_drand_round(
         ioc_, relays_, wanted.round, std::chrono::seconds(5), [this, wanted](delivery::drand_fetch fetched) {
           if (stopped_) return;
-          if (!fetched.value) {
-            beacon_next_try_[wanted.room] = clock_.now_ms() + beacon_retry_ms;
+          auto now_ms = clock_.now_ms();
+          bool waited_out = now_ms >= drand::time_of_round_ms(wanted.round) + drand::agreement_wait_ms;
+          auto decision = drand::decide_beacon(fetched.answers, waited_out);
+          if (!decision.value) {
+            beacon_next_try_[wanted.room] = now_ms + beacon_retry_ms;
+            auto given = std::count_if(fetched.answers.begin(), fetched.answers.end(),
+                                       [](const auto& a) { return a.has_value(); });
+            auto why = decision.contradicted
+                           ? fmt::format("the relays gave different rounds that each pass the server's checks, so the "
+                                         "draw waits for two that agree, or for the operator to supply the round "
+                                         "(POST /api/v1/admin/rooms/{}/beacon)", wanted.room)
+                       : given == 1 ? fmt::format("only one relay gave it, and the draw waits up to {} s past "
+                                                  "the round for a second to agree",
+                                                  drand::agreement_wait_ms / 1000)
+                                    : std::string("no relay gave it");
             failures_.error("beacon " + wanted.room, clock_.steady_ms(),
-                            fmt::format("room '{}': no relay gave drand quicknet round {}: {}", wanted.room,
-                                        wanted.round, fmt::join(fetched.problems, "; ")),
+                            fmt::format("room '{}': drand quicknet round {}: {}{}{}", wanted.room, wanted.round, why,
+                                        fetched.problems.empty() ? "" : ": ", fmt::join(fetched.problems, "; ")),
                             {{"room", wanted.room}});
             return;
           }
-          std::string signature(as_chars(fetched.value->sig));
-          rooms_.submit(event{beacon_supplied{wanted.room, std::move(signature), clock_.steady_ms()}},
+          if (decision.check == drand::beacon_check::none) {
+            log::warn(fmt::format("room '{}': drawing with drand quicknet round {} from one relay, which no "
+                                  "second relay confirmed: the room claims no grinding guarantee",
+                                  wanted.room, wanted.round),
+                      {{"room", wanted.room}});
+          }
+          std::string signature(as_chars(decision.value->sig));
+          rooms_.submit(event{beacon_supplied{wanted.room, std::move(signature), clock_.steady_ms(), decision.check}},
                         [this, room = wanted.room](std::error_code ec, const join_outcome&) {
                           // Written or not, the room says what is next: drawn, or asked again.
                           beacon_next_try_[room] = ec ? clock_.now_ms() + beacon_retry_ms : 0;

@@ -30,6 +30,7 @@ net::awaitable<drand_fetch> ask(std::vector<http_url> relays, std::uint64_t roun
   for (const auto& relay : relays) {
     auto url = round_url(relay, round);
     std::string body;
+    auto& answer = fetch.answers.emplace_back();
     try {
       body = co_await http_get(url, timeout, drand_answer_limit);
     } catch (const std::runtime_error& e) {
@@ -41,8 +42,8 @@ net::awaitable<drand_fetch> ask(std::vector<http_url> relays, std::uint64_t roun
       fetch.problems.push_back(fmt::format("{}: answered {}", describe(url), drand::to_string(*error)));
       continue;
     }
-    fetch.value = std::get<drand::round_value>(parsed);
-    break;
+    answer = std::get<drand::round_value>(parsed);
+    if (drand::decide_beacon(fetch.answers, /*waited_out=*/false).check == drand::beacon_check::two_relays) break;
   }
   co_return fetch;
 }

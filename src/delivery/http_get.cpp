@@ -52,7 +52,7 @@ net::awaitable<http_answer> exchange(Stream& stream, const http_url& url, std::s
   if (ec) throw std::runtime_error(fmt::format("{}: no whole answer: {}", where, ec.message()));
   auto res = parser->release();
   if (res.result() != bhttp::status::ok) {
-    throw std::runtime_error(fmt::format("{}: answered {}", where, res.result_int()));
+    throw http_status_error(fmt::format("{}: answered {}", where, res.result_int()), res.result_int());
   }
   co_return http_answer{std::move(res.body()), std::string(res[bhttp::field::cache_control])};
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>  // boost/asio/awaitable.hpp uses std::exchange without it
@@ -25,9 +26,16 @@ struct http_answer {
   std::string cache_control;
 };
 
+// An answer with another status than 200 (the message names the URL and the status).
+struct http_status_error : std::runtime_error {
+  http_status_error(const std::string& what, unsigned status) : std::runtime_error(what), status(status) {}
+  unsigned status;
+};
+
 // The 200 answer to a GET of `url`. Throws std::runtime_error naming the problem:
 // unresolvable, unreachable, a certificate that does not check, no whole answer within
-// `timeout`, another status (redirects are not followed), a body over `body_limit`.
+// `timeout`, another status (http_status_error; redirects are not followed), a body over
+// `body_limit`.
 net::awaitable<http_answer> http_get_answer(const http_url& url, std::chrono::milliseconds timeout,
                                             std::size_t body_limit);
 

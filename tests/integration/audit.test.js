@@ -1,26 +1,17 @@
 // The whole-draw audit (web/js/audit/audit.js, packaging/foyer-audit.mjs) against the real
 // binary: a drand draw with two Go witnesses and the recorded round passes every check,
-// under Node and as the CLI. Then a loopback mirror of what the server published, with one
+// under Node and as the CLI, every key pinned; the binary's own `foyer audit` passes all
+// but the BLS check it cannot make. Then a loopback mirror of what the server published, with one
 // file rewritten per case, fails the check that case is about.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 
+import { foyerAudit, nodeAudit } from '../lib/audit-cli.js';
 import { auditDraw, CHECKS } from '../../web/js/audit/audit.js';
-import { repo } from '../lib/foyer.js';
 import { checkpointNote, noteKey, serveFiles, tileLog } from '../lib/ledger-writer.js';
 import { ROUND, runDraw } from '../lib/real-draw.js';
 
 const entrants = 300; // a full tile and a partial one
-
-// Asynchronously: the mirror it may read is served by this process.
-function cli(url, room, ...args) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(repo, 'packaging/foyer-audit.mjs'), url, room, ...args], { timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ status: error ? error.code : 0, stdout, stderr }));
-  });
-}
 
 const entriesOf = (bundle) => {
   const out = [];
@@ -30,13 +21,13 @@ const entriesOf = (bundle) => {
 const bundleOf = (entries) => Buffer.concat(entries.flatMap((e) => [Buffer.of(e.length >> 8, e.length & 0xff), e]));
 
 function failed(report) {
-  return report.checks.filter((c) => !c.ok && !c.detail.startsWith('not run')).map((c) => c.name);
+  return report.checks.filter((c) => c.status === 'fail' && !c.detail.startsWith('not run')).map((c) => c.name);
 }
 
 test('a real draw with two witnesses and a recorded round passes the whole audit; each tampering fails its check', async (t) => {
   const draw = await runDraw({ entrants });
   t.after(() => draw.close());
-  const { foyer, room, vkey, lottery } = draw;
+  const { foyer, room, vkey, witnesses, lottery } = draw;
   assert.equal(lottery.lobby_size, entrants);
 
   // Under Node, recording every file the audit reads.
@@ -45,19 +36,32 @@ test('a real draw with two witnesses and a recorded round passes the whole audit
     read.add(new URL(url).pathname.slice(1));
     return fetch(url, ...rest);
   };
-  const report = await auditDraw(foyer.url, room, { vkey, fetch: recording });
-  assert.deepEqual(report.checks.filter((c) => !c.ok), [], JSON.stringify(report.checks, null, 1));
+  const report = await auditDraw(foyer.url, room, { vkey, witnesses, fetch: recording });
+  assert.deepEqual(report.checks.filter((c) => c.status !== 'pass'), [], JSON.stringify(report.checks, null, 1));
+  assert.equal(report.ok, true);
   assert.deepEqual(report.checks.map((c) => c.name), CHECKS);
   assert.equal(report.fairness.lobbySize, entrants);
   assert.equal(report.fairness.timeline.beaconRound, ROUND);
   assert.equal(report.fairness.timeline.witnessedClose.length, 2);
 
-  // As the CLI, pinned and not.
-  for (const args of [['--vkey', vkey], []]) {
-    const run = await cli(foyer.url, room, ...args);
-    assert.equal(run.status, 0, run.stdout + run.stderr);
-    assert.match(run.stdout, /PASS: 0 of 15 checks failed/);
-  }
+  // As the CLI: every key pinned, every check passes; without pins, the keys' checks are
+  // absent, not passed, and the exit code says so.
+  const pins = ['--vkey', vkey, ...witnesses.flatMap((w) => ['--witness', w])];
+  const pinned = await nodeAudit(foyer.url, room, ...pins);
+  assert.equal(pinned.status, 0, pinned.stdout + pinned.stderr);
+  assert.match(pinned.stdout, /^PASS: 16 of 16 checks passed, 0 failed, 0 absent/m);
+  const unpinned = await nodeAudit(foyer.url, room);
+  assert.equal(unpinned.status, 3, unpinned.stdout + unpinned.stderr);
+  assert.match(unpinned.stdout, /^absent {2}ledger key: .*not pinned/m);
+  assert.match(unpinned.stdout, /^absent {2}witness keys: 2 witnesses .*not pinned/m);
+  assert.match(unpinned.stdout, /^INCOMPLETE: 14 of 16 checks passed, 0 failed, 2 absent/m);
+  // The binary's own audit, every key pinned: all passes but the BLS check it cannot make.
+  const binary = await foyerAudit(foyer.url, room, ...pins);
+  assert.equal(binary.status, 3, binary.stdout + binary.stderr);
+  assert.match(binary.stdout, /^absent {2}beacon: drand quicknet round 30662982, whose BLS signature this program cannot check/m);
+  assert.match(binary.stdout, /^pass {4}witnessed close: checkpoint of \d+ entries cosigned by witness-a\.example, witness-b\.example/m);
+  assert.match(binary.stdout, /^pass {4}close before beacon: /m);
+  assert.match(binary.stdout, /^INCOMPLETE: 15 of 16 checks passed, 0 failed, 1 absent$/m);
 
   // A mirror of what the server published, to rewrite.
   const published = new Map();
@@ -149,9 +153,12 @@ test('a real draw with two witnesses and a recorded round passes the whole audit
   // The CLI fails a tampered record too, naming the check.
   const mirror = await serveFiles(cases[0].files);
   try {
-    const run = await cli(mirror.url, room, '--vkey', vkey);
+    const run = await nodeAudit(mirror.url, room, '--vkey', vkey);
     assert.equal(run.status, 1, run.stdout + run.stderr);
-    assert.match(run.stdout, /^FAIL {2}lobby tiles: /m);
+    assert.match(run.stdout, /^FAIL {4}lobby tiles: /m);
+    const binaryRun = await foyerAudit(mirror.url, room, '--vkey', vkey);
+    assert.equal(binaryRun.status, 1, binaryRun.stdout + binaryRun.stderr);
+    assert.match(binaryRun.stdout, /^FAIL {4}lobby tiles: lobby tile\/entries\/001\S* /m);
   } finally {
     await mirror.close();
   }

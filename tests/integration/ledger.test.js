@@ -124,7 +124,12 @@ test('a draw is published as a ledger and a lobby that Go\'s reference code chec
     // The ledger: commit, close, reveal, checked by Go from its tiles alone.
     // From 1 entry to 3, RFC 9162's proof is the leaf hashes of entries 1 and 2.
     const leaf = (entry) => createHash('sha256').update(Buffer.concat([Buffer.of(0), entry])).digest('base64');
-    const ledger = await notecheck(f, '/ledger', info.vkey, path.join(dir, 'ledger'), commitOnly, (files) => {
+    // A generic C2SP client finds the logs from what the server publishes: the ledger's
+    // tlog-tiles prefix in its document, the lobby's in the room's draw.
+    assert.equal(info.tlog, '/ledger');
+    assert.equal(lottery.draw.ledger_tlog, info.tlog);
+    assert.equal(lottery.draw.lobby, '/ledger/lobbies/tatkal');
+    const ledger = await notecheck(f, info.tlog, info.vkey, path.join(dir, 'ledger'), commitOnly, (files) => {
       const [, second, third] = entriesOf([files['tile/entries/000.p/3'].body]);
       return `consistency 1 3 ${leaf(second)} ${leaf(third)}\n`;
     });
@@ -144,7 +149,7 @@ test('a draw is published as a ledger and a lobby that Go\'s reference code chec
       const text = (await f.request('GET', `/ledger/lobbies/tatkal/proof/${index}`)).text;
       return `inclusion ${index} ${text.split('\n\n')[0].split('\n').slice(2).join(' ')}\n`;
     };
-    const lobby = await notecheck(f, '/ledger/lobbies/tatkal', lottery.draw.lobby_vkey, path.join(dir, 'lobby'), null,
+    const lobby = await notecheck(f, lottery.draw.lobby, lottery.draw.lobby_vkey, path.join(dir, 'lobby'), null,
       async () => (await proofOf(0)) + (await proofOf(257)) + (await proofOf(lobbySize - 1)));
     assert.equal(lobby.size, lobbySize);
     assert.match(lobby.files['tile/0/000'].headers.get('cache-control'), /immutable/);

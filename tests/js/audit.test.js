@@ -36,20 +36,26 @@ async function audit(files, options = {}) {
 }
 
 function failed(report) {
-  return report.checks.filter((c) => !c.ok && !c.detail.startsWith('not run')).map((c) => (c.lane ? `${c.name} [${c.lane}]` : c.name));
+  return report.checks.filter((c) => c.status === 'fail' && !c.detail.startsWith('not run')).map((c) => (c.lane ? `${c.name} [${c.lane}]` : c.name));
 }
+
+// The ledger's and the witnesses' keys, pinned.
+const pinsOf = (ledger) => ({ vkey: ledger.key.vkey, witnesses: ledger.witnesses.map((w) => w.vkey) });
+const statusOf = (report, status) => report.checks.filter((c) => c.status === status).map((c) => c.name);
 
 const replaceEntry = (ledger, kind, edit) => {
   const i = ledger.entries.findLastIndex((e) => e.toString().includes(`kind ${kind}\nroom ${ROOM}\n`));
   ledger.entries[i] = Buffer.from(edit(ledger.entries[i].toString()));
 };
 
-test('a sound draw passes every check, with the fairness report', async () => {
+test('a sound draw fails no check, with the fairness report; an operator\'s beacon is absent, not passed', async () => {
   const ledger = ledgerWith({ beacon: { kind: 'operator', value: 'c0ffee' } });
-  const report = await audit(ledger.files(), { vkey: ledger.key.vkey });
+  const report = await audit(ledger.files(), pinsOf(ledger));
   assert.deepEqual(report.checks.map((c) => c.name), CHECKS);
-  assert.deepEqual(report.checks.filter((c) => !c.ok), []);
-  assert.equal(report.ok, true);
+  assert.deepEqual(statusOf(report, 'fail'), []);
+  assert.deepEqual(statusOf(report, 'absent'), ['beacon', 'close before beacon']);
+  assert.equal(report.ok, false);
+  assert.deepEqual([report.passed, report.absent], [CHECKS.length - 2, 2]);
   const { lobbySize, uniformity, timeline } = report.fairness;
   assert.equal(lobbySize, 600);
   assert.equal(uniformity.bands, 10);
@@ -60,14 +66,17 @@ test('a sound draw passes every check, with the fairness report', async () => {
   assert.equal(timeline.reveal, timeline.close + 10_000);
 });
 
-test('without witnesses or a beacon the draw passes and says what is missing', async () => {
+test('without witnesses, a beacon or pinned keys nothing fails, and each missing guarantee is absent', async () => {
   const ledger = ledgerWith({}, { witnesses: [] });
   const report = await audit(ledger.files());
-  assert.equal(report.ok, true, JSON.stringify(report.checks));
+  assert.equal(report.failed, 0, JSON.stringify(report.checks));
+  assert.equal(report.ok, false);
+  assert.deepEqual(statusOf(report, 'absent'), ['ledger key', 'witness keys', 'witnessed commit', 'witnessed close',
+    'beacon', 'close before beacon', 'reveal after quorum']);
   const detail = Object.fromEntries(report.checks.map((c) => [c.name, c.detail]));
   assert.match(detail.beacon, /no beacon/);
   assert.match(detail['witnessed close'], /no witnesses/);
-  assert.match(detail['ledger key'], /as published/);
+  assert.match(detail['ledger key'], /not pinned/);
 });
 
 test('an entrant dropped from the tiles is caught', async () => {
@@ -169,7 +178,9 @@ test('a drand quicknet draw: the round verifies and the close was witnessed befo
   const beacon = { kind: 'drand-quicknet', round: 123, signature: ROUND_123, randomness: createHash('sha256').update(Buffer.from(ROUND_123, 'hex')).digest() };
   const roundTime = (1692803367 + 122 * 3) * 1000;
   const sound = ledgerWith({ beacon, at: roundTime - 90_000 });
-  assert.equal((await audit(sound.files())).ok, true);
+  // Every key pinned and a drand round: every check passes.
+  const all = await audit(sound.files(), pinsOf(sound));
+  assert.equal(all.ok, true, JSON.stringify(all.checks.filter((c) => c.status !== 'pass')));
   const late = ledgerWith({ beacon, at: roundTime - 60_000 });
   assert.deepEqual(failed(await audit(late.files())), ['close before beacon']);
   const forged = ledgerWith({ beacon: { ...beacon, signature: ROUND_123.replace(/^b7/, 'b8') }, at: roundTime - 90_000 });
@@ -203,9 +214,8 @@ const replaceLaneEntry = (ledger, kind, lane, edit) => {
 
 test('a room with lanes: each lane\'s draw is checked, the general lane\'s as before', async () => {
   const ledger = laneLedger({ beacon: { kind: 'operator', value: 'c0ffee' } });
-  const report = await audit(ledger.files(), { vkey: ledger.key.vkey });
-  assert.deepEqual(report.checks.filter((c) => !c.ok), []);
-  assert.equal(report.ok, true);
+  const report = await audit(ledger.files(), pinsOf(ledger));
+  assert.deepEqual(statusOf(report, 'fail'), []);
   // Every lane's check after the general lane's, in the order of CHECKS.
   const expected = CHECKS.flatMap((name) => (LANE_CHECKS.has(name) ? [name, `${name} [members]`, `${name} [access]`] : [name]));
   assert.deepEqual(report.checks.map((c) => (c.lane ? `${c.name} [${c.lane}]` : c.name)), expected);
@@ -225,7 +235,7 @@ test('a lane declared in the open lobby commits later, and is witnessed again', 
   const at = Date.UTC(2026, 0, 1);
   const ledger = ledgerWith({ at, lanes: [{ ...LANES[0], committedAt: at + 20_000 }] });
   const report = await audit(ledger.files());
-  assert.equal(report.ok, true, JSON.stringify(failed(report)));
+  assert.equal(report.failed, 0, JSON.stringify(failed(report)));
   assert.equal(report.fairness.timeline.lanes[0].commit, at + 20_000);
   // Its commit not witnessed: the order fails.
   const unwitnessed = ledgerWith({ at, lanes: [{ ...LANES[0], committedAt: at + 20_000 }] });
@@ -264,7 +274,7 @@ test('a lane\'s entries out of order, or drawn with another beacon, are caught',
   noReveal.entries.splice(noReveal.entries.findLastIndex((e) => e.toString().includes('lane access\n')), 1);
   const report = await audit(noReveal.files());
   assert.deepEqual(failed(report), ['entries order']);
-  assert.match(report.checks[3].detail, /^lane access's entries are commit, close, not commit → close → reveal$/);
+  assert.match(report.checks[4].detail, /^lane access's entries are commit, close, not commit → close → reveal$/);
 
   const beacon = laneLedger({ beacon: { kind: 'operator', value: 'c0ffee' } });
   replaceLaneEntry(beacon, 'reveal', 'members', (entry) => entry.replace('beacon operator c0ffee', 'beacon operator c0ffef'));
@@ -316,7 +326,7 @@ test('tile paths follow tlog-tiles, as fairness.md\'s example of 70,000 entries'
   }
 });
 
-test('foyer-audit prints the report and exits 1 on a failure', async () => {
+test('foyer-audit prints the report in three states, exits 0 only when every check passed, 1 on a failure', async () => {
   const ledger = ledgerWith();
   const files = ledger.files();
   const server = await serveFiles((path) => files.get(path));
@@ -325,14 +335,20 @@ test('foyer-audit prints the report and exits 1 on a failure', async () => {
   });
   try {
     const good = await run('--vkey', ledger.key.vkey);
-    assert.equal(good.code, 0, good.stdout);
-    assert.match(good.stdout, /^ok +places: all 600 places recomputed/m);
+    assert.equal(good.code, 3, good.stdout);
+    assert.match(good.stdout, /^pass +places: all 600 places recomputed/m);
+    assert.match(good.stdout, /^absent {2}beacon: no beacon/m);
     assert.match(good.stdout, /lobby size +600/);
-    assert.match(good.stdout, /^PASS/m);
+    assert.match(good.stdout, /^INCOMPLETE: 13 of 16 checks passed, 0 failed, 3 absent/m);
+    const witnesses = ledger.witnesses.flatMap((w) => ['--witness', w.vkey]);
+    const pinned = await run('--vkey', ledger.key.vkey, ...witnesses, '--quorum', '2');
+    assert.equal(pinned.code, 3, pinned.stdout);
+    assert.match(pinned.stdout, /^pass {4}witness keys: 2 pinned witnesses \(witness\.one, witness\.two\), quorum 2$/m);
+    assert.match(pinned.stdout, /^INCOMPLETE: 14 of 16 checks passed, 0 failed, 2 absent/m);
     files.set('ledger/checkpoint', files.get('ledger/checkpoint').replace(/\n\d+\n/, '\n1\n'));
     const bad = await run();
     assert.equal(bad.code, 1, bad.stdout);
-    assert.match(bad.stdout, /^FAIL {2}ledger checkpoint: /m);
+    assert.match(bad.stdout, /^FAIL {4}ledger checkpoint: /m);
   } finally {
     await server.close();
   }
@@ -348,8 +364,8 @@ test('foyer-audit names each lane\'s checks and figures', async () => {
       execFile(process.execPath, [cli, server.url, ROOM], (error, out) => resolve({ code: error?.code ?? 0, stdout: out }));
     });
     assert.equal(code, 1, stdout);
-    assert.match(stdout, /^ok {4}places \[lane members\]: all 300 places recomputed/m);
-    assert.match(stdout, /^FAIL {2}lobby tiles \[lane access\]: /m);
+    assert.match(stdout, /^pass {4}places \[lane members\]: all 300 places recomputed/m);
+    assert.match(stdout, /^FAIL {4}lobby tiles \[lane access\]: /m);
     assert.match(stdout, /^ {2}lane members\n {4}lobby size +300$/m);
     assert.match(stdout, /^ {2}lane access: commit \S+, close \S+, reveal \S+$/m);
   } finally {

@@ -11,6 +11,7 @@
 //   /redirect       302 to the good relay's answer
 //   /large          the good answer padded past 8 KiB
 //   /silent         never answers
+//   /mendable       as /forged until `relay.mend()` is called, then as the good relay
 //
 // In a test: `const relay = await startDrandRelay(); ... relay.url ... await relay.close()`.
 // From another program: `node tests/lib/drand-relay.js` prints the URL on its first line
@@ -43,7 +44,7 @@ function answer(prefix, entry) {
   }
 }
 
-function serve(req, res) {
+function serve(req, res, mended) {
   const m = /^\/(?:([a-z-]+)\/)?([0-9a-f]{64})\/public\/(\d+)$/.exec(req.url);
   const entry = m && m[2] === recorded.chain_hash && recorded.rounds.find((r) => r.round === Number(m[3]));
   const prefix = m?.[1] ?? '';
@@ -54,18 +55,20 @@ function serve(req, res) {
   } else if (prefix === 'redirect') {
     res.writeHead(302, { location: `/${m[2]}/public/${m[3]}` }).end();
   } else {
-    const body = answer(prefix, entry);
+    const body = answer(prefix === 'mendable' ? (mended ? '' : 'forged') : prefix, entry);
     if (!body) return res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   }
 }
 
-/** Listens on a loopback port; resolves to { url, close }. */
+/** Listens on a loopback port; resolves to { url, mend, close }. */
 export async function startDrandRelay() {
-  const server = http.createServer(serve);
+  let mended = false;
+  const server = http.createServer((req, res) => serve(req, res, mended));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${server.address().port}`,
+    mend: () => { mended = true; },
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(resolve));

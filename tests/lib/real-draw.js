@@ -53,7 +53,7 @@ function startWitness(binary, name, seed, logVkey, offsetSeconds) {
 
 /**
  * Runs a draw of `entrants` entrants in room `room` to its reveal.
- * @returns {Promise<{foyer: Foyer, room: string, vkey: string, lottery: object, close: () => Promise<void>}>}
+ * @returns {Promise<{foyer: Foyer, room: string, vkey: string, witnesses: string[], lottery: object, close: () => Promise<void>}>}
  */
 export async function runDraw({ entrants, room = 'tatkal', leadMs = 8000 + 2 * entrants }) {
   const dir = mkdtempSync(path.join(tmpdir(), 'foyer-real-draw-'));
@@ -126,7 +126,7 @@ export async function runDraw({ entrants, room = 'tatkal', leadMs = 8000 + 2 * e
       if (Date.now() > deadline) throw new Error(`no reveal: ${JSON.stringify(lottery)}\n${f.output.slice(-2000)}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    return { foyer: f, room, vkey, lottery, close };
+    return { foyer: f, room, vkey, witnesses: witnesses.map((w) => w.vkey), lottery, close };
   } catch (error) {
     await close();
     throw error;

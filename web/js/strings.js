@@ -169,6 +169,14 @@ export const strings = {
   operatorBeacon:
     'This room\'s beacon is a value the operator supplies, not a public one nobody could know at the close: in ' +
     'principle the organiser could still have chosen entrants of their own to move places. A drand beacon rules that out.',
+  // What stands behind a drand round (room info's draw.beacon_check): the server never
+  // checks its BLS signature itself.
+  drandTwoRelays:
+    'Two independent relays gave the same drand round. This server does not check the round’s BLS signature ' +
+    'itself; “Check the whole draw” below does.',
+  drandUnconfirmed:
+    'No second relay has confirmed the drand round, and this server does not check its BLS signature itself: the ' +
+    'guarantee that nobody could steer the draw is not claimed. “Check the whole draw” below checks the signature.',
   fifoRoom: 'This room has no lobby: places are given first come, first served, so there is no draw to check.',
   seedCheckPass: 'SHA-256(seed) equals the commitment published before the lobby opened.',
   seedCheckFail: 'SHA-256(seed) does NOT equal the published commitment.',
@@ -200,10 +208,14 @@ export const strings = {
   checkPass: 'passed',
   checkFail: 'FAILED',
   checkSkipped: 'not checked',
+  checkAbsent: 'absent',
   placeResult: (number, place) => `This receipt’s number in the queue: ${number} (place ${place}, counted from 0).`,
   lanePlaceResult: (lane, number, place) =>
     `This receipt’s lane: ${lane}. Its number in the lane’s queue: ${number} (place ${place}, counted from 0).`,
   allPassed: 'Every check passed: this place follows from the published draw.',
+  someNotChecked: (passed, total) =>
+    `${passed} of ${total} checks passed and none failed; the others could not be checked here, so this place ` +
+    'follows from the published draw only as far as the passed checks go.',
   someFailed: 'At least one check failed.',
   auditHeading: 'Check the whole draw',
   auditLead:
@@ -219,9 +231,18 @@ export const strings = {
   auditDone: (seconds) => `Checked in ${seconds} s.`,
   auditPassed: 'Every check passed: the whole draw follows from what was published, in the right order.',
   auditFailed: 'At least one check failed: this draw cannot be trusted as published.',
+  auditIncomplete: (passed, total) =>
+    `${passed} of ${total} checks passed and none failed, but some guarantees are absent: each one marked ` +
+    '“absent” above says what its absence allows.',
   auditError: 'The check could not run: the ledger could not be read.',
+  pinVkeyLabel: 'Ledger key to pin (optional)',
+  pinWitnessesLabel: 'Witness keys to pin, one per line (optional)',
+  pinLead:
+    'Paste keys from a source you trust, such as the organiser’s announcement, not from this server. Without them the ' +
+    'check uses the keys this server publishes, and says “absent” for the key checks.',
   auditCheckNames: {
-    'ledger key': 'Ledger key and witnesses',
+    'ledger key': 'Ledger key',
+    'witness keys': 'Witness keys',
     'ledger checkpoint': 'Ledger checkpoint signature',
     'ledger tiles': 'Ledger contents',
     'entries order': 'Commit, close and reveal in order',

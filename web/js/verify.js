@@ -104,6 +104,12 @@ async function loadRoom(room) {
   show('no-beacon', !fifo && !lottery.beacon_rule);
   // A value the operator types in is no public beacon: the grinding guarantee is absent too.
   show('operator-beacon', !fifo && lottery.draw?.beacon === 'operator');
+  // A drand round: whether two relays agreed on it, never more (the server checks no BLS signature).
+  const drand = !fifo && lottery.draw?.beacon === 'drand-quicknet';
+  const agreed = lottery.draw?.beacon_check === 'two_relays';
+  show('drand-check', drand);
+  setText('drand-check', agreed ? s.drandTwoRelays : s.drandUnconfirmed);
+  $('drand-check').className = `small ${agreed ? '' : 'absent'}`.trim();
   const check = $('seed-check');
   if (fifo) {
     check.className = 'result';
@@ -145,8 +151,11 @@ function showChecks(result, lane) {
     placeResult.dataset.place = String(result.place);
     if (lane) placeResult.dataset.lane = lane;
   }
-  setText('verdict', result.ok ? s.allPassed : s.someFailed);
-  $('verdict').className = `result ${result.ok ? 'pass' : 'fail'}`;
+  // Only what passed counts: a check that could not run here is not a pass.
+  const passed = result.checks.filter((c) => c.status === 'pass').length;
+  const all = passed === result.checks.length;
+  setText('verdict', !result.ok ? s.someFailed : all ? s.allPassed : s.someNotChecked(passed, result.checks.length));
+  $('verdict').className = `result ${!result.ok ? 'fail' : all ? 'pass' : 'skipped'}`;
   setText('hashes', s.hashesUsed(hashes.name));
 }
 
@@ -196,8 +205,8 @@ function showCheckList(list, checks, names) {
     const label = names[c.name] ?? c.name;
     name.textContent = `${c.lane ? s.auditCheckLane(label, laneName(c.lane)) : label}: `;
     const status = document.createElement('span');
-    status.className = c.ok ? 'pass' : 'fail';
-    status.textContent = c.ok ? s.checkPass : s.checkFail;
+    status.className = c.status;
+    status.textContent = { pass: s.checkPass, fail: s.checkFail, absent: s.checkAbsent }[c.status];
     const detail = document.createElement('span');
     detail.className = 'detail';
     detail.textContent = c.detail;
@@ -259,9 +268,11 @@ async function auditRoom() {
   $('audit-verdict').className = 'result';
   const started = performance.now();
   try {
-    // ?vkey= pins the ledger key (from a source the reader trusts) instead of the published one.
+    // The pinned keys (from a source the reader trusts) instead of the published ones.
+    const witnesses = $('pin-witnesses').value.split('\n').map((line) => line.trim()).filter(Boolean);
     const report = await auditDraw(location.origin, $('room').value, {
-      vkey: new URL(location.href).searchParams.get('vkey') ?? undefined,
+      vkey: $('pin-vkey').value.trim() || undefined,
+      witnesses: witnesses.length > 0 ? witnesses : undefined,
       onProgress: ({ phase, done, total, lane }) => {
         bar.value = total === 0 ? 1 : done / total;
         const text = s.auditPhase[phase](formatNumber(done), formatNumber(total));
@@ -271,8 +282,10 @@ async function auditRoom() {
     showCheckList($('audit-checks'), report.checks, s.auditCheckNames);
     showFairness(report.fairness);
     setText('audit-phase', s.auditDone(((performance.now() - started) / 1000).toFixed(1)));
-    setText('audit-verdict', report.ok ? s.auditPassed : s.auditFailed);
-    $('audit-verdict').className = `result ${report.ok ? 'pass' : 'fail'}`;
+    const [verdict, state] = report.failed > 0 ? [s.auditFailed, 'fail']
+      : report.ok ? [s.auditPassed, 'pass'] : [s.auditIncomplete(report.passed, report.checks.length), 'absent'];
+    setText('audit-verdict', verdict);
+    $('audit-verdict').className = `result ${state}`;
   } catch {
     setText('audit-verdict', s.auditError);
     $('audit-verdict').className = 'result fail';
@@ -295,6 +308,8 @@ async function main() {
   select.addEventListener('change', () => loadRoom(select.value));
   $('check').addEventListener('click', checkReceipt);
   $('audit').addEventListener('click', auditRoom);
+  // ?vkey= fills the ledger key field, as a link from a trusted announcement may.
+  $('pin-vkey').value = new URL(location.href).searchParams.get('vkey') ?? '';
   if (wanted) {
     select.value = wanted;
     await loadRoom(wanted);

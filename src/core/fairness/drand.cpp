@@ -64,4 +64,28 @@ std::variant<round_value, answer_error> parse_answer(std::string_view json, std:
   return value;
 }
 
+std::string_view to_string(beacon_check check) {
+  return check == beacon_check::two_relays ? "two_relays" : "none";
+}
+
+beacon_decision decide_beacon(const std::vector<std::optional<round_value>>& answers, bool waited_out) {
+  beacon_decision decision;
+  std::vector<const round_value*> given;
+  for (const auto& answer : answers) {
+    if (!answer) continue;
+    for (const auto* earlier : given) {
+      if (*earlier != *answer) {
+        decision.contradicted = true;
+        continue;
+      }
+      decision.value = *answer;
+      decision.check = beacon_check::two_relays;
+      return decision;
+    }
+    given.push_back(&*answer);
+  }
+  if (given.size() == 1 && (answers.size() == 1 || waited_out)) decision.value = *given.front();
+  return decision;
+}
+
 }  // namespace foyer::drand

@@ -4,15 +4,18 @@
 // the checks of a relay's answer for one round.
 //
 // Debian has no BLS12-381 library, so the server does not check a round's BLS signature:
-// it checks the answer's shape, its round and that its randomness is SHA-256(signature).
+// it checks the answer's shape, its round and that its randomness is SHA-256(signature),
+// and it draws only once two independent relays agree on the round (decide_beacon).
 // The pairing check is the audit's, done by anyone with web/js/drand.js (@noble/curves)
 // in a browser or in Node, on the round and signature the ledger publishes.
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "core/base/bytes.hpp"
 
@@ -67,5 +70,31 @@ std::string_view to_string(answer_error error);
 // A relay's answer for round `round` ({"round":…,"randomness":"<hex>","signature":"<hex>"},
 // other members ignored), checked as far as the server can without the pairing.
 std::variant<round_value, answer_error> parse_answer(std::string_view json, std::uint64_t round);
+
+// What stands behind a drand round the draw used, besides its shape: the server never
+// checks the BLS signature itself (no vetted library), so the grinding guarantee is
+// claimed only when two relays gave the same round.
+enum class beacon_check : std::uint8_t {
+  none,        // one relay's answer, or a value the operator supplied: nothing independent agreed
+  two_relays,  // two configured relays answered the same signature for the round
+};
+std::string_view to_string(beacon_check check);
+
+// Two relays agree on a round within this; past it, a round that only one relay gave (the
+// others failed, none contradicted it) is drawn with beacon_check::none. Relays that
+// contradict each other never draw: the operator supplies the value (the admin API).
+inline constexpr std::int64_t agreement_wait_ms = 120'000;
+
+struct beacon_decision {
+  std::optional<round_value> value;  // none: keep waiting
+  beacon_check check = beacon_check::none;
+  bool contradicted = false;  // two relays gave different rounds that each pass the checks
+};
+
+// Decides from one try of every configured relay, in their order (`answers[i]` none if relay
+// i failed), whether the draw may use a round: two equal answers (two_relays); else the only
+// relay configured, or, once `waited_out` (agreement_wait_ms past the round's time), the one
+// relay that answered (none); else wait.
+beacon_decision decide_beacon(const std::vector<std::optional<round_value>>& answers, bool waited_out);
 
 }  // namespace foyer::drand

@@ -41,6 +41,8 @@ enum class tag : std::uint8_t {
   codes_revoked = 26,
   resume_link_changed = 27,
   turn_notified = 28,
+  // beacon_supplied with what stands behind it (drand::beacon_check); 5 has none.
+  beacon_supplied_checked = 29,
 };
 
 // The events that name one hold by a request's key share a layout.
@@ -136,10 +138,12 @@ struct encoder {
     w.i64(e.at_ms);
   }
   void operator()(const beacon_supplied& e) {
-    w.u8(static_cast<std::uint8_t>(tag::beacon_supplied));
+    bool checked = e.check != drand::beacon_check::none;
+    w.u8(static_cast<std::uint8_t>(checked ? tag::beacon_supplied_checked : tag::beacon_supplied));
     w.str(e.room);
     w.str(e.value);
     w.i64(e.at_ms);
+    if (checked) w.u8(static_cast<std::uint8_t>(e.check));
   }
   void operator()(const state_changed& e) {
     w.u8(static_cast<std::uint8_t>(tag::state_changed));
@@ -325,11 +329,17 @@ std::optional<event> read_event(reader& r) {
       e.at_ms = r.i64();
       return e;
     }
-    case tag::beacon_supplied: {
+    case tag::beacon_supplied:
+    case tag::beacon_supplied_checked: {
       beacon_supplied e;
       e.room = r.str();
       e.value = r.str();
       e.at_ms = r.i64();
+      if (static_cast<tag>(kind) == tag::beacon_supplied_checked) {
+        auto check = r.u8();
+        if (check == 0 || check > static_cast<std::uint8_t>(drand::beacon_check::two_relays)) return std::nullopt;
+        e.check = static_cast<drand::beacon_check>(check);
+      }
       return e;
     }
     case tag::state_changed: {

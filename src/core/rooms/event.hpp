@@ -12,6 +12,7 @@
 
 #include "core/base/bytes.hpp"
 #include "core/base/ids.hpp"
+#include "core/fairness/drand.hpp"
 #include "core/fairness/ledger.hpp"
 #include "core/inventory/hold_events.hpp"
 #include "core/lanes/access_codes.hpp"
@@ -66,6 +67,8 @@ struct beacon_supplied {
   std::string room;
   std::string value;  // raw bytes of the public random value
   std::int64_t at_ms = 0;
+  // What stands behind a drand round beside its shape: two relays that agreed, or nothing.
+  drand::beacon_check check = drand::beacon_check::none;
 };
 
 // The quorum of witnesses cosigned a ledger checkpoint covering the room's commit or

@@ -449,6 +449,7 @@ void room::apply(const lobby_closed& e) {
 void room::apply(const beacon_supplied& e) {
   if (state_ != room_state::drawing || beacon_) return;
   beacon_ = e.value;
+  beacon_check_ = e.check;
   draw_when_ready(e.at_ms);
 }
 

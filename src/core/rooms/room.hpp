@@ -234,6 +234,8 @@ class room {
   // Known once the lobby closed.
   const std::optional<digest>& lobby_root(std::uint8_t lane = 0) const { return draws_[lane].root; }
   const std::optional<std::string>& beacon() const { return beacon_; }
+  // What stands behind the beacon beside its shape (none until it is in).
+  drand::beacon_check beacon_check() const { return beacon_check_; }
   bool needs_beacon() const { return !config_.beacon_rule.empty(); }
   ledger::beacon_kind beacon_kind() const;
   // The terms the ledger recorded last for this lottery (none for a room without one).
@@ -299,6 +301,7 @@ class room {
   std::optional<std::int64_t> closed_at_ms_;
   std::optional<std::int64_t> opened_at_ms_;
   std::optional<std::string> beacon_;
+  drand::beacon_check beacon_check_ = drand::beacon_check::none;
   std::optional<commit_terms> committed_;
   bool awaits_witnesses_ = false;
   bool witnessed_commit_ = false;

@@ -19,7 +19,9 @@ namespace {
 //    the access codes and the invites used;
 // 9: the lobbies of the lanes other than the general one, for their own draws;
 // 10: the visitors' live resume links, before the seat ledger;
-// 11: each lane's claims end with the places told "it's your turn" (claim_book).
+// 11: each lane's claims end with the places told "it's your turn" (claim_book). The draw's
+//     flags byte (awaits witnesses, commit and close witnessed) took bit 3 later: the
+//     beacon's drand::beacon_check, two_relays when set; earlier snapshots have it clear.
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
@@ -95,7 +97,8 @@ std::string room::encode_state() const {
     w.u64(committed_->round);
     w.i64(committed_->closes_at_ms);
   }
-  w.u8(static_cast<std::uint8_t>(awaits_witnesses_ | witnessed_commit_ << 1 | witnessed_close_ << 2));
+  w.u8(static_cast<std::uint8_t>(awaits_witnesses_ | witnessed_commit_ << 1 | witnessed_close_ << 2 |
+                                 (beacon_check_ == drand::beacon_check::two_relays) << 3));
   w.u64(draws_.size() - 1);
   for (std::size_t i = 1; i < draws_.size(); ++i) w.str(draws_[i].lobby.encode());
   resume_.encode(w);
@@ -189,7 +192,7 @@ bool room::decode_state(std::string_view bytes) {
       !seats.decode(r, config ? config->inventory : config_.inventory, /*versioned=*/format >= ledger_state_format)) {
     return false;
   }
-  if (!r.done() || witnessing > 7 || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
+  if (!r.done() || witnessing > 15 || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
       stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) ||
       !lobbies_good || state > static_cast<std::uint8_t>(room_state::closed) || served > joined || seed != draws_[0].seed ||
       (format >= lanes_state_format && lanes.totals() != std::pair{joined, served}) ||
@@ -241,6 +244,7 @@ bool room::decode_state(std::string_view bytes) {
   awaits_witnesses_ = witnessing & 1;
   witnessed_commit_ = witnessing & 2;
   witnessed_close_ = witnessing & 4;
+  beacon_check_ = witnessing & 8 ? drand::beacon_check::two_relays : drand::beacon_check::none;
   draws_.resize(1);
   for (std::size_t i = 0; i < lobbies.size(); ++i) {
     if (i > 0) {

@@ -62,6 +62,8 @@ response ledger_info(const context& ctx, const request& req) {
                   .raw("witnesses", witnesses)
                   .num("quorum", ctx.ledger.quorum())
                   .num("size", log.size())
+                  // The C2SP tlog-tiles prefix: <tlog>/checkpoint, <tlog>/tile/…
+                  .str("tlog", "/ledger")
                   .raw("beacon", json_object()
                                      .str("name", "drand-quicknet")
                                      .str("chain_hash", drand::chain_hash)

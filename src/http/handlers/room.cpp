@@ -20,8 +20,10 @@ std::string hex_or_null(const std::optional<digest>& d) {
   return d ? json_quote(to_hex(*d)) : "null";
 }
 
-// What the draw mixes in and whether the witnesses cosigned it: a room without a public
-// beacon says that the organiser, who knows the seed, could grind the draw.
+// What the draw mixes in, what was checked of it, and whether the witnesses cosigned it:
+// the grinding guarantee is claimed only for a drand round two relays agreed on (the
+// server cannot check its BLS signature: core/fairness/drand.hpp), and a room without a
+// public beacon says that the organiser, who knows the seed, could grind the draw.
 std::string draw_of(const context& ctx, const room& r) {
   json_object draw;
   auto kind = r.beacon_kind();
@@ -31,18 +33,33 @@ std::string draw_of(const context& ctx, const room& r) {
   if (kind == ledger::beacon_kind::drand_quicknet && r.committed()) {
     draw.num("beacon_round", r.committed()->round);
   }
-  draw.boolean("grinding_guarantee", kind == ledger::beacon_kind::drand_quicknet);
-  if (kind != ledger::beacon_kind::drand_quicknet) {
-    draw.str("grinding_note", kind == ledger::beacon_kind::none
-                                  ? "No public beacon: the organiser, who knows the seed, could add entrants before the "
-                                    "close to move places. This guarantee is absent."
-                                  : "The beacon is a value the operator supplies, not a public one nobody could know at "
-                                    "the close: the organiser could still grind the draw.");
+  bool agreed = kind == ledger::beacon_kind::drand_quicknet && r.beacon() &&
+                r.beacon_check() == drand::beacon_check::two_relays;
+  draw.boolean("beacon_verified", false)
+      .str("beacon_check", drand::to_string(r.beacon_check()))
+      .boolean("grinding_guarantee", agreed);
+  if (!agreed) {
+    draw.str("grinding_note",
+             kind == ledger::beacon_kind::none
+                 ? "No public beacon: the organiser, who knows the seed, could add entrants before the close to move "
+                   "places. This guarantee is absent."
+             : kind == ledger::beacon_kind::operator_value
+                 ? "The beacon is a value the operator supplies, not a public one nobody could know at the close: the "
+                   "organiser could still grind the draw."
+             : r.beacon()
+                 ? "No two relays confirmed the drand round the draw used (it came from one relay, or from the "
+                   "operator), and this server does not check drand's BLS signature: the round could have been made "
+                   "up. The audit checks the signature; this guarantee is not claimed."
+                 : "Not claimed yet: it is claimed when two configured relays agree on the drand round (this "
+                   "server does not check drand's BLS signature itself).");
   }
   draw.num("witness_quorum", ctx.ledger.quorum())
       .boolean("commit_witnessed", r.witnessed(ledger::stage::commit))
       .boolean("close_witnessed", r.witnessed(ledger::stage::close))
       .str("ledger", "/api/v1/ledger")
+      // The C2SP tlog-tiles prefixes of the ledger and of the room's lobby log.
+      .str("ledger_tlog", "/ledger")
+      .str("lobby", fmt::format("/ledger/lobbies/{}", r.config().id))
       .str("lobby_vkey", ctx.ledger.lobby_vkey(r.config().id));
   return draw.done();
 }

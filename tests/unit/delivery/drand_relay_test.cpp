@@ -9,6 +9,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -79,9 +80,10 @@ TEST_CASE("drand relay: a recorded round from a relay, whose URL may end in a sl
   for (auto prefix : {"", "/"}) {
     auto f = fetch({relay.at(prefix)});
     INFO(prefix);
-    REQUIRE(f.value);
-    CHECK(f.value->round == recorded_round);
-    CHECK(to_hex(f.value->randomness) == randomness);
+    REQUIRE(f.answers.size() == 1);
+    REQUIRE(f.answers[0]);
+    CHECK(f.answers[0]->round == recorded_round);
+    CHECK(to_hex(f.answers[0]->randomness) == randomness);
     CHECK(f.problems.empty());
   }
 }
@@ -91,8 +93,10 @@ TEST_CASE("drand relay: relays that fail or answer wrongly are passed over, in o
   auto f = fetch({relay.at("/wrong-round"), relay.at("/bad-randomness"), relay.at("/redirect"), relay.at("/large"),
                   relay.at("/unknown"), relay.at("/silent"), relay.at("")},
                  std::chrono::milliseconds(500));
-  REQUIRE(f.value);
-  CHECK(to_hex(f.value->randomness) == randomness);
+  REQUIRE(f.answers.size() == 7);
+  REQUIRE(f.answers[6]);
+  CHECK(to_hex(f.answers[6]->randomness) == randomness);
+  CHECK(std::none_of(f.answers.begin(), f.answers.end() - 1, [](auto& a) { return a.has_value(); }));
   REQUIRE(f.problems.size() == 6);
   CHECK_THAT(f.problems[0], Catch::Contains("/wrong-round/52db9ba7") && Catch::Contains("another round"));
   CHECK_THAT(f.problems[1], Catch::Contains("/bad-randomness/") && Catch::Contains("SHA-256(signature)"));
@@ -107,8 +111,25 @@ TEST_CASE("drand relay: with no relay that answers well, no round") {
   auto closed = relay.at("");
   closed.port = "1";  // nothing listens on loopback port 1
   auto f = fetch({closed, relay.at("/bad-randomness")});
-  CHECK_FALSE(f.value);
+  CHECK(f.answers == std::vector<std::optional<drand::round_value>>(2));
   REQUIRE(f.problems.size() == 2);
   CHECK_THAT(f.problems[0], Catch::Contains("cannot connect"));
   CHECK(fetch({}).problems.empty());
+}
+
+TEST_CASE("drand relay: every relay is asked until two agree; a forged round is one answer among them") {
+  relay_process relay;
+  // The forged round passes the server's checks: only a second relay shows it up.
+  auto f = fetch({relay.at("/forged"), relay.at(""), relay.at("/"), relay.at("/unknown")});
+  REQUIRE(f.answers.size() == 3);  // the fourth is not asked: two agreed
+  REQUIRE(f.answers[0]);
+  CHECK(f.answers[0] != f.answers[1]);
+  CHECK(f.answers[1] == f.answers[2]);
+  auto decision = drand::decide_beacon(f.answers, /*waited_out=*/false);
+  CHECK(decision.check == drand::beacon_check::two_relays);
+  CHECK(decision.value == f.answers[1]);
+  CHECK(decision.contradicted);
+  // The forged relay and one honest one: no round, however long the wait.
+  auto pair = fetch({relay.at("/forged"), relay.at("")});
+  CHECK_FALSE(drand::decide_beacon(pair.answers, /*waited_out=*/true).value);
 }

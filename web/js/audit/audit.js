@@ -3,6 +3,11 @@
 // server and checks every signature, cosignature, tile, the order of the room's entries,
 // each lane's commitment, lobby, key and places, and the room's beacon. Plain fetch and
 // WebCrypto: it runs in the verify page and under Node 18+ (packaging/foyer-audit.mjs).
+//
+// Each check ends in one of three states: "pass" (checked and right), "fail" (checked and
+// wrong, or not run because a check it needs failed), "absent" (the guarantee it stands for
+// is not there to check: no beacon, no witnesses, keys taken from the audited server
+// itself); an absent check's detail says what that absence allows.
 
 import { checkCommitment, deriveKey, fromHex, permutation, toHex } from '../lottery.js';
 import { sha256 } from '../sha256.js';
@@ -12,7 +17,7 @@ import { checkLog, equalBytes, leafHash, rootOf } from './tiles.js';
 
 /** The checks, in the order they run and are reported. */
 export const CHECKS = [
-  'ledger key', 'ledger checkpoint', 'ledger tiles', 'entries order', 'witnessed commit', 'witnessed close',
+  'ledger key', 'witness keys', 'ledger checkpoint', 'ledger tiles', 'entries order', 'witnessed commit', 'witnessed close',
   'commitment', 'lobby checkpoint', 'lobby tiles', 'distinct entrants', 'beacon', 'close before beacon', 'key',
   'places', 'reveal after quorum',
 ];
@@ -34,6 +39,12 @@ const TOKEN = { commit: 'C', close: 'X', reveal: 'R', witnessed: 'W' };
 const ENTRANT_ID_SIZE = 16;
 const PLACES_CHUNK = 8192;
 
+/** The three states of a check. */
+export const STATES = ['pass', 'fail', 'absent'];
+
+// What a check's body returns when its guarantee is absent (a string is a pass).
+const absent = (detail) => ({ absent: detail });
+
 const kinds = (entries) => entries.map((e) => (e.kind === 'witnessed' ? `witnessed ${e.stage}` : e.kind)).join(', ') || 'none';
 
 /**
@@ -43,19 +54,35 @@ const kinds = (entries) => entries.map((e) => (e.kind === 'witnessed' ? `witness
  * @param {string} room
  * @param {object} [options]
  * @param {string} [options.vkey] the ledger's vkey, pinned: the published one must equal it
+ * @param {string[]} [options.witnesses] the witnesses' vkeys, pinned: their cosignatures
+ *   are checked instead of those of the witnesses the server lists
+ * @param {number} [options.quorum] how many of the pinned witnesses must cosign (default: all)
  * @param {(p: {phase: string, done: number, total: number, lane?: string}) => void} [options.onProgress]
  * @param {typeof fetch} [options.fetch]
  * @param {() => Promise<object>} [options.drand] loads web/js/drand.js
- * @returns {Promise<{ok: boolean, checks: Array<{name: string, lane?: string, ok: boolean, detail: string, ms?: number}>, fairness: object}>}
- *   `ms` is the time a check took; a check not run has none. `fairness.lanes` has the
- *   lobby size and uniformity of each lane but the general one, whose are at the top.
+ * @returns {Promise<{ok: boolean, passed: number, failed: number, absent: number,
+ *   checks: Array<{name: string, lane?: string, status: 'pass'|'fail'|'absent', detail: string, ms?: number}>,
+ *   fairness: object}>}
+ *   `ok` only when every check passed; `ms` is the time a check took; a check not run has
+ *   none. `fairness.lanes` has the lobby size and uniformity of each lane but the general
+ *   one, whose are at the top.
  */
-export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globalThis.fetch, drand = () => import('../drand.js') } = {}) {
+export async function auditDraw(baseUrl, room, {
+  vkey, witnesses: pinnedWitnesses, quorum: pinnedQuorum, onProgress, fetch = globalThis.fetch,
+  drand = () => import('../drand.js'),
+} = {}) {
   const base = new URL(baseUrl.replace(/\/*$/, '/'));
   const read = async (path) => {
-    const res = await fetch(new URL(path, base));
+    const url = new URL(path, base);
+    let res;
+    try {
+      res = await fetch(url);
+    } catch (error) {
+      // fetch says only "fetch failed": the cause names what went wrong.
+      throw new Error(`${url.href}: ${error.cause?.message ?? error.message}`);
+    }
     if (res.status === 404) return null;
-    if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+    if (!res.ok) throw new Error(`${url.href}: HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   };
   const readText = async (path) => {
@@ -71,16 +98,19 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
   const run = async (name, needs, body, lane = '') => {
     const key = keyOf(name, lane);
     const named = lane ? { name, lane } : { name };
-    const missing = needs.find((n) => !results.get(keyOf(n, lane))?.ok);
+    // An absent guarantee does not stop the checks after it; a failed one does.
+    const missing = needs.find((n) => (results.get(keyOf(n, lane))?.status ?? 'fail') === 'fail');
     if (missing) {
-      results.set(key, { ...named, ok: false, detail: `not run: "${missing}" did not pass` });
+      results.set(key, { ...named, status: 'fail', detail: `not run: "${missing}" did not pass` });
       return;
     }
     const started = Date.now();
     try {
-      results.set(key, { ...named, ok: true, detail: await body(), ms: Date.now() - started });
+      const outcome = await body();
+      const [status, detail] = typeof outcome === 'string' ? ['pass', outcome] : ['absent', outcome.absent];
+      results.set(key, { ...named, status, detail, ms: Date.now() - started });
     } catch (error) {
-      results.set(key, { ...named, ok: false, detail: error.message, ms: Date.now() - started });
+      results.set(key, { ...named, status: 'fail', detail: error.message, ms: Date.now() - started });
     }
   };
 
@@ -97,15 +127,25 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
     if (vkey != null && s.ledger.vkey !== vkey) throw new Error(`the published key ${s.ledger.vkey} is not the pinned ${vkey}`);
     s.key = parseVkey(vkey ?? s.ledger.vkey);
     if (s.key.type !== 0x01 || s.key.name !== s.ledger.origin) throw new Error('the ledger key is not an Ed25519 key named by the origin');
-    s.witnesses = (s.ledger.witnesses ?? []).map((w) => parseVkey(w.vkey));
-    if (s.witnesses.some((w) => w.type !== 0x04)) throw new Error('a witness key is not a cosignature key');
-    s.quorum = s.ledger.quorum ?? 0;
-    if (!Number.isInteger(s.quorum) || s.quorum < 0 || s.quorum > s.witnesses.length) throw new Error(`quorum ${s.quorum} of ${s.witnesses.length} witnesses`);
-    return `${s.key.vkey}${vkey == null ? ' (as published; pin it with the vkey option)' : ' (pinned)'}, ` +
-      `${s.witnesses.length} witnesses, quorum ${s.quorum}`;
+    if (vkey != null) return `${s.key.vkey} (pinned)`;
+    return absent(`${s.key.vkey}, as the audited server publishes it, not pinned: a server that rewrote its whole ` +
+      'ledger under another key would pass the checks that follow');
   });
 
-  await run('ledger checkpoint', ['ledger key'], async () => {
+  await run('witness keys', ['ledger key'], async () => {
+    const pinned = pinnedWitnesses?.length > 0;
+    s.witnesses = (pinned ? pinnedWitnesses : (s.ledger.witnesses ?? []).map((w) => w.vkey)).map(parseVkey);
+    if (s.witnesses.some((w) => w.type !== 0x04)) throw new Error('a witness key is not a cosignature key');
+    s.quorum = pinned ? pinnedQuorum ?? s.witnesses.length : s.ledger.quorum ?? 0;
+    if (!Number.isInteger(s.quorum) || s.quorum < 0 || s.quorum > s.witnesses.length) throw new Error(`quorum ${s.quorum} of ${s.witnesses.length} witnesses`);
+    const names = s.witnesses.map((w) => w.name).join(', ');
+    if (pinned) return `${s.witnesses.length} pinned witnesses (${names}), quorum ${s.quorum}`;
+    if (s.quorum === 0) return absent('no witnesses: nothing but the ledger key vouches for when the commit and the close were written');
+    return absent(`${s.witnesses.length} witnesses (${names}) and quorum ${s.quorum} as the audited server lists them, ` +
+      'not pinned: a server could list witnesses of its own');
+  });
+
+  await run('ledger checkpoint', ['witness keys'], async () => {
     s.checkpoint = await openCheckpoint(await readText('ledger/checkpoint'), s.key, { witnesses: s.witnesses });
     return `${s.checkpoint.size} entries, signed by ${s.key.name}, ${s.checkpoint.cosignatures.length} cosignatures`;
   });
@@ -174,7 +214,7 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
   // A witnessed entry: its checkpoint is the ledger's, cosigned by a quorum, covers the
   // stage entry, and is a prefix of the ledger checked above (consistency).
   const witnessed = (stage) => async () => {
-    if (s.quorum === 0) return 'no witnesses configured: nothing but the ledger key vouches for the time';
+    if (s.quorum === 0) return absent('no witnesses: nothing but the ledger key vouches for when it was written');
     const entry = stage === 'commit' ? s.witnessedCommit : s.witnessedClose;
     const target = stage === 'commit' ? s.commit : s.close;
     const cp = await openCheckpoint(entry.checkpoint, s.key, { witnesses: s.witnesses });
@@ -252,11 +292,11 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
       if (rule.kind !== value.kind) throw new Error(`the commit names ${rule.kind}, the reveal gives ${value.kind}`);
       if (rule.kind === 'none') {
         s.beaconBytes = null;
-        return 'no beacon: the organiser knew the seed before the close and could add entrants to steer the draw';
+        return absent('no beacon: the organiser knew the seed before the close and could add entrants to steer the draw');
       }
       if (rule.kind === 'operator') {
         s.beaconBytes = fromHex(value.value);
-        return 'a value the operator typed in: weaker than a public beacon';
+        return absent('a value the operator typed in, not a public beacon: the organiser could still steer the draw');
       }
       if (value.round !== rule.round) throw new Error(`the reveal uses round ${value.round}, the commit named ${rule.round}`);
       let beacon;
@@ -275,7 +315,7 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
     }],
 
     'close before beacon': [['beacon', 'witnessed close'], async () => {
-      if (s.beaconTime == null) return 'nothing to check: the beacon is not a drand round';
+      if (s.beaconTime == null) return absent('no drand round: nothing shows the lobby was closed before the beacon was known');
       const closedAt = s.quorum > 0 ? s.closeQuorumAt : s.close.at;
       if (!(closedAt < s.beaconTime)) {
         throw new Error(`the close was ${s.quorum > 0 ? 'witnessed' : 'written'} at ${new Date(closedAt).toISOString()}, not before the round`);
@@ -313,7 +353,7 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
     }],
 
     'reveal after quorum': [['entries order', 'witnessed commit', 'witnessed close'], async () => {
-      if (s.quorum === 0) return 'no witnesses configured: the reveal follows the close in the ledger';
+      if (s.quorum === 0) return absent('no witnesses: only the ledger\'s own order says the seed was revealed after the close');
       const quorumAt = Math.max(s.commitQuorumAt, s.closeQuorumAt);
       if (s.firstReveal.at < quorumAt) throw new Error(`the seed was revealed at ${new Date(s.firstReveal.at).toISOString()}, before the close's quorum`);
       return `revealed ${(s.firstReveal.at - quorumAt) / 1000} s after the close's quorum`;
@@ -326,7 +366,8 @@ export async function auditDraw(baseUrl, room, { vkey, onProgress, fetch = globa
   }
   const all = CHECKS.flatMap((name) => (LANE_CHECKS.has(name) ? draws.map((d) => keyOf(name, d.lane)) : [name]))
     .map((key) => results.get(key));
-  return { ok: all.every((c) => c.ok), checks: all, fairness };
+  const count = (status) => all.filter((c) => c.status === status).length;
+  return { ok: count('pass') === all.length, passed: count('pass'), failed: count('fail'), absent: count('absent'), checks: all, fairness };
 }
 
 /**

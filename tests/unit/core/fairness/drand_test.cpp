@@ -170,3 +170,38 @@ TEST_CASE("drand: the audit's verifier (node, web/js/drand.js) agrees on every r
   INFO(output);
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }
+
+TEST_CASE("drand: a round is drawn on once two relays agree, or from the only relay, or from the one that answered "
+          "once the wait is out; never while relays contradict each other") {
+  using drand::beacon_check;
+  drand::round_value a{7, {1}, {2}};
+  drand::round_value b{7, {3}, {4}};
+  using answers = std::vector<std::optional<drand::round_value>>;
+  auto decide = [](const answers& given, bool waited_out) { return drand::decide_beacon(given, waited_out); };
+
+  for (const auto& agree : {answers{a, a}, answers{std::nullopt, a, a}, answers{b, a, a}, answers{a, b, a}}) {
+    auto d = decide(agree, false);
+    REQUIRE(d.value);
+    CHECK(*d.value == a);
+    CHECK(d.check == beacon_check::two_relays);
+  }
+  // One relay configured: its round, with nothing behind it.
+  auto only = decide({a}, false);
+  CHECK(only.value == a);
+  CHECK(only.check == beacon_check::none);
+  // Two configured, one answered: wait, then take it unconfirmed.
+  CHECK_FALSE(decide({a, std::nullopt}, false).value);
+  auto late = decide({std::nullopt, a}, true);
+  CHECK(late.value == a);
+  CHECK(late.check == beacon_check::none);
+  // Two relays that contradict each other: never, and said so.
+  for (bool waited_out : {false, true}) {
+    auto d = decide({a, b}, waited_out);
+    CHECK_FALSE(d.value);
+    CHECK(d.contradicted);
+  }
+  CHECK_FALSE(decide({std::nullopt, std::nullopt}, true).value);
+  CHECK_FALSE(decide({}, true).value);
+  CHECK(drand::to_string(beacon_check::two_relays) == "two_relays");
+  CHECK(drand::to_string(beacon_check::none) == "none");
+}

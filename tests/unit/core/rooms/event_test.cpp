@@ -36,6 +36,7 @@ std::vector<event> one_of_each() {
       lobby_closed{"r", 48, /*awaits_witnesses=*/true},
       draw_witnessed{"r", ledger::stage::close, "origin\n1\nroot\n\n\u2014 sig\n", 49},
       turn_notified{"r", 50, 51},
+      beacon_supplied{"r", std::string(48, '\x07'), 52, drand::beacon_check::two_relays},
   };
 }
 
@@ -87,6 +88,8 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
   CHECK(tag_of(lobby_closed{"r", 0, true}) == 22);
   CHECK(tag_of(draw_witnessed{}) == 23);
   CHECK(tag_of(turn_notified{}) == 28);
+  // 5 is a beacon with nothing behind it, as older logs hold every beacon.
+  CHECK(tag_of(beacon_supplied{"r", "", 0, drand::beacon_check::two_relays}) == 29);
   for (const auto& e : one_of_each()) {
     auto back = decode_event(encode(e));
     REQUIRE(back);
@@ -98,8 +101,18 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
 TEST_CASE("a corrupt tag is refused") {
   for (const auto& e : one_of_each()) {
     auto bytes = encode(e);
-    for (std::uint8_t tag : {0, 24, 29, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
+    for (std::uint8_t tag : {0, 24, 0x7f, 0x80, 0xff}) CHECK_FALSE(decode_with(bytes, 0, tag));
   }
+}
+
+TEST_CASE("a beacon's check round-trips, and an unknown check is refused") {
+  auto bytes = encode(beacon_supplied{"r", "sig", 5, drand::beacon_check::two_relays});
+  auto back = decode_event(bytes);
+  REQUIRE(back);
+  CHECK(std::get<beacon_supplied>(*back).check == drand::beacon_check::two_relays);
+  CHECK(std::get<beacon_supplied>(*decode_event(encode(beacon_supplied{"r", "sig", 5}))).check ==
+        drand::beacon_check::none);
+  for (std::uint8_t check : {0, 2, 0xff}) CHECK_FALSE(decode_with(bytes, bytes.size() - 1, check));
 }
 
 TEST_CASE("a room_configured of an older log, with settings of format 1, still decodes") {
