@@ -78,6 +78,9 @@ test('init, then serve, nginx and the guard as it says: a visitor goes from the 
     const challenge = await call(`${queueUrl}/api/v1/rooms/spring-sale/challenge`, 'POST');
     const joined = await call(`${queueUrl}/api/v1/rooms/spring-sale/join`, 'POST', { body: solveSync(challenge.json.challenge) });
     assert.equal(joined.status, 201, joined.text);
+    // Links come from public_url, which init wrote: nginx's Host $host drops the port, they keep it.
+    const link = await call(`${queueUrl}/api/v1/rooms/spring-sale/resume-link`, 'POST', { bearer: joined.json.ticket });
+    assert.equal(link.json.url, `${queueUrl}${link.json.path}`);
     const admitted = await until('admission', async () => {
       const st = (await call(`${queueUrl}/api/v1/rooms/spring-sale/status`, 'GET', { bearer: joined.json.ticket })).json;
       return st.state === 'admitted' && st.pass ? st : null;

@@ -43,6 +43,8 @@ TEST_CASE("init's config is one room in front of the shop, with the tokens and t
   auto c = app::parse_config(out.config_toml, "foyer.toml");
   CHECK(c.api.issuer == "https://queue.example.com");
   CHECK(out.issuer == c.api.issuer);
+  REQUIRE(c.public_url);
+  CHECK(c.public_url->origin() == "https://queue.example.com");
   CHECK(c.api.admin_token == secrets.admin_token);
   CHECK(c.api.site_token == secrets.site_token);
   CHECK(c.api.account_hint_secret == secrets.account_hint_secret);
