@@ -371,6 +371,7 @@ export const strings = {
   colStock: 'Stock left',
   colSeatsTotal: 'Seats',
   colSeatsAvailable: 'Seats available',
+  colSeatsPromised: 'Seats promised to admitted visitors',
   colSeatsHeld: 'Seats held',
   colSeatsConfirmed: 'Seats confirmed',
   colSeatsCheck: 'Seat check',
