@@ -149,7 +149,9 @@ void reconcile_rooms(journal& rooms, const clock& clock, const config& declared,
   }
   const auto& plan = std::get<reconcile_plan>(planned);
   if (plan.empty()) {
-    log::info(fmt::format("{}: the rooms are as the file declares them", when));
+    auto kept = describe(plan);
+    if (kept.empty()) log::info(fmt::format("{}: the rooms are as the file declares them", when));
+    for (const auto& line : kept) log::info(fmt::format("{}: {}", when, line));
     done(true);
     return;
   }
