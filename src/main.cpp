@@ -13,6 +13,7 @@
 #include "app/lottery_cli.hpp"
 #include "app/notify_cli.hpp"
 #include "app/serve.hpp"
+#include "app/solve_cli.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"Foyer: a fair virtual waiting room in one binary."};
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   foyer::app::add_lottery_commands(app);
   foyer::app::add_backup_commands(app);
   foyer::app::add_notify_commands(app);
+  foyer::app::add_solve_command(app);
 
   CLI11_PARSE(app, argc, argv);
 
