@@ -14,6 +14,7 @@
 #include "app/lottery_cli.hpp"
 #include "app/notify_cli.hpp"
 #include "app/serve.hpp"
+#include "app/solve_cli.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"Foyer: a fair virtual waiting room in one binary."};
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   foyer::app::add_backup_commands(app);
   foyer::app::add_notify_commands(app);
   foyer::app::add_audit_command(app);
+  foyer::app::add_solve_command(app);
 
   CLI11_PARSE(app, argc, argv);
 

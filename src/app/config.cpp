@@ -107,6 +107,14 @@ void read_server(const toml::table& table, config& c) {
   t.string("data_dir", data_dir);
   c.data_dir = data_dir;
   t.string("issuer", c.api.issuer);
+  std::string public_url;
+  t.string("public_url", public_url);
+  // Without one, an issuer that is an origin (as `foyer init` writes it) is where visitors come.
+  c.public_url = public_origin::parse(table.contains("public_url") ? public_url : c.api.issuer);
+  if (table.contains("public_url") && !c.public_url) {
+    t.fail("public_url", "must be the http:// or https:// origin visitors reach, without a path, e.g. "
+                         "\"https://queue.example.com\" or \"http://127.0.0.1:8080\"");
+  }
   t.string("event_source", c.event_source);
   t.string("admin_token", c.api.admin_token);
   if (!c.api.admin_token.empty() && c.api.admin_token.size() < 16) {
@@ -523,6 +531,11 @@ config default_config() {
 }
 
 std::string random_token() { return to_hex(random_array<24>()); }
+
+public_origin links_at(const config& c, std::string_view listening) {
+  if (c.public_url) return *c.public_url;
+  return public_origin::parse(fmt::format("http://{}", listening)).value_or(public_origin());
+}
 
 config embedded_demo_config() {
   config c = default_config();

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/public_origin.hpp"
 #include "core/base/url.hpp"
 #include "core/fairness/ledger_publisher.hpp"
 #include "core/gate/pow.hpp"
@@ -96,6 +97,9 @@ http::server_limits serving_limits();
 
 struct config {
   std::string listen = "127.0.0.1:8080";           // Default: loopback, port 8080
+  // [server] public_url: the origin of every link Foyer makes. Default: the issuer when it is
+  // an http(s) origin (as `foyer init` writes it), else the address the server listens on.
+  std::optional<public_origin> public_url;
   std::filesystem::path data_dir = "foyer-data";   // Default: ./foyer-data
   http::server_limits limits = serving_limits();   // Defaults: see serving_limits
   http::api_settings api;                          // Defaults: see http/handlers/context.hpp
@@ -137,6 +141,10 @@ config load_config(const std::filesystem::path& path);
 
 // The same from TOML text; `source` names it in errors.
 config parse_config(std::string_view text, const std::string& source);
+
+// Where links start: [server] public_url, else http://`listening` (HOST:PORT, the address
+// the server listens on).
+public_origin links_at(const config& c, std::string_view listening);
 
 // Throws config_error if an endpoint string is not HOST:PORT.
 void check_listen(const std::string& listen);

@@ -58,7 +58,8 @@ void test_email(const test_email_options& o) {
   notice.what = o.notice == "soon" ? notify::email_notice::kind::soon : notify::email_notice::kind::turn;
   notice.room_name = c.rooms.front().name;
   notice.minutes = o.minutes;
-  notice.link = o.link.empty() ? fmt::format("http://{}/", c.listen) : o.link;
+  // The room, as a visitor's link reaches it: at the server's public address.
+  notice.link = o.link.empty() ? links_at(c, c.listen).link("/r/" + c.rooms.front().id) : o.link;
   auto now = std::chrono::system_clock::now().time_since_epoch();
   auto message = notify::build_email(
       {settings.from, o.to, std::chrono::duration_cast<std::chrono::milliseconds>(now).count(),
@@ -119,7 +120,7 @@ void add_notify_commands(CLI::App& app) {
   t->add_option("--to", o->to, "The address to send the test notice to")->required();
   t->add_option("--notice", o->notice, "Which notice: turn (default) or soon")->check(CLI::IsMember({"turn", "soon"}));
   t->add_option("--minutes", o->minutes, "For --notice soon: the minutes said (default 5)")->check(CLI::Range(1, 1440));
-  t->add_option("--link", o->link, "The link in the notice (default: http://LISTEN/ of the config)");
+  t->add_option("--link", o->link, "The link in the notice (default: the first room's page at [server] public_url)");
   t->callback([o] { reporting_failure("test-email", [&] { test_email(*o); }); });
   auto options = std::make_shared<test_push_options>();
   auto* cmd = notify->add_subcommand("test-push", "Send one test notice by Web Push to a browser's subscription.");

@@ -121,15 +121,16 @@ void step_down(std::string_view why) {
 }
 
 // The built-in demo's tokens, for this run only, the way notebook servers print theirs.
-void print_demo_guide(const std::string& at, const config& c) {
+void print_demo_guide(const public_origin& at, const config& c) {
   fmt::print(
       "\nThe built-in demo (no --config file). For this run only:\n"
-      "  Waiting room:  http://{0}/r/{1}\n"
-      "  Console:       http://{0}/admin#token={2}\n"
-      "  Site token:    export SITE_TOKEN={3}\n"
-      "                 (the demo shop's curl line confirms held seats with it)\n"
+      "  Waiting room:  {0}/r/{1}\n"
+      "  Console:       {0}/admin#token={2}\n"
+      "The admin and site tokens for the README's curl examples and the demo shop's curl line,\n"
+      "ready to paste (a join asks for a proof of work: `foyer solve` does it):\n"
+      "  export ADMIN={2} SITE={3}\n"
       "A config file turns all of this off; `foyer init` writes one for a real sale.\n\n",
-      at, c.rooms.front().id, c.api.admin_token, c.api.site_token);
+      at.origin(), c.rooms.front().id, c.api.admin_token, c.api.site_token);
   std::fflush(stdout);
 }
 
@@ -148,7 +149,9 @@ void reconcile_rooms(journal& rooms, const clock& clock, const config& declared,
   }
   const auto& plan = std::get<reconcile_plan>(planned);
   if (plan.empty()) {
-    log::info(fmt::format("{}: the rooms are as the file declares them", when));
+    auto kept = describe(plan);
+    if (kept.empty()) log::info(fmt::format("{}: the rooms are as the file declares them", when));
+    for (const auto& line : kept) log::info(fmt::format("{}: {}", when, line));
     done(true);
     return;
   }
@@ -290,6 +293,10 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
                               ledger_seed, c.ledger.witnesses, c.ledger.quorum);
   rooms.require_witnesses(!c.ledger.witnesses.empty());
   auto api_settings = c.api;
+  const auto bound = server->local_endpoint();
+  const auto at = bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
+                                          : fmt::format("{}:{}", bound.address().to_string(), bound.port());
+  api_settings.public_url = links_at(c, at);
   api_settings.code_key = subkey(secret, "foyer/access-codes/v1");
   api_settings.account_key = subkey(secret, "foyer/account-key/v1");
   api_settings.resume_key = subkey(secret, "foyer/resume-key/v1");
@@ -302,7 +309,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   // visitors' path: push once a VAPID subject is set, email once a relay is.
   notify::contact_book contacts(c.notifications.max_contacts_per_room);
   delivery::notifier notices(ioc, clock, rooms, contacts, store, c.notifications.outbox);
-  delivery::notice_senders notice_senders(ioc, clock, rooms);
+  delivery::notice_senders notice_senders(ioc, clock, rooms, api_settings.public_url);
   auto channels = c.notifications.channels();
   restore_contacts(contacts, store, std::move(stored_contacts), channels);
   if (channels.push) {
@@ -360,15 +367,14 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   auto listen = [&] {
     server->start();
     polls_near.start();
-    auto bound = server->local_endpoint();
-    auto at = bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
-                                      : fmt::format("{}:{}", bound.address().to_string(), bound.port());
-    log::info(fmt::format("serving {} room(s) on http://{} (data dir {})", rooms.rooms().size(), at, c.data_dir.string()),
+    log::info(fmt::format("serving {} room(s) on http://{} (data dir {}); links start with {}", rooms.rooms().size(), at,
+                          c.data_dir.string(), api_settings.public_url.origin()),
               {{"rooms", rooms.rooms().size()},
                {"listen", at},
+               {"public_url", api_settings.public_url.origin()},
                {"data_dir", c.data_dir.string()},
                {"io_threads", limits.io_threads}});
-    if (!config_file) print_demo_guide(at, c);
+    if (!config_file) print_demo_guide(api_settings.public_url, c);
   };
   // After a restart the first step is durable before anyone is answered: a lobby whose
   // close passed while the server was down is closed, not joined. (An open room's

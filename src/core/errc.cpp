@@ -89,6 +89,7 @@ std::string_view to_string(errc e) {
     case errc::invalid_resume_link: return "invalid_resume_link";
     case errc::resume_link_revoked: return "resume_link_revoked";
     case errc::resume_links_used_up: return "resume_links_used_up";
+    case errc::cross_site: return "cross_site";
     case errc::internal_error: return "internal_error";
   }
   return "unknown";

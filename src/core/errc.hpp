@@ -94,6 +94,7 @@ enum class errc {
   invalid_resume_link,   // malformed, or its signature does not match
   resume_link_revoked,   // revoked, or replaced by a newer link
   resume_links_used_up,  // the ticket made as many links as one may
+  cross_site,            // a form posted from another site than the server's public address
   internal_error,
 };
 

@@ -16,8 +16,8 @@ constexpr std::chrono::seconds push_ttl{3600};
 
 }  // namespace
 
-notice_senders::notice_senders(net::io_context& ioc, const clock& clock, const journal& rooms)
-    : ioc_(ioc), clock_(clock), rooms_(rooms) {}
+notice_senders::notice_senders(net::io_context& ioc, const clock& clock, const journal& rooms, public_origin at)
+    : ioc_(ioc), clock_(clock), rooms_(rooms), at_(std::move(at)) {}
 
 void notice_senders::use_push(const pass::signing_key& vapid_key, std::string subject, push_reach reach) {
   push_.emplace(ioc_, clock_, vapid_key, std::move(subject), std::move(reach));
@@ -38,7 +38,7 @@ std::string notice_senders::room_name(const std::string& id) const {
 }
 
 net::awaitable<notify::outcome> notice_senders::push(const notify::notice& n) {
-  auto payload = notify::push_payload(n, room_name(n.room));
+  auto payload = notify::push_payload(n, room_name(n.room), at_);
   std::string problem;
   auto o = co_await push_->send(std::get<notify::push_subscription>(n.to), payload, push_ttl, &problem);
   // The endpoint's path identifies the visitor's browser: the log names the room, the push

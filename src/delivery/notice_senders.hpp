@@ -12,6 +12,7 @@
 #include <boost/asio/io_context.hpp>
 #include <foyer/clock.hpp>
 
+#include "core/base/public_origin.hpp"
 #include "core/passes/pass.hpp"
 #include "core/rooms/journal.hpp"
 #include "delivery/notifier.hpp"
@@ -22,7 +23,8 @@ namespace foyer::delivery {
 
 class notice_senders {
  public:
-  notice_senders(net::io_context& ioc, const clock& clock, const journal& rooms);
+  // Pushed notices link the room's page at `at`.
+  notice_senders(net::io_context& ioc, const clock& clock, const journal& rooms, public_origin at);
   notice_senders(const notice_senders&) = delete;
   notice_senders& operator=(const notice_senders&) = delete;
 
@@ -42,6 +44,7 @@ class notice_senders {
   net::io_context& ioc_;
   const clock& clock_;
   const journal& rooms_;
+  public_origin at_;
   std::optional<push_sender> push_;
   std::optional<smtp_sender> email_;
 };

@@ -85,6 +85,7 @@ problem_type type_of(errc e) {
     case errc::invalid_resume_link: return {404, "Invalid resume link"};
     case errc::resume_link_revoked: return {410, "Resume link revoked"};
     case errc::resume_links_used_up: return {409, "Resume links used up"};
+    case errc::cross_site: return {403, "Cross-site request"};
     case errc::internal_error: return {500, "Internal error"};
   }
   return {500, "Internal error"};

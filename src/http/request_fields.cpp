@@ -71,6 +71,15 @@ std::optional<std::string_view> cookie(const request& req, std::string_view name
   return out;
 }
 
+bool from_same_site(const request& req, std::string_view origin) {
+  if (auto site = req.find("Sec-Fetch-Site"); site != req.end()) {
+    auto v = site->value();
+    return v == "same-origin" || v == "same-site" || v == "none";
+  }
+  auto from = req.find(bhttp::field::origin);
+  return from == req.end() || from->value() == origin;
+}
+
 std::optional<std::string_view> bearer(const request& req) {
   auto it = std::find_if(req.begin(), req.end(), [](const auto& f) { return f.name() == bhttp::field::authorization; });
   if (it == req.end()) return std::nullopt;

@@ -55,6 +55,15 @@ route_handler in_room(context& ctx, F f) {
                    [f = std::move(f)](request& req, const peer& who, room& r, route_params&) { return f(req, who, r); });
 }
 
+// A handler of the resume link {token} of the room named by {room}: (links.*f)(req, room, token).
+route_handler with_token(context& ctx, const handlers::resume_links& links,
+                         response (handlers::resume_links::*f)(const request&, const room&, std::string_view) const) {
+  return with_room([&ctx](route_params& p) { return ctx.rooms.find(p["room"]); },
+                   [&links, f](request& req, const peer&, const room& r, route_params& p) {
+                     return (links.*f)(req, r, p["token"]);
+                   });
+}
+
 // A handler of the hold named by {hold} in the room named by {room}: f(req, room, hold).
 // A room removed with seats still answers about its holds for its late grace
 // (journal::find_for_holds).
@@ -110,6 +119,8 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         in_room(c, [this](request& req, const peer&, room& rm) { return resume_.keep(req, rm); }));
   r.add({verb::delete_}, "/api/v1/rooms/{room}/resume-link",
         in_room(c, [this](request& req, const peer&, room& rm) { return resume_.revoke(req, rm); }));
+  r.add({verb::get}, "/api/v1/rooms/{room}/resume/{token}", with_token(c, resume_, &handlers::resume_links::open));
+  r.add({verb::post}, "/api/v1/rooms/{room}/resume/{token}", with_token(c, resume_, &handlers::resume_links::confirm));
   // The queue without JavaScript (handlers/plain_queue.hpp).
   r.add({verb::get}, "/r/{room}/plain",
         at_once([this](const request& req, const route_params& p) { return plain_.form(req, p["room"]); }));
@@ -250,11 +261,7 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::get}, "/", at_once([this](const request& req, auto&) { return pages_.front(req); }));
   r.add({verb::get}, "/r/{room}",
         at_once([this](const request& req, const route_params& p) { return pages_.room_page(req, p["room"]); }));
-  r.add({verb::get}, "/r/{room}/resume/{token}", [this, &c](request& req, const peer&, route_params p) -> task<response> {
-    room* rm = c.rooms.find(p["room"]);
-    if (!rm) co_return unknown_room(req, p["room"]);
-    co_return resume_.open(req, *rm, p["token"]);
-  });
+  r.add({verb::get}, "/r/{room}/resume/{token}", with_token(c, resume_, &handlers::resume_links::forward));
   for (std::string_view page : {"/verify", "/admin", "/welcome"}) {
     r.add({verb::get}, page, at_once([this, file = fmt::format("{}.html", page)](const request& req, auto&) {
             return pages_.file(req, file);

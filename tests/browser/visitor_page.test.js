@@ -99,3 +99,36 @@ test('while admission is held the page promises no time; on a phone the figures 
   await screenshot(page, 'room-phone-held');
   assert.deepEqual(problems, []);
 });
+
+test('while admission is paused the page gives no expected wait and no clock time', async (t) => {
+  const token = 'visitor-page-admin-token-0123';
+  const foyer = new Foyer({ server: { admin_token: token },
+    rooms: [{ id: 'calm', name: 'Calm', rate_per_minute: 1, target_url: '/welcome' }] });
+  t.after(() => foyer.cleanup());
+  await foyer.start();
+  for (let i = 0; i < 3; i++) await joinByApi(foyer, 'calm');
+  const paused = await foyer.request('POST', '/api/v1/admin/rooms/calm/pause', { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(paused.status, 200);
+
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const problems = [];
+  const page = await watchedPage(await browser.newContext({ viewport: { width: 720, height: 640 } }), problems);
+  // Far back, so that the page follows the frontier too, which carries the room's rate.
+  await page.route(/\/api\/v1\/rooms\/calm\/status$/, async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, json: { ...(await response.json()), frontier_above: 0, poll_after_ms: 500 } });
+  });
+  await page.goto(`${foyer.url}/r/calm`);
+  await page.locator('#title', { hasText: 'The queue is paused' }).waitFor({ timeout: 20_000 });
+  const noWait = async () => {
+    assert.equal(await page.locator('#eta').textContent(), 'not known while admission is paused');
+    assert.equal(await page.locator('#eta-time').textContent(), '');
+    assert.match(await page.locator('#announce').textContent(), /Admission is paused: no wait can be given until it resumes\.$/);
+  };
+  await noWait();
+  await page.waitForResponse(/\/api\/v1\/rooms\/calm\/frontier$/);
+  await page.waitForTimeout(300);
+  await noWait();
+  assert.deepEqual(problems, []);
+});

@@ -21,11 +21,11 @@ async function startDemo(dataDir) {
   proc.stderr.on('data', (c) => { output += c; });
   const printed = await until('the demo guide', () =>
     /Console: +(http:\/\/127\.0\.0\.1:\d+)\/admin#token=([0-9a-f]+)\n/.exec(output) &&
-    /export SITE_TOKEN=([0-9a-f]+)\n/.exec(output) &&
+    /\n  export ADMIN=([0-9a-f]+) SITE=([0-9a-f]+)\n/.exec(output) &&
     {
       url: /Console: +(http:\/\/127\.0\.0\.1:\d+)/.exec(output)[1],
       admin: /admin#token=([0-9a-f]+)/.exec(output)[1],
-      site: /SITE_TOKEN=([0-9a-f]+)/.exec(output)[1],
+      site: / SITE=([0-9a-f]+)/.exec(output)[1],
     }, 15000);
   return { proc, output: () => output, ...printed };
 }

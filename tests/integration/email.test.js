@@ -26,10 +26,10 @@ function scratch(t) {
   return dir;
 }
 
-// A config with one room and [notifications.email] as given.
-function config(dir, email) {
+// A config with one room and [notifications.email] as given; `server`: more [server] lines.
+function config(dir, email, server = '') {
   const file = path.join(dir, `foyer-${Math.random().toString(36).slice(2)}.toml`);
-  let text = `[server]\nlisten = "127.0.0.1:8080"\n[[rooms]]\nid = "concert"\nname = ${JSON.stringify(ROOM)}\n` +
+  let text = `[server]\nlisten = "127.0.0.1:8080"\n${server}[[rooms]]\nid = "concert"\nname = ${JSON.stringify(ROOM)}\n` +
     'rate_per_minute = 60\ntarget_url = "/go"\n[notifications.email]\n';
   for (const [k, v] of Object.entries(email)) text += `${k} = ${JSON.stringify(v)}\n`;
   writeFileSync(file, text);
@@ -85,6 +85,20 @@ test('a notice goes through STARTTLS and AUTH PLAIN, and reads back as sent: hea
   assert.ok(body.split('\n').includes(LINK), body);
   // Sent as 7-bit text: the UTF-8 travels encoded.
   assert.ok([...m.raw].every((b) => b < 0x80));
+});
+
+test('without --link the notice links to the room at [server] public_url, else at the listen address', async (t) => {
+  const dir = scratch(t);
+  const r = await relay(t, dir, []);
+  const email = { host: '127.0.0.1', port: r.port, from: 'rooms@shop.example.com', starttls: false };
+  for (const [server, link] of [['public_url = "https://queue.example.com:8443"\n', 'https://queue.example.com:8443/r/concert'],
+    ['', 'http://127.0.0.1:8080/r/concert']]) {
+    const before = r.messages().length;
+    const result = await runFoyer(['notify', 'test-email', '--config', config(dir, email, server), '--to', TO]);
+    assert.equal(result.code, 0, result.stderr);
+    const m = r.messages()[before];
+    assert.ok(m.message.body.replace(/\r\n/g, '\n').split('\n').includes(link), m.message.body);
+  }
 });
 
 test('AUTH LOGIN where the relay offers no PLAIN; the turn notice', async (t) => {

@@ -265,3 +265,36 @@ test('a waitlist: the third visitor waits in line, and holds the seat the first 
     await f.cleanup();
   }
 });
+
+test('the room says how many seats are promised to admitted visitors beside those available', async () => {
+  const f = new Foyer({
+    server: { admin_token: ADMIN },
+    rooms: [{ id: 'hall', rate_per_minute: 6000, target_url: '/welcome', inventory: { total: 3 } }],
+  });
+  try {
+    await f.start();
+    const tickets = [];
+    for (let i = 0; i < 5; i++) tickets.push((await f.join('hall')).json.ticket);
+    // Three admitted, one seat each still theirs to hold: no seat is free for the fourth.
+    const info = await until('admission held by the seats', async () => {
+      const r = (await f.request('GET', '/api/v1/rooms/hall')).json;
+      return r.rate_reason === 'held_by_seats' ? r : null;
+    });
+    assert.equal(info.served, 3);
+    assert.equal(info.inventory.available, 3);
+    assert.equal(info.inventory.promised, 3);
+    const adminView = (await f.request('GET', '/api/v1/admin/rooms/hall', { headers: { authorization: `Bearer ${ADMIN}` } })).json;
+    assert.equal(adminView.inventory.promised, 3);
+    // One of them holds two seats: two are taken, and that visitor is owed none any more.
+    const { pass } = await until('a pass', async () => (await f.status(tickets[0], 'hall')).json.pass && (await f.status(tickets[0], 'hall')).json);
+    const hold = await f.request('POST', '/api/v1/rooms/hall/holds',
+      { body: { seats: 2 }, headers: { authorization: `Bearer ${pass}`, 'idempotency-key': 'h' } });
+    assert.equal(hold.status, 201, hold.text);
+    const afterRoom = (await f.request('GET', '/api/v1/rooms/hall')).json;
+    assert.equal(afterRoom.inventory.available, 1);
+    // Each admitted visitor but the one who holds is still owed a seat.
+    assert.equal(afterRoom.inventory.promised, afterRoom.served - 1);
+  } finally {
+    await f.cleanup();
+  }
+});

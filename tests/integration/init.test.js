@@ -3,6 +3,7 @@
 // visitor into the guarded path and no one else; the tokens and the issuer work.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,16 @@ import path from 'node:path';
 import { initSale } from '../lib/first-hour.js';
 import { call, runFoyer as run, until } from '../lib/foyer.js';
 import { solveSync } from '../../web/js/pow.js';
+
+// The status of a GET to `url` sent from the local address `from`.
+function statusFrom(from, url) {
+  return new Promise((resolve, reject) => {
+    http.get(url, { localAddress: from }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    }).on('error', reject);
+  });
+}
 
 test('without a terminal, init names every missing flag and writes nothing', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'foyer-init-'));
@@ -49,6 +60,13 @@ test('init, then serve, nginx and the guard as it says: a visitor goes from the 
     assert.equal(ledger.uri, `${queueUrl}/api/v1/ledger`);
     assert.equal((await call(ledger.uri)).json.vkey, ledger.vkey);
     assert.equal((await call(`${queueUrl}/api/v1/admin/rooms`, 'GET', { bearer: admin })).status, 200);
+    assert.equal((await call(`${queueUrl}/api/v1/admin/rooms`, 'GET')).status, 401);
+    // /metrics through nginx: to this machine's 127.0.0.1 only. A client from 127.0.0.2 stands
+    // in for any other address: nginx refuses it before Foyer hears of it.
+    assert.equal((await call(`${queueUrl}/metrics`, 'GET')).status, 200);
+    assert.equal(await statusFrom('127.0.0.2', `${queueUrl}/metrics`), 403);
+    assert.equal(await statusFrom('127.0.0.2', `${queueUrl}/healthz`), 200);
+    assert.match(readFileSync(path.join(dir, 'foyer-nginx.conf'), 'utf8'), /# \/metrics is served to this machine only/);
 
     // Without a pass the shop's sale sends the visitor to the waiting room.
     const turnedAway = await call(shopUrl, 'GET');
@@ -60,6 +78,9 @@ test('init, then serve, nginx and the guard as it says: a visitor goes from the 
     const challenge = await call(`${queueUrl}/api/v1/rooms/spring-sale/challenge`, 'POST');
     const joined = await call(`${queueUrl}/api/v1/rooms/spring-sale/join`, 'POST', { body: solveSync(challenge.json.challenge) });
     assert.equal(joined.status, 201, joined.text);
+    // Links come from public_url, which init wrote: nginx's Host $host drops the port, they keep it.
+    const link = await call(`${queueUrl}/api/v1/rooms/spring-sale/resume-link`, 'POST', { bearer: joined.json.ticket });
+    assert.equal(link.json.url, `${queueUrl}${link.json.path}`);
     const admitted = await until('admission', async () => {
       const st = (await call(`${queueUrl}/api/v1/rooms/spring-sale/status`, 'GET', { bearer: joined.json.ticket })).json;
       return st.state === 'admitted' && st.pass ? st : null;

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Foyer, call, until } from '../lib/foyer.js';
+import { solveSync } from '../../web/js/pow.js';
 
 const admin = 'lanes-admin-token-0123456789';
 const config = {
@@ -144,6 +145,26 @@ test('uploaded digests, a code for another lane only, and refused codes rate-lim
     assert.equal(Number(limited.headers.get('retry-after')), wait);
     // Joins without a code are not limited.
     assert.equal((await f.join('sale')).status, 201);
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('a refused code is refused before its proof is checked, and spends no challenge (as the README says)', async () => {
+  const f = new Foyer({ ...config, proof_of_work: { base_bits: 8 } });
+  try {
+    await f.start();
+    const [code] = (await generate(f, 'members-2', 1)).generated;
+    const challenge = (await f.request('POST', '/api/v1/rooms/sale/challenge')).json.challenge;
+    const proof = { challenge, nonce: solveSync(challenge).nonce };
+    // A wrong code with a bad proof: the code is what is refused.
+    const bad = await f.join('sale', { challenge, nonce: '0'.repeat(proof.nonce.length), code: 'AAAA-AAAA-AAAA-AAAA' });
+    assert.equal(bad.json.error, 'invalid_code');
+    // With the solved proof: refused for the code, and the proof is still good for the right one.
+    assert.equal((await f.join('sale', { ...proof, code: 'AAAA-AAAA-AAAA-AAAA' })).json.error, 'invalid_code');
+    const joined = await f.join('sale', { ...proof, code });
+    assert.equal(joined.status, 201, joined.text);
+    assert.equal(joined.json.lane, 'members');
   } finally {
     await f.cleanup();
   }

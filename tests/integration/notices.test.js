@@ -68,7 +68,7 @@ test('a visitor who closed the tab gets "it\'s your turn" by push and by email, 
   assert.equal(pushed.room, 'hall');
   assert.equal(pushed.title, "It's your turn");
   assert.match(pushed.body, /^Concert hall: it's your turn/);
-  assert.equal(pushed.url, '/r/hall');
+  assert.equal(pushed.url, `${f.url}/r/hall`);
   assert.ok(service.received.every((m) => m.error === undefined), JSON.stringify(service.received.map((m) => m.error)));
   assert.equal(service.received[0].vapid.claims.sub, 'mailto:ops@example.com');
   // Signed by the key the page subscribes with.
@@ -82,7 +82,9 @@ test('a visitor who closed the tab gets "it\'s your turn" by push and by email, 
   assert.ok(link, turn.message.body);
 
   // The link opened on another device: the same ticket, admitted, and a pass.
-  const opened = await fetch(link, { redirect: 'manual' });
+  const forwarded = await fetch(link, { redirect: 'manual' });
+  assert.equal(forwarded.status, 303);
+  const opened = await fetch(f.url + forwarded.headers.get('location'), { redirect: 'manual' });
   assert.equal(opened.status, 303);
   const cookie = /foyer_ticket=([^;]+)/.exec(opened.headers.get('set-cookie'))?.[1];
   assert.ok(cookie);

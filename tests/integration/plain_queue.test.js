@@ -85,9 +85,13 @@ test('a no_script lane: form, join, cookie, refreshing page, its share of the ra
     assert.match(waiting.text, /<meta http-equiv="refresh" content="\d+">/);
     assert.match(waiting.text, /<dd id="ahead">0<\/dd>/);
     assert.match(waiting.text, /paused/);
+    // Paused, nobody knows when the queue moves again: no wait is shown, nor made up.
+    assert.doesNotMatch(waiting.text, /Your wait|about \d+ min/);
     // The same ticket as the JavaScript page's: its status poll reads the cookie.
     const st = await call(`${f.url}/api/v1/rooms/sale/status`, 'GET', { cookie: first.cookie });
     assert.equal(st.json.lane, 'plain');
+    assert.equal(st.json.state, 'paused');
+    assert.equal(st.json.eta_seconds, null);
     assert.equal(st.json.place, 0);
 
     // Five a minute from one network; the sixth is refused, as a page and as a problem.

@@ -9,6 +9,9 @@
 // environment. Then:
 // - `localhost:8080` and `127.0.0.1:8080` are that server (a fresh port when the block starts
 //   its own `foyer serve`), and any other `:80NN` port on loopback is a fresh one;
+// - setup=demo runs the block against the demo the README's first command starts (`foyer
+//   serve` with no config file: fresh tokens, proof of work on) instead, on a fresh port, and
+//   starts it with the `export ...` line the demo printed, pasted as a reader would;
 // - `/etc/foyer/` is the block's own `etc/foyer/` (setup=jwks puts the server's keys there),
 //   and the waiting room a guard's `--foyer URL` names is that server;
 // - `foyer serve` and `foyer guard` stay in the foreground for a reader; here they start in
@@ -178,8 +181,26 @@ async function demoPass(server) {
   return until('a pass', async () => (await server.status(ticket, 'demo')).json.pass);
 }
 
-// What a block needs that a reader would have at that point.
+// The demo of the README's first command, once for the run: { proc, port, paste }, `paste`
+// being the export line it printed for the README's examples.
+let demo = null;
+async function startDemo(root) {
+  if (demo) return demo;
+  const proc = spawnOwned(foyerBin, ['serve', '--listen', '127.0.0.1:0'], { cwd: mkdtempSync(path.join(root, 'demo-')),
+    stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout.on('data', (c) => { output += c; });
+  proc.stderr.on('data', (c) => { output += c; });
+  const printed = await until('the demo guide',
+    () => /Console: +http:\/\/127\.0\.0\.1:(\d+)\/admin[^\n]*\n[\s\S]*?\n {2}(export ADMIN=[0-9a-f]+ SITE=[0-9a-f]+)\n/.exec(output), 15000);
+  demo = { proc, port: Number(printed[1]), paste: printed[2] };
+  return demo;
+}
+
+// What a block needs that a reader would have at that point; a setup may name the server
+// the block runs against and what the reader pasted first: { port, paste }.
 const setups = {
+  demo: (server, cwd, root) => startDemo(root),
   // The running server's data dir, where `foyer serve` keeps it: ./foyer-data.
   'server-data': (server, cwd) => symlinkSync(server.dataDir, path.join(cwd, 'foyer-data')),
   // A copy of the keys where the shop's machine keeps them.
@@ -277,9 +298,9 @@ test('every marked command of the README does what the README says', async (t) =
     for (const block of shellBlocks.filter((b) => b.mark)) {
       await t.test(`README.md:${block.line}: ${block.body.split('\n')[0]}`, async () => {
         if (!block.mark.continues || !cwd) cwd = mkdtempSync(path.join(root, 'block-'));
-        if (block.mark.setup) await setups[block.mark.setup](server, cwd);
-        const { script, port } = await rewrite(block.body, server.port);
-        const run = await runBash(`source ${JSON.stringify(prelude)}\n${script}\n`, {
+        const given = block.mark.setup ? await setups[block.mark.setup](server, cwd, root) : null;
+        const { script, port } = await rewrite(block.body, given?.port ?? server.port);
+        const run = await runBash(`source ${JSON.stringify(prelude)}\n${given?.paste ?? ''}\n${script}\n`, {
           cwd,
           env: { ...env, README_PORT: String(port), README_LOG: path.join(root, `servers-${block.line}.log`) },
         });
@@ -295,6 +316,7 @@ test('every marked command of the README does what the README says', async (t) =
       });
     }
   } finally {
+    demo?.proc.kill('SIGKILL');
     await server.cleanup();
     rmSync(root, { recursive: true, force: true });
   }

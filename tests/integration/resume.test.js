@@ -30,8 +30,14 @@ test('a resume link restores the same ticket and place, once, durably, until it 
     // The link holds no personal data: nothing but the ticket and a random id.
     assert.ok(!made.json.path.includes(second.visitor_id));
 
-    // Opened in another browser: the ticket as its cookie, and the waiting page.
-    const opened = await call(f.url + made.json.path, 'GET');
+    // Opened in another browser: on to the room's API path, where a browser shows the ticket
+    // cookie it may hold; holding none, the ticket as its cookie, and the waiting page.
+    const forwarded = await call(f.url + made.json.path, 'GET');
+    assert.equal(forwarded.status, 303);
+    assert.equal(forwarded.headers.get('location'), made.json.path.replace('/r/shop/', '/api/v1/rooms/shop/'));
+    assert.equal(forwarded.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(cookieOf(forwarded), undefined);
+    const opened = await call(f.url + forwarded.headers.get('location'), 'GET');
     assert.equal(opened.status, 303);
     assert.equal(opened.headers.get('location'), '/r/shop?resumed=1');
     assert.equal(opened.headers.get('referrer-policy'), 'no-referrer');

@@ -150,3 +150,20 @@ test('an opening in the past is refused at start and on reload unless the file m
     await f.cleanup();
   }
 });
+
+test('a reload after a console change says which live changes stand, not that the rooms are as the file declares', async () => {
+  const token = 'rooms-file-admin-token-0123';
+  const config = { server: { admin_token: token }, rooms: [demo] };
+  const f = new Foyer(config);
+  try {
+    await f.start();
+    const patched = await f.request('PATCH', '/api/v1/admin/rooms/demo',
+      { body: { rate_per_minute: 120 }, headers: { authorization: `Bearer ${token}` } });
+    assert.equal(patched.status, 200, patched.text);
+    const out = await f.reload(config, /reload: room 'demo': the live change to rate_per_minute stands/);
+    assert.doesNotMatch(out, /as the file declares them/);
+    assert.equal((await f.request('GET', '/api/v1/rooms/demo')).json.rate_per_minute, 120);
+  } finally {
+    await f.cleanup();
+  }
+});

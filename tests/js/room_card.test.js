@@ -14,12 +14,12 @@ const lobby = {
 };
 const seated = {
   ...fifo, id: 'theatre', stock_remaining: 40,
-  inventory: { total: 100, available: 60, held: 30, confirmed: 10, frozen: false },
+  inventory: { total: 100, available: 60, promised: 5, held: 30, confirmed: 10, frozen: false },
 };
 const TILES = [
   'joined', 'served', 'waiting', 'lobby_size', 'draw_at', 'rate_per_minute', 'rate_reason', 'active', 'claimed',
-  'no_shows', 'stock_remaining', 'inventory.total', 'inventory.available', 'inventory.held', 'inventory.confirmed',
-  'seats_check',
+  'no_shows', 'stock_remaining', 'inventory.total', 'inventory.available', 'inventory.promised', 'inventory.held',
+  'inventory.confirmed', 'seats_check',
 ];
 const shown = (room) => TILES.filter((tile) => tileApplies(tile, room));
 
@@ -29,7 +29,8 @@ test('a card shows only the tiles that apply to its room', () => {
   assert.deepEqual(shown({ ...lobby, state: 'open' }),
     ['joined', 'served', 'waiting', 'lobby_size', 'rate_per_minute', 'rate_reason', 'active', 'claimed', 'no_shows']);
   assert.deepEqual(shown(seated).slice(8), [
-    'stock_remaining', 'inventory.total', 'inventory.available', 'inventory.held', 'inventory.confirmed', 'seats_check',
+    'stock_remaining', 'inventory.total', 'inventory.available', 'inventory.promised', 'inventory.held',
+    'inventory.confirmed', 'seats_check',
   ]);
   assert.equal(tileApplies('no_such_tile', fifo), false);
 });

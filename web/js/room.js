@@ -394,9 +394,9 @@ function renderQueue(st, entry) {
   setText('place', queueNumber(st.place));
   setText('ahead', formatNumber(st.position));
   const now = Date.now();
-  // No expected wait while admission is held (seats or passes all taken): none is made up.
-  const held = st.eta_seconds == null;
-  const duration = formatDuration(st.eta_seconds);
+  // No expected wait while admission is paused or held (seats or passes all taken): none is made up.
+  const held = paused || st.eta_seconds == null;
+  const duration = paused ? s.pausedWait : formatDuration(st.eta_seconds);
   setText('eta', duration);
   setText('eta-time', held ? '' : s.around(formatTime(now + st.eta_seconds * 1000, now)));
   $('queue-bar').value = progressFraction(entry.firstPosition, st.position);
@@ -406,7 +406,8 @@ function renderQueue(st, entry) {
     setText('odds', formatOdds(st.stock_left, buyersAhead));
     sections.push('odds');
   }
-  const where = (held ? s.announceHeld : s.announceWaiting)(formatNumber(st.position), st.position, duration);
+  const say = paused ? s.announcePaused : held ? s.announceHeld : s.announceWaiting;
+  const where = say(formatNumber(st.position), st.position, duration);
   const announced = screen(paused ? s.pausedTitle : s.waitingTitle, paused ? s.pausedLead : s.waitingLead, sections,
     drawn ? `${drawn}. ${where}` : where);
   if (!announced && Date.now() - lastAnnounceAt >= ANNOUNCE_INTERVAL_MS) announce(where);
@@ -500,7 +501,7 @@ async function watchFrontier(room, entry, st) {
       state: state === 'paused' ? 'paused' : 'waiting',
       served,
       position,
-      eta_seconds: held ? null : Math.ceil(((position + 1) * 60) / Math.max(1, rate)),
+      eta_seconds: held || state === 'paused' ? null : Math.ceil(((position + 1) * 60) / Math.max(1, rate)),
     };
     render(view, entry, room);
     // A reopening brings everyone back at once: spread the first requests after it.

@@ -22,6 +22,7 @@ const TILE_RULES = {
   stock_remaining: (room) => room.stock_remaining != null,
   'inventory.total': withSeats,
   'inventory.available': withSeats,
+  'inventory.promised': withSeats,
   'inventory.held': withSeats,
   'inventory.confirmed': withSeats,
   seats_check: withSeats,

@@ -71,6 +71,8 @@ export const strings = {
   around: (time) => `around ${time}`,
   announceWaiting: (ahead, count, duration) =>
     `${ahead} ${plural(count, 'person', 'people')} ahead of you. Expected wait ${duration}.`,
+  announcePaused: (ahead, count) =>
+    `${ahead} ${plural(count, 'person', 'people')} ahead of you. Admission is paused: no wait can be given until it resumes.`,
   announceHeld: (ahead, count) =>
     `${ahead} ${plural(count, 'person', 'people')} ahead of you. Admission is held: waiting for places to free up.`,
   lobbyNumber: (index) => `Lobby entry ${index}. Your receipt is kept on this device.`,
@@ -130,6 +132,7 @@ export const strings = {
   // Durations and odds
   lessThanMinute: 'less than a minute',
   heldWait: 'waiting for places to free up',
+  pausedWait: 'not known while admission is paused',
   minutes: (n, count) => `about ${n} ${plural(count, 'minute', 'minutes')}`,
   hours: (n, count) => `about ${n} ${plural(count, 'hour', 'hours')}`,
   hoursMinutes: (h, m) => `about ${h} h ${m} min`,
@@ -389,6 +392,7 @@ export const strings = {
   colStock: 'Stock left',
   colSeatsTotal: 'Seats',
   colSeatsAvailable: 'Seats available',
+  colSeatsPromised: 'Seats promised to admitted visitors',
   colSeatsHeld: 'Seats held',
   colSeatsConfirmed: 'Seats confirmed',
   colSeatsCheck: 'Seat check',

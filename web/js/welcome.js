@@ -58,7 +58,7 @@ function seatsPanel(room, token) {
     if (held) {
       setText('hold-state', s.holdHeld(hold.seats));
       setText('hold-confirm', [
-        `curl -X POST -H "Authorization: Bearer $SITE_TOKEN" -H "Idempotency-Key: pay-${hold.hold_id}" \\`,
+        `curl -X POST -H "Authorization: Bearer $SITE" -H "Idempotency-Key: pay-${hold.hold_id}" \\`,
         `  ${location.origin}${roomPath(room, `/holds/${hold.hold_id}/confirm`)}`,
       ].join('\n'));
       startClock(Date.parse(hold.expires_at));

@@ -178,7 +178,7 @@ class authority {
 };
 
 // Finds the first passing nonce of every puzzle by counting up from 0 and returns
-// the proof string. For tests and the load generator. Throws std::invalid_argument
+// the proof string. For tests, the load generator and `foyer solve`. Throws std::invalid_argument
 // on a malformed token.
 std::string solve(std::string_view token);
 

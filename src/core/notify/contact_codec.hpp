@@ -31,7 +31,7 @@ struct contact_record {
   bool operator==(const contact_record&) const = default;
 };
 
-// A mailed resume link holds the request's Host, at most the server's 8 KiB header limit.
+// A mailed resume link: the public address and the link's path, well under 8 KiB.
 inline constexpr std::size_t max_contact_link_bytes = 8 * 1024;
 
 std::string encode_contact_key(std::string_view room, const id16& visitor);

@@ -6,7 +6,7 @@
 
 namespace foyer::notify {
 
-std::string push_payload(const notice& n, std::string_view room_name) {
+std::string push_payload(const notice& n, std::string_view room_name, const public_origin& at) {
   json_object body;
   body.str("kind", to_string(n.kind)).str("room", n.room);
   if (n.kind == notice_kind::soon) {
@@ -16,7 +16,7 @@ std::string push_payload(const notice& n, std::string_view room_name) {
   } else {
     body.str("title", "It's your turn").str("body", fmt::format("{}: it's your turn. Open the page to go through.", room_name));
   }
-  return body.str("url", fmt::format("/r/{}", n.room)).done();
+  return body.str("url", at.link(fmt::format("/r/{}", n.room))).done();
 }
 
 }  // namespace foyer::notify

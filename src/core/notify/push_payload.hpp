@@ -7,12 +7,13 @@
 #include <string>
 #include <string_view>
 
+#include "core/base/public_origin.hpp"
 #include "core/notify/contact_book.hpp"
 
 namespace foyer::notify {
 
 // {"kind", "room", "title", "body", "url", "minutes" (of a soon notice)}; `room_name` as the
-// room's page shows it.
-std::string push_payload(const notice& n, std::string_view room_name);
+// room's page shows it, `url` the room's page at the server's public address.
+std::string push_payload(const notice& n, std::string_view room_name, const public_origin& at);
 
 }  // namespace foyer::notify

@@ -40,6 +40,7 @@ std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
     }
     // A log from before settings were recorded takes the file whole, as it always did.
     room_config next = r->configured() ? apply_changes(r->config(), r->declared(), d) : d;
+    if (auto live = changed_settings(d, next); !live.empty()) plan.kept.push_back({next, d, std::move(live)});
     if (next == r->config() && r->declared() == d && r->configured()) continue;
     if (auto p = refused_opening(r->config().opens_at_ms, next)) return *p;
     if (rooms.configuring(d.id)) {
@@ -93,6 +94,11 @@ std::vector<std::string> describe(const reconcile_plan& plan) {
                                                   : fmt::format("{}", fmt::join(c.changed, ", "))));
   }
   for (const auto& id : plan.remove) lines.push_back(fmt::format("removed room '{}' (no longer in the file)", id));
+  for (const auto& k : plan.kept) {
+    lines.push_back(fmt::format("room '{}': the live change to {} stands (made through the admin API or the console; "
+                                "the file's value applies once it changes in the file)",
+                                k.config.id, fmt::join(k.changed, ", ")));
+  }
   return lines;
 }
 

@@ -31,7 +31,12 @@ struct reconcile_plan {
   std::vector<room_config> create;
   std::vector<room_change> change;
   std::vector<std::string> remove;
+  // Live changes (the admin API's, the console's) that stand, in rooms the file declares:
+  // `config` is the room as it is, `changed` the settings where it differs from `declared`.
+  // Nothing to write: the file did not change those settings since it was last applied.
+  std::vector<room_change> kept;
 
+  // Nothing to write (kept changes aside).
   bool empty() const { return create.empty() && change.empty() && remove.empty(); }
 };
 
@@ -47,7 +52,9 @@ std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
 std::vector<event> reconcile_events(const reconcile_plan& plan, std::int64_t now_ms,
                                     const std::function<digest()>& seed);
 
-// One line per change, for the log: "created room 'a'", "room 'b': rate_per_minute, name".
+// One line per change, for the log: "created room 'a'", "room 'b': changed rate_per_minute, name",
+// and per room with live changes that stand: "room 'c': the live change to rate_per_minute
+// stands (...)".
 std::vector<std::string> describe(const reconcile_plan& plan);
 
 }  // namespace foyer

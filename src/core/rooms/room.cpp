@@ -414,6 +414,13 @@ std::optional<std::uint64_t> room::seats_cap(std::int64_t now_ms) const {
   return lanes_.freed(now_ms) + open_seats;
 }
 
+std::optional<std::uint64_t> room::seats_promised(std::int64_t now_ms) const {
+  if (!seats_.enabled()) return std::nullopt;
+  auto admitted = served(now_ms);
+  auto freed = lanes_.freed(now_ms);
+  return admitted > freed ? admitted - freed : 0;
+}
+
 std::optional<std::uint64_t> room::admission_cap(std::int64_t now_ms) const {
   auto active = max_active_cap(now_ms);
   auto seats = seats_cap(now_ms);

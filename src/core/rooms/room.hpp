@@ -161,6 +161,10 @@ class room {
   // While admission waits for places to free up ("held_by_seats", "held_by_max_active"):
   // then nobody knows when the queue moves again.
   std::optional<std::string_view> held_at(std::int64_t now_ms) const;
+  // The seats promised to admitted visitors at `now`: each admitted visitor whose slot is
+  // not free (no hold yet, no pass ended) may still hold one, and seats_cap keeps one
+  // for each. None in a room without seats.
+  std::optional<std::uint64_t> seats_promised(std::int64_t now_ms) const;
 
   // Passes: claimed by a status answer, live until they expire or the site reports
   // them done. An admitted visitor who does not claim within the window has lapsed.

@@ -80,6 +80,9 @@ visitor_status status_at(const lane_front& f, std::optional<std::uint64_t> place
     s.held = f.held;
     if (s.held) s.eta_seconds.reset();
   }
+  // A paused room has no end to its pause that it knows of, a stopped one admits nobody more:
+  // no wait is made up.
+  if (s.state != "waiting") s.eta_seconds.reset();
   return s;
 }
 

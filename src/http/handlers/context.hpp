@@ -20,6 +20,7 @@
 #include <foyer/store.hpp>
 #include <simdjson.h>
 
+#include "core/base/public_origin.hpp"
 #include "core/lanes/site_keys.hpp"
 #include "core/fairness/ledger_publisher.hpp"
 #include "core/rooms/join_desk.hpp"
@@ -40,6 +41,10 @@ namespace foyer::http {
 
 struct api_settings {
   std::string issuer = "foyer";  // Default: "foyer"; the `iss` of every pass
+  // Where visitors reach this server: every link it makes starts here, and a form posted
+  // from another origin is refused. Set at start from [server] public_url, or from the
+  // address the server listens on.
+  public_origin public_url;
   std::string admin_token;       // Default: empty, the admin API is off
   // The site's own calls (stock, passes done, signals). Default: empty, they are off
   // (the admin token still works for them).

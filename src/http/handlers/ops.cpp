@@ -1,7 +1,6 @@
 #include "http/handlers/ops.hpp"
 
 #include <boost/beast/http/field.hpp>
-#include <fmt/core.h>
 
 #include "core/base/json.hpp"
 #include "http/problem.hpp"
@@ -19,11 +18,8 @@ response jwks(const context& ctx, const request& req) {
 response discovery(const context& ctx, const request& req) {
   constexpr std::string_view jwks_path = "/.well-known/jwks.json";
   constexpr std::string_view ledger_path = "/api/v1/ledger";
-  // An issuer that is a URL is where Foyer is reached: the keys and the ledger are named
-  // absolutely there. Another issuer (the default "foyer") leaves them relative to this document.
-  std::string_view issuer = ctx.settings.issuer;
-  bool is_url = issuer.starts_with("https://") || issuer.starts_with("http://");
-  while (is_url && issuer.ends_with('/')) issuer.remove_suffix(1);
+  // The keys and the ledger are named at the server's public address, never at the Host
+  // the request named.
   std::string rooms = "[";
   for (const auto& [id, r] : ctx.rooms.rooms()) {
     if (rooms.size() > 1) rooms += ',';
@@ -32,10 +28,10 @@ response discovery(const context& ctx, const request& req) {
   rooms += ']';
   auto body = json_object()
                   .str("issuer", ctx.settings.issuer)
-                  .str("jwks_uri", is_url ? fmt::format("{}{}", issuer, jwks_path) : std::string(jwks_path))
+                  .str("jwks_uri", ctx.settings.public_url.link(jwks_path))
                   .raw("rooms", rooms)
                   .raw("ledger", json_object()
-                                     .str("uri", is_url ? fmt::format("{}{}", issuer, ledger_path) : std::string(ledger_path))
+                                     .str("uri", ctx.settings.public_url.link(ledger_path))
                                      .str("origin", ctx.ledger.origin())
                                      .str("vkey", ctx.ledger.vkey())
                                      .done())

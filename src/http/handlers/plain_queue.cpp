@@ -10,6 +10,7 @@
 #include "core/rooms/no_script.hpp"
 #include "core/rooms/status.hpp"
 #include "http/handlers/desk_runner.hpp"
+#include "http/handlers/html_page.hpp"
 #include "http/problem.hpp"
 #include "http/request_fields.hpp"
 #include "http/static_files.hpp"
@@ -28,35 +29,13 @@ bool wants_html(const request& req) {
 std::string wait_path(std::string_view room_id) { return fmt::format("/api/v1/rooms/{}/plain", room_id); }
 std::string form_path(std::string_view room_id) { return fmt::format("/r/{}/plain", room_id); }
 
-// A whole page in the site's look; `main` is HTML whose every value was escaped. With
-// `refresh_s` the browser loads it again after that many seconds: the page's only motion.
-response page(const request& req, bhttp::status status, std::string_view room_name, std::string_view title,
-              std::string_view main, std::optional<std::uint32_t> refresh_s = std::nullopt) {
-  std::string refresh = refresh_s ? fmt::format("<meta http-equiv=\"refresh\" content=\"{}\">\n", *refresh_s) : "";
-  response res(status, req.version());
-  res.body() = fmt::format(
-      "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<meta name=\"referrer\" content=\"no-referrer\">\n{}<title>{}</title>\n"
-      "<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\">\n"
-      "<link rel=\"stylesheet\" href=\"/css/site.css\">\n</head>\n<body>\n"
-      "<header class=\"brand\"><span class=\"brand-name\">{}</span></header>\n"
-      "<main id=\"main\" class=\"card\">\n<h1>{}</h1>\n{}</main>\n"
-      "<footer class=\"footer\"><span>Waiting room by Foyer</span></footer>\n</body>\n</html>\n",
-      refresh, html_escape(title), html_escape(room_name), html_escape(title), main);
-  res.set(bhttp::field::content_type, "text/html; charset=utf-8");
-  res.set(bhttp::field::cache_control, "no-store");
-  add_security_headers(res);
-  return res;
-}
-
 // A refusal as a page for a browser, with a link `back`; else as a problem.
 response refused_page(const request& req, const desk_refusal& why, std::string_view back) {
   auto res = refused(req, why);
   if (!wants_html(req)) return res;
   auto main = fmt::format("<p class=\"lead\">{}</p>\n<p><a class=\"button\" href=\"{}\">Back to the queue</a></p>\n",
                           html_escape(why.detail), html_escape(back));
-  auto out = page(req, res.result(), "", type_of(why.code).title, main);
+  auto out = html_page(req, res.result(), "", type_of(why.code).title, main);
   if (why.retry_after_s) out.set(bhttp::field::retry_after, std::to_string(*why.retry_after_s));
   return out;
 }
@@ -107,11 +86,17 @@ response plain_queue::form(const request& req, std::string_view room_id) const {
         html_escape(lane->name), share_text(*lane), join_desk::no_script_joins_per_minute, wait_path(c.id));
   }
   main += fmt::format("<p class=\"small\"><a href=\"/r/{}\">The waiting room with JavaScript</a></p>\n", c.id);
-  return page(req, bhttp::status::ok, c.name, c.name, main);
+  return html_page(req, bhttp::status::ok, c.name, c.name, main);
 }
 
 task<response> plain_queue::join(const request& req, const room& r, const peer& who) {
   if (!no_script_lane(r.config().lanes)) co_return refused_page(req, errc::not_found, not_here);
+  // Another site's form would join this browser and replace the place it holds.
+  if (!from_same_site(req, ctx_.settings.public_url.origin())) {
+    co_return refused_page(req, errc::cross_site,
+                           "This form was sent from another site: nothing was changed. Join from the queue's own page.",
+                           form_path(r.config().id));
+  }
   if (ctx_.overload.refuses_join()) {
     co_return refused_page(req, errc::overloaded, "Many visitors at once: no new visitors for now; try again later.");
   }
@@ -185,7 +170,7 @@ response plain_queue::wait(const request& req, const room& r) {
     if (st.state == "paused") main += "<p class=\"notice\">Admission is paused for now; your place is kept.</p>\n";
     if (st.held) main += "<p class=\"notice\">Admission waits for the site to have room; your place is kept.</p>\n";
   }
-  auto res = page(req, bhttp::status::ok, c.name, title, main, refresh);
+  auto res = html_page(req, bhttp::status::ok, c.name, title, main, refresh);
   if (reissued) visitors_.set_ticket_cookie(res, c.id, *reissued);
   return res;
 }

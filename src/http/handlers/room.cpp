@@ -110,6 +110,7 @@ void add_admission(json_object& body, const room& r, std::int64_t now_ms) {
     body.raw("inventory", json_object()
                               .num("total", seats.total())
                               .num("available", seats.available())
+                              .num("promised", *r.seats_promised(now_ms))
                               .num("held", seats.held())
                               .num("confirmed", seats.confirmed())
                               .boolean("frozen", seats.frozen())

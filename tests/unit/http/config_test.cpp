@@ -155,3 +155,18 @@ TEST_CASE("[cluster] reaches etcd over TLS and as an etcd user when asked") {
   refused(tls + "etcd_user = \"u\"\netcd_password_file = \"/nonexistent/pw\"\n",
           "config: cluster.etcd_password_file: cannot read /nonexistent/pw");
 }
+
+TEST_CASE("[server] public_url is an http(s) origin; without it, an issuer that is one, else none") {
+  auto c = app::parse_config("[server]\npublic_url = \"https://Queue.example.com:8443/\"\n", "t.toml");
+  REQUIRE(c.public_url);
+  CHECK(c.public_url->origin() == "https://queue.example.com:8443");
+  for (const char* bad : {"queue.example.com", "https://queue.example.com/r/demo", "https://queue.example.com/?x=1"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(app::parse_config(fmt::format("[server]\npublic_url = \"{}\"\n", bad), "t.toml"),
+                      Catch::Contains("config: server.public_url: must be the http:// or https:// origin"));
+  }
+  CHECK(app::parse_config("[server]\nissuer = \"https://queue.example.com\"\n", "t.toml").public_url->origin() ==
+        "https://queue.example.com");
+  CHECK_FALSE(app::parse_config("[server]\nissuer = \"foyer\"\n", "t.toml").public_url);
+  CHECK_FALSE(app::embedded_demo_config().public_url);
+}

@@ -43,6 +43,8 @@ TEST_CASE("init's config is one room in front of the shop, with the tokens and t
   auto c = app::parse_config(out.config_toml, "foyer.toml");
   CHECK(c.api.issuer == "https://queue.example.com");
   CHECK(out.issuer == c.api.issuer);
+  REQUIRE(c.public_url);
+  CHECK(c.public_url->origin() == "https://queue.example.com");
   CHECK(c.api.admin_token == secrets.admin_token);
   CHECK(c.api.site_token == secrets.site_token);
   CHECK(c.api.account_hint_secret == secrets.account_hint_secret);
@@ -83,6 +85,7 @@ TEST_CASE("init's nginx file and guard command agree with the config") {
   CHECK_THAT(conf, Catch::Contains("upstream foyer_guard_spring-sale {\n    server 127.0.0.1:8081;"));
   CHECK_THAT(conf, Catch::Contains("location /sale/ {\n        auth_request /.foyer/auth;"));
   CHECK_THAT(conf, Catch::Contains("location / {\n        proxy_pass http://foyer_shop_spring-sale;"));
+  CHECK_THAT(conf, Catch::Contains("location = /metrics {\n        allow 127.0.0.1;\n        allow ::1;\n        deny all;"));
   // A guarded root is the whole shop: one location / only.
   auto whole = sale();
   whole.shop_url = "http://shop.example.com:8000/";

@@ -215,13 +215,14 @@ TEST_CASE_METHOD(book_fixture, "contacts are bounded per room, replaced per chan
   CHECK(small.counts("removed").opted_in == per_channel{0, 0});
 }
 
-TEST_CASE("a pushed notice names the room and its page, never the visitor") {
+TEST_CASE("a pushed notice names the room and its page at the public address, never the visitor") {
   notice soon{"hall", visitor_of(7), 7, notice_kind::soon, 4, subscription};
-  CHECK(push_payload(soon, "The Hall") ==
-        R"({"kind":"soon","room":"hall","title":"Your turn is near","body":"The Hall: your turn in about 4 minutes.","minutes":4,"url":"/r/hall"})");
+  auto at = *public_origin::parse("https://queue.example:8443");
+  CHECK(push_payload(soon, "The Hall", at) ==
+        R"({"kind":"soon","room":"hall","title":"Your turn is near","body":"The Hall: your turn in about 4 minutes.","minutes":4,"url":"https://queue.example:8443/r/hall"})");
   notice turn{"hall", visitor_of(7), 7, notice_kind::turn, 0, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}};
-  CHECK(push_payload(turn, "The Hall") ==
-        R"({"kind":"turn","room":"hall","title":"It's your turn","body":"The Hall: it's your turn. Open the page to go through.","url":"/r/hall"})");
+  CHECK(push_payload(turn, "The Hall", at) ==
+        R"({"kind":"turn","room":"hall","title":"It's your turn","body":"The Hall: it's your turn. Open the page to go through.","url":"https://queue.example:8443/r/hall"})");
 }
 
 TEST_CASE_METHOD(book_fixture, "a stored record restores the visitor's contacts, and the book goes on as before") {

@@ -94,7 +94,15 @@ TEST_CASE_METHOD(journal_fixture, "a reload applies what changed in the file and
   start({test_room("a", 60)});
   auto live = test_room("a", 300);
   REQUIRE_FALSE(commit(room_configured{"a", live, room_owner::api, std::nullopt, clock.steady_ms()}).first);
-  // The file is unchanged: the live rate stands.
+  // The file is unchanged: the live rate stands, and the plan says so.
+  auto planned = plan_reconcile(*rooms, {test_room("a", 60)}, clock.steady_ms());
+  const auto& plan = std::get<reconcile_plan>(planned);
+  CHECK(plan.empty());
+  REQUIRE(plan.kept.size() == 1);
+  CHECK(plan.kept[0].changed == std::vector<std::string_view>{"rate_per_minute"});
+  CHECK(describe(plan) == std::vector<std::string>{
+                              "room 'a': the live change to rate_per_minute stands (made through the admin API or the "
+                              "console; the file's value applies once it changes in the file)"});
   REQUIRE_FALSE(reconcile({test_room("a", 60)}));
   CHECK(rooms->find("a")->config().rate_per_minute == 300);
   auto renamed = test_room("a", 60);
