@@ -163,6 +163,7 @@ void journal::lead() {
 
 std::optional<visitors_admitted> journal::frontier_before(const event& e) const {
   std::int64_t at_ms = 0;
+  bool seats_only = false;
   if (const auto* change = std::get_if<state_changed>(&e)) {
     at_ms = change->at_ms;
   } else if (const auto* configured = std::get_if<room_configured>(&e)) {
@@ -174,11 +175,21 @@ std::optional<visitors_admitted> journal::frontier_before(const event& e) const 
     at_ms = stock->at_ms;
   } else if (const auto* confirmed = std::get_if<hold_confirmed>(&e)) {
     at_ms = confirmed->at_ms;
+  } else if (const auto* placed = std::get_if<hold_placed>(&e)) {
+    // A hold takes its seats and frees one slot, a recount may find fewer seats: the
+    // seats' cap may fall below the frontier visitors were shown since the last step.
+    at_ms = placed->at_ms;
+    seats_only = true;
+  } else if (const auto* recount = std::get_if<seats_recounted>(&e)) {
+    at_ms = recount->at_ms;
+    seats_only = true;
   } else {
     return std::nullopt;
   }
   const room* r = find(room_of(e));
   if (!r || r->state() != room_state::open) return std::nullopt;
+  // A seats' change writes a step only when the frontier moved since the last one.
+  if (seats_only && r->served(at_ms) == r->durable_served()) return std::nullopt;
   return r->checkpoint(at_ms);
 }
 

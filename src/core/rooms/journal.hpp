@@ -137,7 +137,8 @@ class journal {
   void record_draw(const draw_progress& before, const room& r, const event& e);
   // Writes the side records waiting, without an event.
   void write_side();
-  // The frontier to write before `e`, if `e` may stop an open room or change its rate.
+  // The frontier to write before `e`, if `e` may stop an open room, change its rate or
+  // lower the seats it admits for.
   std::optional<visitors_admitted> frontier_before(const event& e) const;
   void snapshot();
   void requeue(const std::vector<side_record>& side);

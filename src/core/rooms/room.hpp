@@ -153,6 +153,8 @@ class room {
   // A restart's catch-up admits exactly this, so no crash takes any of it back. It
   // never passes the joined, nor max_active passes beyond those that ended.
   std::uint64_t served(std::int64_t now_ms) const;
+  // The frontier as the last durable step left it.
+  std::uint64_t durable_served() const { return served_; }
   // The rate admitted now, and the adaptive controller's base rate it starts from.
   std::uint32_t rate() const { return rate_; }
   std::uint32_t base_rate() const { return base_rate_; }

@@ -349,6 +349,29 @@ TEST_CASE_METHOD(holds_fixture, "admission follows the seats: released seats adm
   check_invariant();
 }
 
+TEST_CASE_METHOD(holds_fixture, "a hold between steps takes back nothing its room showed admitted") {
+  start({seat_room(3)});
+  for (std::uint8_t v = 0; v < 5; ++v) join("r", v);
+  advance_s(5);
+  tick("r");
+  REQUIRE(r().served(clock.steady_ms()) == 3);
+  REQUIRE_FALSE(commit(pass_claimed{"r", 0, id_of(3, 0), clock.now_ms()}).first);
+  REQUIRE_FALSE(commit(pass_claimed{"r", 1, id_of(3, 1), clock.now_ms()}).first);
+  // Seats came back after the last durable step, and the frontier moved with them.
+  receipt(place("k1", 1, 1, 1));
+  receipt(act("r1", hold_action::release, 1));
+  advance_s(1);
+  auto shown = r().served(clock.steady_ms());
+  REQUIRE(shown == 4);
+  // A hold of two seats by an admitted visitor frees one slot and takes two seats: the
+  // cap falls below what visitors were shown, which stays admitted.
+  receipt(ask("k0", {hold_action::place, hold_id(0), visitor(0), 0, 2}));
+  CHECK(r().served(clock.steady_ms()) == shown);
+  restart();
+  CHECK(r().served(clock.steady_ms()) == shown);
+  check_invariant();
+}
+
 TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, failed writes and restarts keep the seats whole") {
   std::mt19937 rng(GENERATE(1u, 2u, 3u, 4u, 5u));
   bool legged = GENERATE(false, true);
