@@ -27,9 +27,11 @@ async function status(node, ticket) {
   return { status: res.status, json: await res.json() };
 }
 
-// The output of a node's run that ended, once it has.
+// The output of a node's run that ended, once it has: a node still running (leading) after
+// 20 s did not refuse.
 async function refusal(node) {
-  const { code } = await node.exited;
+  const timeout = new Promise((resolve) => setTimeout(() => resolve({ code: 'still running' }), 20000));
+  const { code } = await Promise.race([node.exited, timeout]);
   return { code, output: node.output.slice(node.mark) };
 }
 

@@ -24,10 +24,12 @@ test('a node whose log was deleted beside its secret refuses to serve until a ne
   await f.stop();
 
   rmSync(path.join(f.dataDir, 'log'), { recursive: true, force: true });
-  const refused = await f.runOnce();
-  assert.equal(refused.code, 1, refused.output);
-  assert.match(refused.output, /the log in .*log is empty, and this node's secret was not made for it/);
-  assert.match(refused.output, new RegExp(`\`foyer new-incarnation --data-dir ${f.dataDir}\``));
+  // Refused: it exits instead of serving.
+  const mark = f.output.length;
+  await assert.rejects(f.start(), /foyer exited \(1\)/);
+  const refused = f.output.slice(mark);
+  assert.match(refused, /the log in .*log is empty, and this node's secret was not made for it/);
+  assert.match(refused, new RegExp(`\`foyer new-incarnation --data-dir ${f.dataDir}\``));
 
   const repair = await runFoyer(['new-incarnation', '--config', f.configPath, '--data-dir', f.dataDir]);
   assert.equal(repair.code, 0, repair.stdout + repair.stderr);
