@@ -142,12 +142,13 @@ std::optional<std::int64_t> cluster_leader::campaign() {
 // store keeps the mark of the log it follows.
 void cluster_leader::check_same_log(rocks_store& store) {
   const auto key = cluster::incarnation_key(settings_.prefix);
-  for (bool said = false;; std::this_thread::sleep_for(standby_poll)) {
+  for (std::string said;; std::this_thread::sleep_for(standby_poll)) {
     auto found = standby_client_.range(key, after(key), 1);
     if (!found) {
-      if (!said) say_(fmt::format("standby: etcd does not answer at {} ({}); trying again",
-                                  fmt::join(settings_.etcd, ", "), standby_client_.last_problem()));
-      said = true;
+      auto line = fmt::format("standby: etcd does not answer at {} ({}); trying again", fmt::join(settings_.etcd, ", "),
+                              standby_client_.last_problem());
+      if (line != said) say_(line);
+      said = std::move(line);
       continue;
     }
     if (found->empty()) return;
