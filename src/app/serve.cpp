@@ -261,12 +261,6 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   prepare_data_dir(c.data_dir);
   const auto& secrets_dir = c.cluster ? c.cluster->secrets_dir : c.data_dir;
   if (c.cluster) prepare_data_dir(secrets_dir);
-  bool secret_new = false;
-  auto secret = load_or_create_secret(secrets_dir, &secret_new);
-  auto keys = load_or_create_keyring(secrets_dir, clock.now_ms() / 1000);
-  const auto incarnation = load_incarnation(secrets_dir);
-  auto tickets = make_ticket_codec(secret, incarnation);
-  const auto self = log_identity_of(secret, incarnation, secret_new);
 
   ops::metrics_registry metrics;
   ops::overload_ladder overload(c.overload);
@@ -277,9 +271,18 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
                            std::move(store_options));
   journal rooms(store);
   auto recovered = store.recover();
+  // A secret made by this start is known to have issued no ticket: made only once the log
+  // opened, and the log marked right after, so that a first start that fails leaves no
+  // secret beside an unmarked log (which the next start would refuse).
+  bool secret_new = false;
+  auto secret = load_or_create_secret(secrets_dir, &secret_new);
+  const auto incarnation = load_incarnation(secrets_dir);
+  auto tickets = make_ticket_codec(secret, incarnation);
+  const auto self = log_identity_of(secret, incarnation, secret_new);
   // Alone, the data dir's log is the sale's: it must hold this incarnation's tickets. In
   // cluster mode, etcd's log is, and lead() checks it.
   if (!c.cluster) claim_local_log(store, recovered, self, c.data_dir);
+  auto keys = load_or_create_keyring(secrets_dir, clock.now_ms() / 1000);
   rooms.recover(std::move(recovered), c.rooms);
   // A standby keeps the rooms in memory as the leader's entries come: once it leads, it
   // serves at once, with no log to replay.
