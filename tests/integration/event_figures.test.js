@@ -102,6 +102,14 @@ test('every event\'s figures match the room read when it arrived', async (t) => 
     assert.deepEqual(byLane, want);
   }
 
+  // A state change says the state the room is in.
+  const paused = await call(`${f.url}/api/v1/admin/rooms/fast/pause`, 'POST', { bearer: TOKEN });
+  assert.equal(paused.status, 200, paused.text);
+  await until('the pause', () => hook.received.find((r) => r.event.type === 'dev.foyer.room.state_changed'));
+  const changed = hook.received.find((r) => r.event.type === 'dev.foyer.room.state_changed');
+  assert.equal(changed.event.data.state, changed.room.state);
+  assert.equal(changed.room.state, 'paused');
+
   // The batch's event and its audit line carry its time.
   const added = hook.received.find((r) => r.event.type === 'dev.foyer.room.codes_added');
   assert.ok(Math.abs(Date.parse(added.event.time) - made) < 60000, added.event.time);
