@@ -1,6 +1,6 @@
 #include "app/backup_cli.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <simdjson.h>
 #include <sodium.h>
 
@@ -17,12 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "app/config.hpp"
 #include "app/data_dir.hpp"
 #include "app/keyring.hpp"
 #include "core/base/crypto.hpp"
 #include "core/base/json.hpp"
 #include "core/base/time_text.hpp"
 #include "core/rooms/journal.hpp"
+#include "core/cluster/log_entry.hpp"
+#include "store/etcd_client.hpp"
 #include "store/log_copy.hpp"
 #include "store/rocks_store.hpp"
 
@@ -319,9 +322,7 @@ void restore(const fs::path& from, const fs::path& data_dir, const std::optional
     } else {
       auto cuts = restored_cuts(data_dir, m.last_seq);
       // A new incarnation: tickets the backed-up server issued after the backup are refused.
-      auto previous = load_incarnation(data_dir);
-      incarnation next{to_hex(random_array<16>()), std::move(previous.before)};
-      next.before.push_back({previous.id, std::move(cuts)});
+      auto next = next_incarnation(load_incarnation(data_dir), std::move(cuts));
       write_private_file(incarnation_path(data_dir), encode_incarnation(next));
     }
   } catch (const std::exception&) {
@@ -337,6 +338,55 @@ void restore(const fs::path& from, const fs::path& data_dir, const std::optional
   }
   std::cout << fmt::format("foyer: restored {} into {}: the log up to event {}; serve it with --data-dir {}\n",
                            from.string(), data_dir.string(), m.last_seq, data_dir.string());
+}
+
+// A new incarnation for a log that was lost while the secret lives on (core/cluster/
+// log_claim.hpp): the log must be empty and unmarked. Every earlier ticket is then refused
+// as lost in restore, and the log is marked as the new incarnation's, so that a node leads it.
+void new_incarnation(const config& c) {
+  const fs::path keys_dir = c.cluster ? c.cluster->secrets_dir : c.data_dir;
+  const auto secret = load_secret(keys_dir);
+  const auto next = next_incarnation(load_incarnation(keys_dir), {});
+  const auto mark = cluster::incarnation_mark(secret, next.id);
+  if (!c.cluster) {
+    store::rocks_store store(c.data_dir / log_dir, [](std::function<void()>) {});
+    auto log = store.recover();
+    if (log.snapshot || !log.events.empty() || store.incarnation_mark()) {
+      throw failure(fmt::format("the log in {} is not empty: it is served as it is, or the server refuses it and "
+                                "says why",
+                                (c.data_dir / log_dir).string()));
+    }
+    write_private_file(incarnation_path(keys_dir), encode_incarnation(next));
+    store.mark_incarnation(mark);
+    std::cout << fmt::format("foyer: {} holds a new incarnation, and the empty log in {} is its own: tickets "
+                             "issued before are refused (ticket_lost_in_restore)\n",
+                             incarnation_path(keys_dir).string(), (c.data_dir / log_dir).string());
+    return;
+  }
+  const auto& settings = c.cluster->settings;
+  store::etcd::client etcd(settings.etcd, settings.access, std::chrono::milliseconds(2000));
+  const auto key = cluster::incarnation_key(settings.prefix);
+  auto marked = etcd.range(key, key + '\0', 1);
+  auto entries = etcd.range(cluster::log_key(settings.prefix, 0), cluster::log_keys_end(settings.prefix), 1);
+  if (!marked || !entries) {
+    throw failure(fmt::format("etcd does not answer at {}: {}", fmt::join(settings.etcd, ", "), etcd.last_problem()));
+  }
+  if (!marked->empty() || !entries->empty()) {
+    throw failure(fmt::format("the cluster's log under '{}' is not empty: a node leads it as it is, or refuses and "
+                              "says why",
+                              settings.prefix));
+  }
+  write_private_file(incarnation_path(keys_dir), encode_incarnation(next));
+  const std::vector<store::etcd::guard> unmarked{{store::etcd::guard::target::version, key, 0}};
+  auto r = etcd.txn(unmarked, key, mark, 0, key);
+  auto reply = r.answered ? store::etcd::client::parse_txn(r.body) : std::nullopt;
+  if (!reply || !reply->succeeded) {
+    throw failure(fmt::format("the cluster's log under '{}' could not be marked ({}): run the command again",
+                              settings.prefix, reply ? "another mark came first" : r.problem));
+  }
+  std::cout << fmt::format("foyer: {} holds a new incarnation, and the empty cluster's log under '{}' is its own: "
+                           "tickets issued before are refused (ticket_lost_in_restore). Copy {} to every node\n",
+                           incarnation_path(keys_dir).string(), settings.prefix, keys_dir.string());
 }
 
 // Runs a command, printing its failure and exiting 1.
@@ -365,6 +415,22 @@ void add_backup_commands(CLI::App& app) {
     const fs::path data_dir = backup_paths->data_dir;
     const fs::path keys = backup_paths->secrets_dir.empty() ? data_dir : fs::path(backup_paths->secrets_dir);
     run([&] { backup(data_dir, keys, backup_paths->other); }, "backup");
+  });
+
+  auto incarnation_paths = std::make_shared<paths>();
+  auto* n = app.add_subcommand("new-incarnation",
+                               "After a log was lost (etcd wiped, a new prefix, a deleted log): refuse every earlier "
+                               "ticket, and mark the empty log as this secret's new incarnation.");
+  n->add_option("--config", incarnation_paths->other, "The server's TOML config file")->check(CLI::ExistingFile);
+  n->add_option("--data-dir", incarnation_paths->data_dir, "The server's data dir (default: the config's)");
+  n->callback([incarnation_paths] {
+    run(
+        [&] {
+          auto c = incarnation_paths->other.empty() ? default_config() : load_config(incarnation_paths->other);
+          if (!incarnation_paths->data_dir.empty()) c.data_dir = incarnation_paths->data_dir;
+          new_incarnation(c);
+        },
+        "new-incarnation");
   });
 
   auto restore_paths = std::make_shared<paths>();

@@ -16,6 +16,11 @@
 // cluster (the backup's secret is S's): only the log, and no new incarnation, since the
 // node copies from etcd every entry written after the backup before it may lead.
 //
+//   foyer new-incarnation --config FILE       after the log was lost while the secret lives on
+//                                             (etcd wiped, a new prefix, a deleted log): a new
+//                                             incarnation in the secrets, and the empty log marked
+//                                             as its own (core/cluster/log_claim.hpp)
+//
 // The keys and the secret travel with the log: without them the restored server could
 // not honour the tickets and passes in circulation. It honours the tickets the restored log
 // accounts for; those the old server issued after the backup are refused (see

@@ -79,8 +79,9 @@ digest load_secret(const std::filesystem::path& dir) {
   return *decoded;
 }
 
-digest load_or_create_secret(const std::filesystem::path& dir) {
+digest load_or_create_secret(const std::filesystem::path& dir, bool* created) {
   auto path = secret_path(dir);
+  if (created) *created = false;
   if (std::filesystem::exists(path)) return load_secret(dir);
   digest secret;
   random_bytes(secret);
@@ -92,6 +93,7 @@ digest load_or_create_secret(const std::filesystem::path& dir) {
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
   ::close(fd);
   if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) fail(path, "cannot be written");
+  if (created) *created = true;
   return secret;
 }
 
@@ -145,6 +147,18 @@ incarnation load_incarnation(const std::filesystem::path& dir) {
     }
   }
   return out;
+}
+
+incarnation next_incarnation(incarnation previous, std::map<std::string, ticket_cut, std::less<>> cuts) {
+  incarnation next{to_hex(random_array<16>()), std::move(previous.before)};
+  next.before.push_back({std::move(previous.id), std::move(cuts)});
+  return next;
+}
+
+cluster::log_identity log_identity_of(const digest& secret, const incarnation& i, bool secret_new) {
+  cluster::log_identity self{cluster::incarnation_mark(secret, i.id), {}, secret_new};
+  for (const auto& e : i.before) self.earlier.push_back(cluster::incarnation_mark(secret, e.id));
+  return self;
 }
 
 ticket_codec make_ticket_codec(const digest& secret, const incarnation& i) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/base/bytes.hpp"
+#include "core/cluster/log_claim.hpp"
 #include "core/gate/ticket.hpp"
 
 namespace foyer::app {
@@ -20,8 +21,9 @@ std::filesystem::path secret_path(const std::filesystem::path& dir);
 
 // 32 random bytes in `dir`/secret (mode 0600), made at first start. Throws
 // std::runtime_error if the file exists but is not a valid secret: changing the
-// secret silently would invalidate every ticket in circulation.
-digest load_or_create_secret(const std::filesystem::path& dir);
+// secret silently would invalidate every ticket in circulation. `created`, if given, says
+// whether this call made it.
+digest load_or_create_secret(const std::filesystem::path& dir, bool* created = nullptr);
 
 // The secret in `dir`; throws std::runtime_error naming the file if it is missing or bad.
 digest load_secret(const std::filesystem::path& dir);
@@ -44,6 +46,13 @@ std::filesystem::path incarnation_path(const std::filesystem::path& dir);
 // std::runtime_error naming the file if it cannot be read as one.
 incarnation load_incarnation(const std::filesystem::path& dir);
 std::string encode_incarnation(const incarnation& i);
+
+// The incarnation after `previous`: a new random id, honouring `previous`'s tickets for
+// what `cuts` holds (none: every one of them is refused as lost in restore).
+incarnation next_incarnation(incarnation previous, std::map<std::string, ticket_cut, std::less<>> cuts);
+
+// What a log must be marked with for this incarnation to lead it (core/cluster/log_claim.hpp).
+cluster::log_identity log_identity_of(const digest& secret, const incarnation& i, bool secret_new);
 
 // The ticket codec of the data dir's incarnation, honouring the earlier ones' tickets for
 // what the log holds.

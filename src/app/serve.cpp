@@ -221,6 +221,20 @@ void restore_contacts(notify::contact_book& book, event_store& store,
   });
 }
 
+// A single node's log must be marked with its incarnation (core/cluster/log_claim.hpp):
+// a log deleted beside a kept secret would give the places of the tickets out again.
+void claim_local_log(store::rocks_store& store, const recovered_log& log, const cluster::log_identity& self,
+                     const std::filesystem::path& data_dir) {
+  const bool empty = !log.snapshot && log.events.empty();
+  const auto claim = cluster::judge_log(store.incarnation_mark(), empty, self);
+  if (claim == cluster::log_claim::lead) return;
+  if (claim != cluster::log_claim::adopt) {
+    throw std::runtime_error(cluster::log_refusal(claim, fmt::format("the log in {}", (data_dir / "log").string()),
+                                                  fmt::format("foyer new-incarnation --data-dir {}", data_dir.string())));
+  }
+  store.mark_incarnation(self.mark);
+}
+
 }  // namespace
 
 int serve(const config& c, const std::optional<std::filesystem::path>& config_file) {
@@ -250,9 +264,6 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   prepare_data_dir(c.data_dir);
   const auto& secrets_dir = c.cluster ? c.cluster->secrets_dir : c.data_dir;
   if (c.cluster) prepare_data_dir(secrets_dir);
-  auto secret = load_or_create_secret(secrets_dir);
-  auto keys = load_or_create_keyring(secrets_dir, clock.now_ms() / 1000);
-  auto tickets = make_ticket_codec(secret, load_incarnation(secrets_dir));
 
   ops::metrics_registry metrics;
   ops::overload_ladder overload(c.overload);
@@ -262,12 +273,25 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   store::rocks_store store(c.data_dir / "log", [&ioc](std::function<void()> f) { net::post(ioc, std::move(f)); },
                            std::move(store_options));
   journal rooms(store);
-  rooms.recover(store.recover(), c.rooms);
+  auto recovered = store.recover();
+  // A secret made by this start is known to have issued no ticket: made only once the log
+  // opened, and the log marked right after, so that a first start that fails leaves no
+  // secret beside an unmarked log (which the next start would refuse).
+  bool secret_new = false;
+  auto secret = load_or_create_secret(secrets_dir, &secret_new);
+  const auto incarnation = load_incarnation(secrets_dir);
+  auto tickets = make_ticket_codec(secret, incarnation);
+  const auto self = log_identity_of(secret, incarnation, secret_new);
+  // Alone, the data dir's log is the sale's: it must hold this incarnation's tickets. In
+  // cluster mode, etcd's log is, and lead() checks it.
+  if (!c.cluster) claim_local_log(store, recovered, self, c.data_dir);
+  auto keys = load_or_create_keyring(secrets_dir, clock.now_ms() / 1000);
+  rooms.recover(std::move(recovered), c.rooms);
   // A standby keeps the rooms in memory as the leader's entries come: once it leads, it
   // serves at once, with no log to replay.
   if (c.cluster) {
     cluster.emplace(c.cluster->settings, [](std::string_view line) { log::info(line); }, step_down);
-    cluster->lead(store, [&rooms](const cluster::log_entry& e) { rooms.follow(e.events, e.side_records); });
+    cluster->lead(store, [&rooms](const cluster::log_entry& e) { rooms.follow(e.events, e.side_records); }, self);
     rooms.lead();
     store.replicate_to(*cluster);
     bind();

@@ -34,8 +34,8 @@ event_sinks::event_sinks(net::io_context& ioc, const clock& clock, std::string s
 
 void event_sinks::follow(journal& rooms) {
   if (sinks_.empty()) return;
-  rooms.on_applied([this](std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome) {
-    events_.on_applied(seq, e, outcome);
+  rooms.on_applied([this](std::uint64_t seq, const event& e, const applied_effect& effect) {
+    events_.on_applied(seq, e, effect);
   });
   schedule_flush();
 }

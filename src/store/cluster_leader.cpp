@@ -101,9 +101,13 @@ void cluster_leader::check_log_not_behind(const rocks_store& store) {
   for (;;) {
     if (auto found = standby_client_.range(key, after(key), 1)) {
       if (!found->empty()) return;
-      throw store_error(fmt::format("this node's store holds {} entries of the cluster's log, but etcd has no entry {} "
-                                    "under '{}': was etcd wiped or restored? Refusing to lead",
-                                    held, held, settings_.prefix));
+      throw store_error(fmt::format(
+        "this node's store holds {} entries of the cluster's log, but etcd has no entry {} under '{}': was etcd "
+        "wiped or restored? Refusing to lead. Keep this data dir: it holds the sale. To serve from it alone, take "
+        "a backup of it (`foyer backup --data-dir DIR --secrets-dir SHARED --to BACKUP`) and restore that "
+        "single-node (`foyer restore --from BACKUP --data-dir NEWDIR`): a new incarnation, which honours only "
+        "the tickets this log holds",
+        held, held, settings_.prefix));
     }
     if (!holds_lease()) stop_leading("the lease lapsed before the cluster's log could be checked");
     std::this_thread::sleep_for(retry_pause);
@@ -133,13 +137,73 @@ std::optional<std::int64_t> cluster_leader::campaign() {
   return std::nullopt;
 }
 
-void cluster_leader::lead(rocks_store& store, const entry_function& applied) {
+// A store that followed an earlier log under this prefix (etcd wiped, and a new
+// incarnation's log begun since) must not copy the new log's entries after its own. The
+// store keeps the mark of the log it follows.
+void cluster_leader::check_same_log(rocks_store& store) {
+  const auto key = cluster::incarnation_key(settings_.prefix);
+  for (std::string said;; std::this_thread::sleep_for(standby_poll)) {
+    auto found = standby_client_.range(key, after(key), 1);
+    if (!found) {
+      auto line = fmt::format("standby: etcd does not answer at {} ({}); trying again", fmt::join(settings_.etcd, ", "),
+                              standby_client_.last_problem());
+      if (line != said) say_(line);
+      said = std::move(line);
+      continue;
+    }
+    if (found->empty()) return;
+    const auto& mark = found->front().value;
+    const auto local = store.incarnation_mark();
+    if (local == mark) return;
+    if (local && store.cluster_entries() > 0) {
+      throw store_error(fmt::format(
+          "this node's store holds {} entries of an earlier cluster's log than the one under '{}' (a new "
+          "incarnation's, begun after etcd lost the log): it cannot continue it. Start it with a new data dir; it "
+          "copies the log from etcd",
+          store.cluster_entries(), settings_.prefix));
+    }
+    store.mark_incarnation(mark);
+    return;
+  }
+}
+
+// The cluster's log must be marked with this node's incarnation before it leads it: a log
+// that lacks its tickets would give their places again (core/cluster/log_claim.hpp). The
+// mark is written under the leader key's fence, as an entry is.
+void cluster_leader::claim_log(rocks_store& store, const cluster::log_identity& self) {
+  const auto key = cluster::incarnation_key(settings_.prefix);
+  for (;; std::this_thread::sleep_for(retry_pause)) {
+    if (!holds_lease()) stop_leading("the lease lapsed before the cluster's log mark could be read");
+    auto found = standby_client_.range(key, after(key), 1);
+    if (!found) continue;
+    std::optional<std::string> mark;
+    if (!found->empty()) mark = found->front().value;
+    const auto claim = cluster::judge_log(mark, store.cluster_entries() == 0, self);
+    if (claim == cluster::log_claim::lead) break;
+    if (claim != cluster::log_claim::adopt) {
+      throw store_error(cluster::log_refusal(claim, fmt::format("the cluster's log under '{}'", settings_.prefix),
+                                             "foyer new-incarnation --config FILE"));
+    }
+    const std::vector<etcd::guard> still_ours{{etcd::guard::target::create_revision, leader_key_, token_}};
+    auto r = standby_client_.txn(still_ours, key, self.mark, 0, leader_key_);
+    auto reply = r.answered ? etcd::client::parse_txn(r.body) : std::nullopt;
+    if (!reply) continue;
+    if (!reply->succeeded) stop_leading("deposed before the cluster's log could be marked as this node's");
+    say_(fmt::format("the cluster's log under '{}' is marked as this secret's incarnation's ({})", settings_.prefix,
+                     self.mark));
+    break;
+  }
+  if (store.incarnation_mark() != self.mark) store.mark_incarnation(self.mark);
+}
+
+void cluster_leader::lead(rocks_store& store, const entry_function& applied, const cluster::log_identity& self) {
   std::string said;
   auto say_once = [&](std::string line) {
     if (line != said) say_(line);
     said = std::move(line);
   };
   std::int64_t renewed_at = 0;
+  check_same_log(store);
   // A batch a turn: a standby copying a long log renews its lease and reports what it holds
   // as it goes, or the leader would delete the entries it has yet to copy.
   for (bool behind = false;; std::this_thread::sleep_for(behind ? milliseconds(0) : standby_poll)) {
@@ -184,6 +248,7 @@ void cluster_leader::lead(rocks_store& store, const entry_function& applied) {
     std::this_thread::sleep_for(retry_pause);
   }
   check_log_not_behind(store);
+  claim_log(store, self);
   written_.store(store.cluster_entries(), std::memory_order_release);
   trimmer_ = std::jthread([this](std::stop_token stop) { trim(stop); });
   say_(fmt::format("leading the cluster under '{}' as {} (fencing token {}, {} log entries held)", settings_.prefix,

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/cluster/fencing.hpp"
+#include "core/cluster/log_claim.hpp"
 #include "store/cluster_settings.hpp"
 #include "store/etcd_client.hpp"
 #include "store/rocks_store.hpp"
@@ -42,8 +43,10 @@ class cluster_leader final : public replica {
   // cluster's log into `store` and hands it to `applied` (the rooms follow it in memory),
   // and campaigns whenever the leader key is free. On return `store` holds the whole log,
   // this node holds the leader key, and its lease is kept alive. Throws store_error when
-  // this store and the cluster's log cannot be one. `store` is recovered, not started.
-  void lead(rocks_store& store, const entry_function& applied);
+  // this store and the cluster's log cannot be one, or when the log is not marked with
+  // `self`'s incarnation and may not be claimed for it (core/cluster/log_claim.hpp).
+  // `store` is recovered, not started.
+  void lead(rocks_store& store, const entry_function& applied, const cluster::log_identity& self);
   // The lease's deadline has not passed: this node may still answer and sign.
   bool holds_lease() const;
   // Ends the lease, which deletes the leader key: a standby takes over without waiting
@@ -70,6 +73,8 @@ class cluster_leader final : public replica {
   bool catch_up(rocks_store& store, const entry_function& applied);
   std::optional<bool> copy_batch(rocks_store& store, const entry_function& applied);
   void check_log_not_behind(const rocks_store& store);
+  void check_same_log(rocks_store& store);
+  void claim_log(rocks_store& store, const cluster::log_identity& self);
   bool renew(etcd::client& client);
   std::optional<std::int64_t> campaign();
   void keep_alive(std::stop_token stop);

@@ -38,6 +38,9 @@
 //   "default"  "v"        the format version (format_version below), set at creation
 //              "s"        the newest snapshot: be64(seq it covers) + the state bytes
 //              "c"        in cluster mode, be64(the cluster log's entries held here)
+//              "i"        the mark of the incarnation whose tickets the log holds
+//                         (core/cluster/log_claim.hpp); in cluster mode, the mark of the
+//                         cluster's log it follows
 //              "x" + key  a side record
 //   "contacts" key -> a visitor's notification contacts (core/notify/contact_codec.hpp),
 //              deleted once used. Apart so that the log's copies (log_copy.cpp, the
@@ -52,6 +55,7 @@ constexpr std::string_view format_family = "foyer-event-log/";
 constexpr std::string_view version_key = "v";
 constexpr std::string_view snapshot_key = "s";
 constexpr std::string_view cluster_entries_key = "c";
+constexpr std::string_view incarnation_mark_key = "i";
 constexpr char side_prefix = 'x';
 constexpr std::size_t seq_size = 8;
 // Recovery reads the log once, front to back: large reads, nothing worth caching.
@@ -452,6 +456,22 @@ struct rocks_store::impl {
     last_seq_.store(seq - 1, std::memory_order_relaxed);
   }
 
+  std::optional<std::string> incarnation_mark() {
+    std::string mark;
+    const rocksdb::Status s = db_.db->Get(rocksdb::ReadOptions(), db_.meta, slice(incarnation_mark_key), &mark);
+    if (s.IsNotFound()) return std::nullopt;
+    if (!s.ok()) fail(fmt::format("cannot read the log's incarnation: {}", s.ToString()));
+    return mark;
+  }
+
+  void mark_incarnation(std::string_view mark) {
+    assert(!thread_.joinable());
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    const rocksdb::Status s = db_.db->Put(wo, db_.meta, slice(incarnation_mark_key), slice(mark));
+    if (!s.ok()) fail(fmt::format("cannot write the log's incarnation: {}", s.ToString()));
+  }
+
   recovered_log recover() {
     assert(!thread_.joinable());
     recovered_log log;
@@ -827,6 +847,8 @@ recovered_log rocks_store::recover() { return impl_->recover(); }
 std::vector<std::pair<std::string, std::string>> rocks_store::load_contacts() { return impl_->load_contacts(); }
 void rocks_store::replicate_to(replica& r) { impl_->replica_ = &r; }
 std::uint64_t rocks_store::cluster_entries() const { return impl_->cluster_entries_; }
+std::optional<std::string> rocks_store::incarnation_mark() { return impl_->incarnation_mark(); }
+void rocks_store::mark_incarnation(std::string_view mark) { impl_->mark_incarnation(mark); }
 void rocks_store::apply_entry(std::uint64_t entry, const cluster::log_entry& e) { impl_->apply_entry(entry, e); }
 void rocks_store::start() { impl_->start(); }
 void rocks_store::stop() { impl_->stop(); }

@@ -15,8 +15,10 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -141,6 +143,11 @@ class rocks_store final : public event_store {
   // Every contact record (write_contacts), by key. Call before start(). Throws store_error
   // if they cannot be read.
   std::vector<std::pair<std::string, std::string>> load_contacts();
+
+  // The mark of the incarnation whose tickets the log holds (core/cluster/log_claim.hpp),
+  // and marking it, synced; before start(). Throws store_error if it cannot be read or written.
+  std::optional<std::string> incarnation_mark();
+  void mark_incarnation(std::string_view mark);
 
   // Cluster mode, before start(): every group commit goes to `r` before it is written here.
   void replicate_to(replica& r);

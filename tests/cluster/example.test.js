@@ -171,6 +171,9 @@ test('foyer.toml: node a leads with the unit\'s command line and answers /readyz
   const config = args[args.indexOf('--config') + 1];
   mkdirSync(path.dirname(under(config)), { recursive: true });
   writeFileSync(under(config), text);
+  // Step 4: the secret was made outside Foyer, so the new log is marked as its own once.
+  const marked = await runFoyer(['new-incarnation', '--config', under(config)]);
+  assert.equal(marked.code, 0, marked.stdout + marked.stderr);
   foyer = start(foyerBin, args.map((a) => (a.startsWith('/') ? under(a) : a)));
   foyer.url = `http://${ports.get(tomlValue('listen'))}`;
   await until(`node a to lead:\n${foyer.output}`, () => {

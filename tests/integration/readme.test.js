@@ -248,7 +248,7 @@ test('every foyer command the docs show inline names a subcommand and flags the 
     for (const [, span] of readFileSync(path.join(repo, doc), 'utf8').matchAll(/`foyer( [^`]*)`/g)) {
       const words = span.trim().split(/\s+/);
       const subcommand = [];
-      while (/^[a-z]+$/.test(words[subcommand.length] ?? '')) subcommand.push(words[subcommand.length]);
+      while (/^[a-z][a-z-]*$/.test(words[subcommand.length] ?? '')) subcommand.push(words[subcommand.length]);
       const key = subcommand.join(' ');
       if (!helps.has(key)) {
         const run = spawnSync(foyerBin, [...subcommand, '--help'], { encoding: 'utf8' });

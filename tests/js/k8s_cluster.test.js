@@ -205,7 +205,7 @@ test("secrets_dir is in an emptyDir the shared init container fills from the Sec
   assert.ok(!objects.some((o) => o.kind === 'Secret' && o.metadata.name === 'foyer-shared'));
   const create = /kubectl create secret generic foyer-shared (.*)$/m.exec(text('statefulset.yaml'));
   const keys = [...create[1].matchAll(/--from-file=(\S+)/g)].map((m) => m[1]);
-  assert.deepEqual(keys, ['secret', 'pass-keys.json']);
+  assert.deepEqual(keys, ['secret', 'pass-keys.json', 'incarnation.json']);
 
   // The Secret's volume as the kubelet lays it out: links through ..data, root's, 0440.
   const tmp = mkdtempSync(join(tmpdir(), 'foyer-k8s-cluster-'));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include <fmt/format.h>
+
 namespace foyer {
 
 std::string_view to_string(lane_entry entry) {
@@ -45,6 +47,50 @@ std::vector<lane_config> lanes_in_force(const std::vector<lane_config>& declared
     if (lane.id != general_lane) lanes.push_back(lane);
   }
   return lanes;
+}
+
+namespace {
+
+std::string share_text(std::uint32_t share) { return fmt::format("{:g}", static_cast<double>(share) / share_scale); }
+
+// "share 0 -> 0.5, entry code -> open": each setting that differs.
+std::string differences(const lane_config& a, const lane_config& b) {
+  std::vector<std::string> out;
+  auto differ = [&](std::string_view name, auto x, auto y) {
+    if (x != y) out.push_back(fmt::format("{} {} -> {}", name, x, y));
+  };
+  differ("name", a.name, b.name);
+  differ("share", share_text(a.share), share_text(b.share));
+  differ("priority", a.priority, b.priority);
+  differ("entry", to_string(a.entry), to_string(b.entry));
+  differ("claim_window_seconds", a.claim_window_seconds, b.claim_window_seconds);
+  differ("hold_seconds", a.hold_seconds, b.hold_seconds);
+  differ("max_seats_per_pass", a.max_seats_per_pass, b.max_seats_per_pass);
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+}  // namespace
+
+std::vector<std::string> lane_changes(const std::vector<lane_config>& before, const std::vector<lane_config>& after) {
+  auto was = lanes_in_force(before);
+  auto now = lanes_in_force(after);
+  auto find = [](const std::vector<lane_config>& lanes, std::string_view id) {
+    auto it = std::find_if(lanes.begin(), lanes.end(), [&](const auto& l) { return l.id == id; });
+    return it == lanes.end() ? nullptr : &*it;
+  };
+  std::vector<std::string> lines;
+  for (const auto& lane : now) {
+    const auto* old = find(was, lane.id);
+    if (!old) {
+      lines.push_back(fmt::format("{} added (share {}, entry {})", lane.id, share_text(lane.share), to_string(lane.entry)));
+    } else if (*old != lane) {
+      lines.push_back(fmt::format("{}: {}", lane.id, differences(*old, lane)));
+    }
+  }
+  for (const auto& lane : was) {
+    if (!find(now, lane.id)) lines.push_back(fmt::format("{} removed", lane.id));
+  }
+  return lines;
 }
 
 }  // namespace foyer

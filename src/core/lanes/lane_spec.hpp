@@ -51,7 +51,15 @@ inline constexpr std::size_t max_lanes = 16;
 
 bool is_lane_id(std::string_view id);
 
+// The share of a general lane declared without one, until the room's check gives it what
+// the other lanes leave (check_room): never stored.
+inline constexpr std::uint32_t share_of_the_rest = ~std::uint32_t{0};
+
 // The lanes in force: the general lane first, then the declared ones by id.
 std::vector<lane_config> lanes_in_force(const std::vector<lane_config>& declared);
+
+// What changes in the lanes in force from `before` to `after`, one line a lane, for the
+// reload's log: "members added (share 0.2)", "vip removed", "general: share 0 -> 0.5".
+std::vector<std::string> lane_changes(const std::vector<lane_config>& before, const std::vector<lane_config>& after);
 
 }  // namespace foyer

@@ -16,6 +16,7 @@ json_object header(std::uint64_t seq, std::int64_t at_ms, std::string_view type)
 struct describe {
   std::uint64_t seq;
   std::optional<hold_outcome> outcome;
+  const room* r;
 
   std::string operator()(const room_created& e) const {
     return header(seq, e.at_ms, "room_created").hex("commitment", lottery::commitment(e.seed)).done();
@@ -25,7 +26,7 @@ struct describe {
                     .hex("visitor_id", e.visitor)
                     .hex("entrant_id", e.entrant)
                     .boolean("account", e.account.has_value());
-    if (e.lane != 0) line.num("lane", std::uint64_t{e.lane});
+    line.str("lane", lane_id(r, e.lane));
     // The redemption: the code by its SHA-256, as the operator may have uploaded it.
     if (e.code) line.hex("code_sha256", *e.code);
     return line.done();
@@ -125,8 +126,8 @@ struct describe {
 
 }  // namespace
 
-std::string audit_record(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome) {
-  return std::visit(describe{seq, outcome}, e);
+std::string audit_record(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome, const room* r) {
+  return std::visit(describe{seq, outcome, r}, e);
 }
 
 }  // namespace foyer

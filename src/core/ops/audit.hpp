@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <string>
 
+#include "core/rooms/applied_effect.hpp"
 #include "core/rooms/event.hpp"
 
 namespace foyer {
 
 // One JSON object, no newline. A hold event's line carries its `outcome` (what applying
-// it did, journal::hold_outcome_key), null if that is not known.
-std::string audit_record(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome = std::nullopt);
+// it did, journal::hold_outcome_key), null if that is not known. A join names its lane by
+// its id in `r`, the room (lanes keep their numbers: core/rooms/lane_queues.hpp).
+std::string audit_record(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome = std::nullopt,
+                         const room* r = nullptr);
 
 }  // namespace foyer

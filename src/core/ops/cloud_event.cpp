@@ -7,6 +7,7 @@
 #include "core/base/json.hpp"
 #include "core/base/time_text.hpp"
 #include "core/fairness/lottery.hpp"
+#include "core/rooms/room.hpp"
 
 namespace foyer {
 namespace {
@@ -29,9 +30,6 @@ kind describe(const room_configured& e) {
 }
 kind describe(const state_changed& e) {
   return {"dev.foyer.room.state_changed", e.at_ms, json_object().str("state", to_string(e.state)).done()};
-}
-kind describe(const visitors_admitted& e) {
-  return {"dev.foyer.room.visitors_admitted", e.tick_ms, json_object().num("served", e.served).done()};
 }
 kind describe(const lobby_closed& e) { return {"dev.foyer.room.lobby_closed", e.at_ms, "{}"}; }
 kind describe(const draw_witnessed& e) {
@@ -121,12 +119,14 @@ std::int64_t second_of(std::int64_t ms) { return ms >= 0 ? ms / 1000 : (ms - 999
 cloud_events::cloud_events(std::string source, std::function<void(envelope)> emit)
     : source_(std::move(source)), emit_(std::move(emit)) {}
 
-void cloud_events::on_applied(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome) {
+void cloud_events::on_applied(std::uint64_t seq, const event& e, const applied_effect& effect) {
   std::visit(
       [&](const auto& v) {
         using kind_of = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<kind_of, visitor_joined>) {
-          count(seq, v);
+          count(seq, v, effect.after);
+        } else if constexpr (std::is_same_v<kind_of, visitors_admitted>) {
+          send_admitted(seq, v, effect);
         } else if constexpr (std::is_same_v<kind_of, pass_claimed>) {
           // One per visitor: the room's figures count them (foyer_room_active_passes).
         } else if constexpr (std::is_same_v<kind_of, resume_link_changed> || std::is_same_v<kind_of, turn_notified>) {
@@ -137,26 +137,45 @@ void cloud_events::on_applied(std::uint64_t seq, const event& e, std::optional<h
             send_joins(it->first, it->second);
             joins_.erase(it);
           }
-          auto k = describe(v, outcome);
+          auto k = describe(v, effect.hold);
           send(std::to_string(seq), v.room, k.type, k.at_ms, std::move(k.data));
         }
       },
       e);
 }
 
-void cloud_events::count(std::uint64_t seq, const visitor_joined& j) {
+void cloud_events::count(std::uint64_t seq, const visitor_joined& j, const room* r) {
   auto second = second_of(j.at_ms);
   auto it = joins_.find(j.room);
   if (it == joins_.end()) {
-    joins_.emplace(j.room, join_count{seq, second, 1});
-    return;
+    it = joins_.emplace(j.room, join_count{seq, second, 0, {}}).first;
+  } else if (it->second.second != second) {
+    send_joins(it->first, it->second);
+    it->second = {seq, second, 0, {}};
   }
-  if (it->second.second == second) {
-    ++it->second.count;
-    return;
+  ++it->second.count;
+  ++it->second.lanes[lane_id(r, j.lane)];
+}
+
+// The room's joins so far leave first, as before any event of the room.
+void cloud_events::send_admitted(std::uint64_t seq, const visitors_admitted& e, const applied_effect& effect) {
+  std::uint64_t admitted = 0;
+  for (auto n : effect.admitted) admitted += n;
+  if (admitted == 0 || !effect.after) return;
+  if (auto it = joins_.find(e.room); it != joins_.end()) {
+    send_joins(it->first, it->second);
+    joins_.erase(it);
   }
-  send_joins(it->first, it->second);
-  it->second = {seq, second, 1};
+  std::uint64_t served = 0;
+  json_object lanes;
+  for (std::uint8_t lane = 0; lane < effect.admitted.size(); ++lane) {
+    const std::uint64_t lane_served = effect.after->lanes().at(lane).served;
+    served += lane_served;
+    lanes.raw(lane_id(effect.after, lane),
+              json_object().num("admitted", effect.admitted[lane]).num("served", lane_served).done());
+  }
+  send(std::to_string(seq), e.room, "dev.foyer.room.visitors_admitted", e.tick_ms,
+       json_object().num("admitted", admitted).num("served", served).raw("lanes", lanes.done()).done());
 }
 
 void cloud_events::flush(std::int64_t now_ms) {
@@ -172,8 +191,10 @@ void cloud_events::flush(std::int64_t now_ms) {
 }
 
 void cloud_events::send_joins(const std::string& room, const join_count& c) {
+  json_object lanes;
+  for (const auto& [id, count] : c.lanes) lanes.num(id, count);
   send(fmt::format("{}-joins-{}-{}", room, c.second, c.first_seq), room, "dev.foyer.room.joins", c.second * 1000,
-       json_object().num("count", c.count).num("seconds", std::uint64_t{1}).done());
+       json_object().num("count", c.count).num("seconds", std::uint64_t{1}).raw("lanes", lanes.done()).done());
 }
 
 void cloud_events::send(std::string id, std::string_view room, std::string_view type, std::int64_t at_ms,

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/rooms/applied_effect.hpp"
 #include "core/rooms/event.hpp"
 
 namespace foyer {
@@ -27,14 +28,17 @@ struct envelope {
 
 // Joins are counted per room and per second of their time, never sent one by one: a
 // count leaves as "dev.foyer.room.joins" once its second is over (flush), or before the
-// next event of its room, so that a sink sees each room's events in log order.
+// next event of its room, so that a sink sees each room's events in log order. A count
+// and an admission name each lane by its id. An admission carries the visitors the room
+// admitted (none: no event), and its served as the step left it.
 class cloud_events {
  public:
   // `source` is every envelope's CloudEvents source, e.g. "/foyer/queue-1".
   cloud_events(std::string source, std::function<void(envelope)> emit);
 
-  // `e` was applied at log seq `seq`; a hold event's data carries its `outcome`.
-  void on_applied(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome = std::nullopt);
+  // `e` was applied at log seq `seq`; `effect` is what applying it did (a hold's outcome,
+  // what an admission admitted) and the room it left.
+  void on_applied(std::uint64_t seq, const event& e, const applied_effect& effect = {});
   // Sends the join counts of every second before the one `now_ms` (unix ms) is in.
   void flush(std::int64_t now_ms);
 
@@ -43,8 +47,10 @@ class cloud_events {
     std::uint64_t first_seq = 0;
     std::int64_t second = 0;
     std::uint64_t count = 0;
+    std::map<std::string, std::uint64_t, std::less<>> lanes;  // by lane id
   };
-  void count(std::uint64_t seq, const visitor_joined& j);
+  void count(std::uint64_t seq, const visitor_joined& j, const room* r);
+  void send_admitted(std::uint64_t seq, const visitors_admitted& e, const applied_effect& effect);
   void send_joins(const std::string& room, const join_count& c);
   void send(std::string id, std::string_view room, std::string_view type, std::int64_t at_ms, std::string data);
 

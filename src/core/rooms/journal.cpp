@@ -251,7 +251,7 @@ void journal::finish_submit(std::error_code ec, std::uint64_t seq) {
   for (std::size_t i = 0; i < f.written.size(); ++i) {
     last = apply(f.written[i], seq + i);
     any_hold = any_hold || last.hold;
-    if (observer_) observer_(seq + i, f.written[i], last.hold);
+    if (observer_) observer_(seq + i, f.written[i], {last.hold, std::move(last.admitted), find(room_of(f.written[i]))});
   }
   applied_seq_ = seq + f.written.size() - 1;
   since_snapshot_ += f.written.size();
@@ -322,7 +322,7 @@ journal::applied journal::apply(const event& e, std::uint64_t seq) {
               pending_side_.push_back(
                   {lobby_node_key(j.room, n.level, lane_place(j.lane, n.index)), std::string(as_chars(n.hash))});
             }
-            return {outcome, std::nullopt};
+            return {outcome, std::nullopt, {}};
           },
           [&](const auto& other) -> applied {
             if constexpr (std::is_same_v<decltype(std::declval<room&>().apply(other)), hold_outcome>) {
@@ -339,18 +339,36 @@ journal::applied journal::apply(const event& e, std::uint64_t seq) {
               }
               pending_side_.push_back(
                   {hold_outcome_key(other.room, seq), std::string(1, static_cast<char>(outcome))});
-              return {{}, outcome};
+              return {{}, outcome, {}};
             } else {
               auto it = rooms_.find(other.room);
               if (it == rooms_.end()) return {};
               auto before = progress_of(it->second);
-              it->second.apply(other);
-              record_draw(before, it->second, e);
-              return {};
+              if constexpr (std::is_same_v<std::decay_t<decltype(other)>, visitors_admitted>) {
+                // What a step admitted is what the room did with it: it never passes the joined.
+                auto served = served_by_lane(it->second);
+                it->second.apply(other);
+                record_draw(before, it->second, e);
+                auto admitted = served_by_lane(it->second);
+                for (std::size_t lane = 0; lane < admitted.size(); ++lane) {
+                  admitted[lane] -= lane < served.size() ? served[lane] : 0;
+                }
+                return {{}, std::nullopt, std::move(admitted)};
+              } else {
+                it->second.apply(other);
+                record_draw(before, it->second, e);
+                return {};
+              }
             }
           },
       },
       e);
+}
+
+std::vector<std::uint64_t> journal::served_by_lane(const room& r) {
+  std::vector<std::uint64_t> served;
+  for (std::uint8_t lane = 0; lane < r.lanes().size(); ++lane) served.push_back(r.lanes().at(lane).served);
+  return served;
 }
 
 journal::draw_progress journal::progress_of(const room& r) {

@@ -18,6 +18,7 @@
 #include "core/base/loop_affinity.hpp"
 #include "core/base/ring_queue.hpp"
 #include "core/base/unique_function.hpp"
+#include "core/rooms/applied_effect.hpp"
 #include "core/rooms/room.hpp"
 
 namespace foyer {
@@ -30,8 +31,8 @@ class journal {
  public:
   // Move-only: a join's coroutine hands its own completion handler over, with no copy.
   using applied_handler = unique_function<void(std::error_code ec, const join_outcome& outcome)>;
-  // `outcome`: what a hold event did (room::apply), none for other events.
-  using applied_observer = std::function<void(std::uint64_t seq, const event& e, std::optional<hold_outcome> outcome)>;
+  // `effect`: what applying the event did, and the room it left (core/rooms/applied_effect.hpp).
+  using applied_observer = std::function<void(std::uint64_t seq, const event& e, const applied_effect& effect)>;
 
   journal(event_store& store, journal_options options = {});
 
@@ -104,6 +105,7 @@ class journal {
   struct applied {
     join_outcome join;
     std::optional<hold_outcome> hold;
+    std::vector<std::uint64_t> admitted;  // visitors_admitted: per lane
   };
   // A submit whose write is in flight.
   struct in_flight {
@@ -134,6 +136,7 @@ class journal {
     std::size_t draw_lanes = 0;
   };
   static draw_progress progress_of(const room& r);
+  static std::vector<std::uint64_t> served_by_lane(const room& r);
   void record_draw(const draw_progress& before, const room& r, const event& e);
   // Writes the side records waiting, without an event.
   void write_side();

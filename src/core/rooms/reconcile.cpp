@@ -49,7 +49,7 @@ std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
     if (auto refused = r->refuses(next, now_ms)) {
       return field_problem{field(refused->field), fmt::format("room '{}': {}", d.id, refused->message)};
     }
-    plan.change.push_back({next, d, changed_settings(r->config(), next)});
+    plan.change.push_back({next, d, changed_settings(r->config(), next), lane_changes(r->config().lanes, next.lanes)});
   }
   for (const auto& [id, r] : rooms.rooms()) {
     if (ids.contains(id) || (r.configured() && r.owner() == room_owner::api)) continue;
@@ -89,9 +89,15 @@ std::vector<std::string> describe(const reconcile_plan& plan) {
   std::vector<std::string> lines;
   for (const auto& c : plan.create) lines.push_back(fmt::format("created room '{}'", c.id));
   for (const auto& c : plan.change) {
+    // The lanes say what changes in them: a share, an entry, a lane added or removed.
+    std::vector<std::string> changed;
+    for (auto name : c.changed) {
+      changed.push_back(name == "lanes" && !c.lanes.empty() ? fmt::format("lanes ({})", fmt::join(c.lanes, "; "))
+                                                            : std::string(name));
+    }
     lines.push_back(fmt::format("room '{}': changed {}", c.config.id,
-                                c.changed.empty() ? std::string("nothing (settings recorded)")
-                                                  : fmt::format("{}", fmt::join(c.changed, ", "))));
+                                changed.empty() ? std::string("nothing (settings recorded)")
+                                                : fmt::format("{}", fmt::join(changed, ", "))));
   }
   for (const auto& id : plan.remove) lines.push_back(fmt::format("removed room '{}' (no longer in the file)", id));
   for (const auto& k : plan.kept) {

@@ -25,6 +25,7 @@ struct room_change {
   room_config config;       // the settings in force after the change
   room_config declared;     // the file's declaration it comes from
   std::vector<std::string_view> changed;  // the settings that change, by name
+  std::vector<std::string> lanes;         // how the lanes in force change (lane_changes)
 };
 
 struct reconcile_plan {

@@ -262,7 +262,11 @@ std::optional<field_problem> set_lane(std::vector<lane_config>& lanes, std::stri
     lane_config lane;
     lane.id = std::string(id);
     lane.name = lane.id;
-    if (id == general_lane) lane.entry = lane_entry::open;
+    // Declared without a share, the general lane takes what the others leave (check_lanes).
+    if (id == general_lane) {
+      lane.entry = lane_entry::open;
+      lane.share = share_of_the_rest;
+    }
     it = lanes.insert(it, std::move(lane));
   }
   auto name = rest.substr(dot + 1);
@@ -312,16 +316,27 @@ std::optional<field_problem> check_lanes(room_config& c) {
     if (lane.entry == lane_entry::no_script && (lane.id == general_lane || &lane != no_script_lane(c.lanes))) {
       return problem(fmt::format("lanes.{}.entry", lane.id), "one lane, not the general lane, may take joins without JavaScript");
     }
+    if (lane.share == share_of_the_rest) continue;
     shares += lane.share;
     if (lane.priority) priority += lane.share;
     shared = shared || !lane.priority;
   }
   if (c.lanes.empty()) return std::nullopt;
   if (shares > share_scale) return problem("lanes", fmt::format("shares must sum to at most 1; they sum to {}", static_cast<double>(shares) / share_scale));
-  // The general lane left undeclared shares what the others leave, so it is never starved either.
-  bool general_declared = std::any_of(c.lanes.begin(), c.lanes.end(), [](const auto& l) { return l.id == general_lane; });
-  if ((shared || !general_declared) && priority >= share_scale) {
+  // The general lane, undeclared or declared without a share, takes what the others leave.
+  // The public would get nothing while the others have shares: refused unless written.
+  auto general = std::find_if(c.lanes.begin(), c.lanes.end(), [](const auto& l) { return l.id == general_lane; });
+  const bool takes_the_rest = general == c.lanes.end() || general->share == share_of_the_rest;
+  if ((shared || takes_the_rest) && priority >= share_scale) {
     return problem("lanes", "priority lanes must leave a share for the others: their shares must sum to less than 1");
+  }
+  if (takes_the_rest && shares >= share_scale) {
+    return problem(fmt::format("lanes.{}.share", general_lane),
+                   "the general (public) lane would get none of the admission: the other lanes' shares sum to 1. "
+                   "Lower them, or write lanes.general.share = 0 to mean it");
+  }
+  if (general != c.lanes.end() && general->share == share_of_the_rest) {
+    general->share = static_cast<std::uint32_t>(share_scale - shares);
   }
   return std::nullopt;
 }

@@ -307,7 +307,8 @@ task<response> audit(context& ctx, const request& req, std::string_view room_id)
     for (const auto& [at, e] : events) {
       std::optional<hold_outcome> outcome;
       if (has_hold_outcome(e)) outcome = journal::read_hold_outcome(outcomes[next_outcome++]);
-      lines += audit_record(at, e, outcome);
+      // Found again after each read: the room may be removed meanwhile.
+      lines += audit_record(at, e, outcome, ctx.rooms.find(id));
       lines += '\n';
       ++count;
     }
@@ -378,6 +379,8 @@ constexpr std::string_view codes_usage =
 std::optional<std::pair<codes_added, std::vector<std::string>>> read_batch(context& ctx, const request& req, std::string_view room_id) {
   codes_added batch;
   batch.room = room_id;
+  // The batch's time is the event's: the audit, its CloudEvent and the batch's created_at.
+  batch.at_ms = ctx.clock.steady_ms();
   std::uint64_t count = 0;
   bool uploaded = false;
   simdjson::ondemand::document doc;

@@ -183,6 +183,21 @@ TEST_CASE_METHOD(store_fixture, "a new store recovers an empty log") {
   CHECK(s->stats().last_seq == 0);
 }
 
+TEST_CASE_METHOD(store_fixture, "the log's incarnation mark is written synced and survives a reopen") {
+  {
+    auto s = open();
+    s->recover();
+    CHECK_FALSE(s->incarnation_mark());
+    s->mark_incarnation("0123456789abcdef0123456789abcdef");
+    CHECK(s->incarnation_mark() == "0123456789abcdef0123456789abcdef");
+  }
+  rocks_store again(dir.path, loop.poster());
+  again.recover();
+  CHECK(again.incarnation_mark() == "0123456789abcdef0123456789abcdef");
+  // Not an event: the log itself stays empty.
+  CHECK(again.stats().last_seq == 0);
+}
+
 TEST_CASE_METHOD(store_fixture, "appended events and side records survive a reopen") {
   {
     auto s = open_started();

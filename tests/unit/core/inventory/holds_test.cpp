@@ -181,7 +181,7 @@ TEST_CASE_METHOD(holds_fixture, "a release racing a confirm: whichever the log a
 TEST_CASE_METHOD(holds_fixture, "two placements for the last seats: the second applied places nothing, and says so") {
   start({seat_room(1)});
   std::vector<std::pair<std::uint64_t, std::optional<hold_outcome>>> seen;
-  rooms->on_applied([&](std::uint64_t seq, const event&, std::optional<hold_outcome> o) { seen.emplace_back(seq, o); });
+  rooms->on_applied([&](std::uint64_t seq, const event&, const applied_effect& effect) { seen.emplace_back(seq, effect.hold); });
   auto a = std::get<event>(decide_hold(r(), "k1", {hold_action::place, hold_id(1), visitor(1), 1, 1}, clock.steady_ms()));
   auto b = std::get<event>(decide_hold(r(), "k2", {hold_action::place, hold_id(2), visitor(2), 2, 1}, clock.steady_ms()));
   REQUIRE_FALSE(commit(std::vector<event>{a, b}).first);
@@ -215,7 +215,7 @@ TEST_CASE_METHOD(holds_fixture, "an outcome whose record a crash lost is written
   start({seat_room(2)});
   auto placed = std::get<event>(decide_hold(r(), "k1", {hold_action::place, hold_id(1), visitor(1), 1, 1}, clock.steady_ms()));
   std::optional<std::uint64_t> seq;
-  rooms->on_applied([&](std::uint64_t s, const event&, std::optional<hold_outcome>) { seq = s; });
+  rooms->on_applied([&](std::uint64_t s, const event&, const applied_effect&) { seq = s; });
   rooms->submit(placed, [](std::error_code ec, const join_outcome&) { CHECK_FALSE(ec); });
   store.fail_next_writes(1);  // the outcome's own write, right after the event's
   drain();
@@ -236,7 +236,7 @@ TEST_CASE_METHOD(holds_fixture, "every hold request's outcome is recorded under 
   auto release = std::get<event>(decide_hold(r(), "r1", {hold_action::release, hold_id(1), visitor(1), 0, 0}, clock.steady_ms()));
   receipt(act("c1", hold_action::confirm, 1));
   std::vector<std::optional<hold_outcome>> seen;
-  rooms->on_applied([&](std::uint64_t, const event&, std::optional<hold_outcome> o) { seen.push_back(o); });
+  rooms->on_applied([&](std::uint64_t, const event&, const applied_effect& effect) { seen.push_back(effect.hold); });
   REQUIRE_FALSE(commit(std::vector<event>{extend, release}).first);
   CHECK(seen == std::vector<std::optional<hold_outcome>>{hold_outcome::not_held, hold_outcome::not_held});
   CHECK(refusal(act("e1", hold_action::extend, 1)) == errc::hold_not_held);
@@ -383,7 +383,8 @@ TEST_CASE_METHOD(holds_fixture, "random holds, confirms, releases, expiries, fai
   // receipt is pruned), as the observer heard it.
   std::map<std::string, std::pair<hold_outcome, std::int64_t>> applied_outcomes;
   auto watch = [&] {
-    rooms->on_applied([&](std::uint64_t, const event& e, std::optional<hold_outcome> o) {
+    rooms->on_applied([&](std::uint64_t, const event& e, const applied_effect& effect) {
+      const auto& o = effect.hold;
       if (!has_hold_outcome(e)) return;
       REQUIRE(o);
       std::visit(

@@ -15,7 +15,7 @@ TEST_CASE("audit records carry seq, UTC time and type, and nothing secret") {
   visitor_joined j{"r", id16{0xab}, id16{0xcd}, 0, id16{0xee}};
   CHECK(audit_record(2, j) ==
         R"({"seq":2,"at":"1970-01-01T00:00:00.000Z","type":"visitor_joined","visitor_id":"ab000000000000000000000000000000",)"
-        R"("entrant_id":"cd000000000000000000000000000000","account":true})");
+        R"("entrant_id":"cd000000000000000000000000000000","account":true,"lane":"general"})");
   CHECK(audit_record(3, visitors_admitted{"r", 42, 1'000, 7}) ==
         R"({"seq":3,"at":"1970-01-01T00:00:01.000Z","type":"visitors_admitted","served":42})");
   CHECK(audit_record(4, state_changed{"r", room_state::paused, 0}).ends_with(R"("type":"state_changed","state":"paused"})"));
@@ -37,4 +37,19 @@ TEST_CASE("a hold event's audit record carries what applying it did") {
              Catch::EndsWith(R"("outcome":"expired"})"));
   // Not known (its side record not written yet): said, not guessed.
   CHECK_THAT(audit_record(12, placed), Catch::EndsWith(R"("outcome":null})"));
+}
+
+TEST_CASE("a join's audit record names its lane by the room's id for it") {
+  test::journal_fixture f;
+  auto c = test::test_room("r", 60);
+  c.lanes = {lane_config{"members", "Members", share_scale / 2, false, lane_entry::code}};
+  f.start({c});
+  visitor_joined j{"r", id16{0xab}, id16{0xcd}, 0, std::nullopt};
+  j.lane = 1;
+  CHECK_THAT(audit_record(2, j, std::nullopt, f.rooms->find("r")), Catch::EndsWith(R"("account":false,"lane":"members"})"));
+  j.lane = 0;
+  CHECK_THAT(audit_record(2, j, std::nullopt, f.rooms->find("r")), Catch::EndsWith(R"("lane":"general"})"));
+  // A room gone: its lane by number.
+  j.lane = 1;
+  CHECK_THAT(audit_record(2, j), Catch::EndsWith(R"("lane":"1"})"));
 }

@@ -28,14 +28,82 @@ visitor_joined join_at(std::string room, std::int64_t at_ms) {
 }  // namespace
 
 TEST_CASE_METHOD(stream, "an event becomes a CloudEvents 1.0 envelope whose id is its seq") {
-  events.on_applied(42, visitors_admitted{"spring", 120, 1'796'099'400'250, 3});
+  events.on_applied(42, state_changed{"spring", room_state::paused, 1'796'099'400'250});
   REQUIRE(sent.size() == 1);
   CHECK(sent[0].id == "42");
-  CHECK(sent[0].type == "dev.foyer.room.visitors_admitted");
+  CHECK(sent[0].type == "dev.foyer.room.state_changed");
   CHECK(sent[0].json ==
-        R"({"specversion":"1.0","id":"42","source":"/foyer/test","type":"dev.foyer.room.visitors_admitted",)"
+        R"({"specversion":"1.0","id":"42","source":"/foyer/test","type":"dev.foyer.room.state_changed",)"
         R"("subject":"spring","time":"2026-12-01T04:30:00.250Z","datacontenttype":"application/json",)"
-        R"("data":{"served":120}})");
+        R"("data":{"state":"paused"}})");
+}
+
+// A journal whose applied events go to the stream, as the event sinks follow it.
+struct followed : stream {
+  test::journal_fixture f;
+  void start(std::vector<room_config> rooms) {
+    f.start(std::move(rooms));
+    f.rooms->on_applied([this](std::uint64_t seq, const event& e, const applied_effect& effect) {
+      events.on_applied(seq, e, effect);
+    });
+  }
+  std::vector<std::string> of_type(std::string_view type) const {
+    std::vector<std::string> out;
+    for (const auto& e : sent) {
+      if (e.type == type) out.push_back(e.json);
+    }
+    return out;
+  }
+};
+
+TEST_CASE_METHOD(followed, "an admission carries the visitors the room admitted, not the step's frontier") {
+  start({test::test_room("r", 600)});
+  f.join("r", 1);
+  f.join("r", 2);
+  // A step that would take the frontier to 10 admits the 2 who are there.
+  auto step = f.rooms->find("r")->checkpoint(f.clock.steady_ms());
+  step.served = 10;
+  REQUIRE_FALSE(f.commit(step).first);
+  auto admitted = of_type("dev.foyer.room.visitors_admitted");
+  REQUIRE(admitted.size() == 1);
+  CHECK_THAT(admitted[0], Catch::EndsWith(R"("data":{"admitted":2,"served":2,"lanes":{"general":{"admitted":2,"served":2}}}})"));
+  // The joins left first, by lane id.
+  CHECK_THAT(sent.at(sent.size() - 2).json, Catch::EndsWith(R"("data":{"count":2,"seconds":1,"lanes":{"general":2}}})"));
+  // A step that admits nobody is no event.
+  step.served = 12;
+  REQUIRE_FALSE(f.commit(step).first);
+  f.clock.advance_ms(5000);
+  REQUIRE(f.tick("r"));
+  CHECK(of_type("dev.foyer.room.visitors_admitted").size() == 1);
+  CHECK(f.rooms->find("r")->served(f.clock.steady_ms()) == 2);
+}
+
+TEST_CASE_METHOD(followed, "joins and admissions name each lane by its id") {
+  auto c = test::test_room("r", 600);
+  c.lanes = {lane_config{"members", "Members", share_scale / 2, false, lane_entry::code}};
+  start({c});
+  f.join("r", 1);
+  visitor_joined member;
+  member.room = "r";
+  member.visitor[0] = 2;
+  member.entrant[0] = 2;
+  member.lane = 1;
+  member.at_ms = f.clock.now_ms();
+  REQUIRE_FALSE(f.commit(member).first);
+  auto step = f.rooms->find("r")->checkpoint(f.clock.steady_ms());
+  step.served = 490;
+  REQUIRE_FALSE(f.commit(step).first);
+  auto joins = of_type("dev.foyer.room.joins");
+  REQUIRE(joins.size() == 1);
+  CHECK_THAT(joins[0], Catch::EndsWith(R"("data":{"count":2,"seconds":1,"lanes":{"general":1,"members":1}}})"));
+  auto admitted = of_type("dev.foyer.room.visitors_admitted");
+  REQUIRE(admitted.size() == 1);
+  CHECK_THAT(admitted[0], Catch::EndsWith(R"("data":{"admitted":2,"served":2,"lanes":{"general":{"admitted":1,"served":1},)"
+                                          R"("members":{"admitted":1,"served":1}}}})"));
+  // An empty lanes room's steps are no events.
+  f.clock.advance_ms(5000);
+  REQUIRE(f.tick("r"));
+  CHECK(of_type("dev.foyer.room.visitors_admitted").size() == 1);
 }
 
 TEST_CASE_METHOD(stream, "every kind of event has its type, and nothing secret leaves") {
@@ -76,7 +144,7 @@ TEST_CASE_METHOD(stream, "joins leave as one count per room and second, with no 
   CHECK(sent[0].json ==
         R"({"specversion":"1.0","id":"a-joins-1796099400-10","source":"/foyer/test","type":"dev.foyer.room.joins",)"
         R"("subject":"a","time":"2026-12-01T04:30:00.000Z","datacontenttype":"application/json",)"
-        R"("data":{"count":5,"seconds":1}})");
+        R"("data":{"count":5,"seconds":1,"lanes":{"general":5}}})");
 
   events.flush(second + 2'000);
   REQUIRE(sent.size() == 3);
@@ -124,7 +192,7 @@ TEST_CASE_METHOD(stream, "a hold event's CloudEvent carries what applying it did
   c.inventory = inventory_settings{};
   c.inventory->total = 1;
   f.start({c});
-  f.rooms->on_applied([&](std::uint64_t seq, const event& e, std::optional<hold_outcome> o) { events.on_applied(seq, e, o); });
+  f.rooms->on_applied([&](std::uint64_t seq, const event& e, const applied_effect& effect) { events.on_applied(seq, e, effect); });
   // Both written while one seat was free: the second applied finds it taken.
   REQUIRE_FALSE(f.commit({hold_placed{"r", id16{1}, id16{11}, 0, 1, "k1", f.clock.steady_ms()},
                           hold_placed{"r", id16{2}, id16{12}, 1, 1, "k2", f.clock.steady_ms()}})

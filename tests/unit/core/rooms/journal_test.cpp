@@ -201,7 +201,7 @@ TEST_CASE_METHOD(journal_fixture, "the observer sees each applied event with its
   join("a");
   std::vector<std::pair<std::uint64_t, std::string>> seen;
   auto watch = [&] {
-    rooms->on_applied([&](std::uint64_t seq, const event& e, std::optional<hold_outcome>) {
+    rooms->on_applied([&](std::uint64_t seq, const event& e, const applied_effect&) {
       CHECK(rooms->applied_seq() < seq);  // called as each is applied, before the batch is counted
       seen.emplace_back(seq, room_of(e));
     });

@@ -280,6 +280,57 @@ TEST_CASE("lanes are tables by id: shares sum to at most 1, priority lanes leave
   CHECK(set(c, "lanes.one-more.share", 0.0)->message == "a room has at most 16 lanes");
 }
 
+TEST_CASE("the general lane declared without a share takes the rest; none for the public must be written", "[lanes]") {
+  // Named, or made invite-only for a members' hour: it keeps what the others leave.
+  auto c = valid_room();
+  CHECK_FALSE(set(c, "lanes.members.share", 0.3));
+  CHECK_FALSE(set(c, "lanes.general.name", std::string("Everyone")));
+  CHECK_FALSE(set(c, "lanes.general.entry", std::string("invite")));
+  REQUIRE_FALSE(check_room(c));
+  REQUIRE(c.lanes[0].id == "general");
+  CHECK(c.lanes[0].share == 700'000);
+  CHECK(lanes_in_force(c.lanes)[0].share == 700'000);
+  // Checked again (the admin API's next change), the share stands as given.
+  REQUIRE_FALSE(check_room(c));
+  CHECK(c.lanes[0].share == 700'000);
+
+  // The others take everything: refused, naming the share to write, declared or not.
+  auto declared = valid_room();
+  CHECK_FALSE(set(declared, "lanes.members.share", 1.0));
+  CHECK_FALSE(set(declared, "lanes.general.entry", std::string("invite")));
+  auto p = check_room(declared);
+  REQUIRE(p);
+  CHECK(p->field == "lanes.general.share");
+  CHECK_THAT(p->message, Catch::Contains("would get none of the admission") && Catch::Contains("lanes.general.share = 0"));
+  auto undeclared = valid_room();
+  CHECK_FALSE(set(undeclared, "lanes.members.share", 0.6));
+  CHECK_FALSE(set(undeclared, "lanes.residents.share", 0.4));
+  REQUIRE(check_room(undeclared));
+  CHECK(check_room(undeclared)->field == "lanes.general.share");
+  // Written, it is meant: the members' hour.
+  CHECK_FALSE(set(declared, "lanes.general.share", 0.0));
+  REQUIRE_FALSE(check_room(declared));
+  CHECK(declared.lanes[0].share == 0);
+  // No other lane has a share: the general lane has all of it.
+  auto alone = valid_room();
+  CHECK_FALSE(set(alone, "lanes.general.name", std::string("Everyone")));
+  REQUIRE_FALSE(check_room(alone));
+  CHECK(alone.lanes[0].share == share_scale);
+}
+
+TEST_CASE("a change of lanes is told lane by lane", "[lanes]") {
+  std::vector<lane_config> before{lane_config{"members", "members", 300'000, false, lane_entry::code}};
+  auto after = before;
+  after[0].share = 500'000;
+  after.push_back(lane_config{"vip", "vip", 100'000, true, lane_entry::invite});
+  CHECK(lane_changes(before, after) ==
+        std::vector<std::string>{"general: share 0.7 -> 0.4", "members: share 0.3 -> 0.5",
+                                 "vip added (share 0.1, entry invite)"});
+  CHECK(lane_changes(after, before) ==
+        std::vector<std::string>{"general: share 0.4 -> 0.7", "members: share 0.5 -> 0.3", "vip removed"});
+  CHECK(lane_changes(before, before).empty());
+}
+
 TEST_CASE("one lane, not the general lane, takes joins without JavaScript, and it round-trips", "[lanes]") {
   auto c = valid_room();
   CHECK_FALSE(set(c, "lanes.plain.share", 0.2));
