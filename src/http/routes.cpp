@@ -103,7 +103,7 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::post}, "/api/v1/rooms/{room}/join",
         in_room(c, [this](request& req, const peer& who, room& rm) { return visitor_.join(req, rm, who); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/notifications",
-        in_room(c, [this](request& req, const peer&, room& rm) { return notifications_.opt_in(req, rm); }));
+        in_room(c, [this](request& req, const peer& who, room& rm) { return notifications_.opt_in(req, who, rm); }));
   r.add({verb::delete_}, "/api/v1/rooms/{room}/notifications",
         in_room(c, [this](request& req, const peer&, room& rm) { return notifications_.opt_out(req, rm); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/resume-link",

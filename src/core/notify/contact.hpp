@@ -38,6 +38,10 @@ struct email_contact {
 
 using contact = std::variant<push_subscription, email_contact>;
 channel channel_of(const contact& c);
+// The service a notice to `c` goes through, for sharing the sends out fairly: a push
+// endpoint's origin (push_origin; the endpoint as written if it is no URL), and "" for an
+// address (every mail goes through the one relay).
+std::string service_of(const contact& c);
 
 // Why the subscription can't be used, or nullopt: an https:// endpoint of at most
 // max_push_endpoint_bytes that names no loopback or private address unless its host is one

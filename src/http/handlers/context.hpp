@@ -79,6 +79,9 @@ struct api_settings {
   // Push endpoint hosts that may name loopback or private addresses
   // ([notifications] allow_private_push_hosts).
   std::vector<std::string> private_push_hosts;
+  // How opt-ins are counted per network: the joins' pressure window and tracking, with
+  // [notifications] opt_ins_per_network as the threshold past which they are refused.
+  pow::config opt_in_pressure;
 };
 
 
