@@ -75,6 +75,9 @@ struct notification_settings {
   // Opt-ins one network (a /24 or /48) may make in [proof_of_work] pressure_window_ms,
   // counted as its joins are (core/gate/join_pressure.hpp). Default: 30.
   std::uint32_t opt_ins_per_network = 30;
+  // An address gets a confirmation mail first, and notices only once its holder confirms.
+  // Default: false.
+  bool confirm = false;
 
   // The channels visitors may opt in to.
   notify::channel_set channels() const { return {.push = !vapid_subject.empty(), .email = email.has_value()}; }

@@ -317,6 +317,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     api_settings.private_push_hosts = c.notifications.push.private_hosts;
     api_settings.opt_in_pressure = c.proof_of_work;
     api_settings.opt_in_pressure.pressure_threshold = c.notifications.opt_ins_per_network;
+    api_settings.confirm_email = c.notifications.confirm;
     metrics.add([&notices](ops::metrics_writer& w) { notices.collect(w); });
   }
   api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, api_settings, overload, publisher,

@@ -250,6 +250,16 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::get}, "/", at_once([this](const request& req, auto&) { return pages_.front(req); }));
   r.add({verb::get}, "/r/{room}",
         at_once([this](const request& req, const route_params& p) { return pages_.room_page(req, p["room"]); }));
+  r.add({verb::get}, "/r/{room}/notify/confirm/{token}", [this, &c](request& req, const peer&, route_params p) -> task<response> {
+    room* rm = c.rooms.find(p["room"]);
+    if (!rm) co_return unknown_room(req, p["room"]);
+    co_return notifications_.confirm_page(req, *rm, p["token"]);
+  });
+  r.add({verb::post}, "/r/{room}/notify/confirm/{token}", [this, &c](request& req, const peer&, route_params p) -> task<response> {
+    room* rm = c.rooms.find(p["room"]);
+    if (!rm) co_return unknown_room(req, p["room"]);
+    co_return co_await notifications_.confirm(req, *rm, std::string(p["token"]));
+  });
   r.add({verb::get}, "/r/{room}/resume/{token}", [this, &c](request& req, const peer&, route_params p) -> task<response> {
     room* rm = c.rooms.find(p["room"]);
     if (!rm) co_return unknown_room(req, p["room"]);

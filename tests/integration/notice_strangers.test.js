@@ -69,3 +69,42 @@ test('three tickets naming one address: it hears "soon" once and "turn" once', a
   assert.equal(subjects.length, subjects.filter((s) => s.startsWith("It's your turn")).length
     + subjects.filter((s) => s.startsWith('Your turn at')).length);
 });
+
+test('confirm = true: a confirmation mail first, nothing else until the holder confirms through its link', async (t) => {
+  const { f, smtp } = await start(t, { confirm: true });
+  const admin = (p) => f.request('POST', `/api/v1/admin/rooms/hall/${p}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  assert.equal((await admin('pause')).status, 200);
+  // Two visitors; the holder of one address confirms, the other's never does.
+  for (const address of ['fan@example.org', 'stranger@example.org']) {
+    assert.equal((await optIn(f, (await f.join('hall')).json.ticket, address)).status, 201);
+  }
+  await until('the confirmations mailed', () => smtp.messages().length >= 2);
+  const mail = (to) => smtp.messages().filter((m) => m.rcpt_tos[0] === to);
+  const [m] = mail('fan@example.org');
+  assert.equal(m.message.subject, 'Confirm notices from Concert hall');
+  const body = m.message.body.replace(/\r\n/g, '\n');
+  const link = body.split('\n').find((l) => l.includes('/notify/confirm/'));
+  assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/r\/hall\/notify\/confirm\/[0-9a-f]{64}$/);
+  // Nothing in it the requester wrote but the address.
+  assert.equal(body, 'Someone waiting in Concert hall asked to be told at this address when their turn comes.\n\n'
+    + `If that was you, confirm with this link:\n\n${link}\n\nIf not, ignore this email: nothing more will be sent `
+    + 'to you about Concert hall, and the address is forgotten when the room ends.\n');
+
+  // Opening the link asks; an altered one is refused; the button confirms.
+  const path = new URL(link).pathname;
+  const page = await f.request('GET', path);
+  assert.equal(page.status, 200);
+  assert.match(page.text, /<form method="post">/);
+  const altered = path.slice(0, -1) + (path.endsWith('0') ? '1' : '0');
+  assert.equal((await f.request('POST', altered)).json.error, 'invalid_confirmation_link');
+  const confirmed = await f.request('POST', path);
+  assert.equal(confirmed.status, 200, confirmed.text);
+  assert.match(confirmed.text, /Notices confirmed/);
+
+  // Both admitted: the confirmed address hears its turn, the other nothing more.
+  assert.equal((await admin('resume')).status, 200);
+  await until('the turn mailed', () => mail('fan@example.org').some((x) => x.message.subject.startsWith("It's your turn")));
+  await until('both admitted', async () => (await f.request('GET', '/api/v1/rooms/hall')).json.served >= 2);
+  await sleep(2500);
+  assert.deepEqual(mail('stranger@example.org').map((x) => x.message.subject), ['Confirm notices from Concert hall']);
+});

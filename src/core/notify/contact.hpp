@@ -28,10 +28,13 @@ struct channel_set {
 };
 
 // An address, and the visitor's resume link the notices carry (core/gate/resume_link.hpp):
-// the mail may be read on another device than the page's.
+// the mail may be read on another device than the page's. With `confirm_link`, the address
+// awaits its holder's confirmation ([notifications] confirm): it gets the confirmation mail
+// with that link, and no notice until the holder confirms (contact_book::confirm).
 struct email_contact {
   std::string address;
   std::string link;
+  std::string confirm_link;  // empty: confirmed, or no confirmation asked
 
   bool operator==(const email_contact&) const = default;
 };

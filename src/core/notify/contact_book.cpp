@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/core.h>
+
+#include "core/base/bytes.hpp"
 #include "core/base/crypto.hpp"
 #include "core/lanes/lane_place.hpp"
 #include "core/rooms/status.hpp"
@@ -102,8 +105,12 @@ bool contact_book::add(std::string_view room, const id16& visitor, std::optional
   bool had = ch == channel::push ? e.push.has_value() : e.email.has_value();
   if (ch == channel::email) {
     auto address = address_of(c);
-    book.addressed.emplace(visitor, address);
+    bool fresh = book.addressed.emplace(visitor, address).second;
     book.mailed.try_emplace(address, 0);
+    if (fresh && !std::get<email_contact>(c).confirm_link.empty()) {
+      book.awaiting.emplace_back(visitor, address);
+      book.to_confirm.push_back(visitor);
+    }
   }
   if (auto* push = std::get_if<push_subscription>(&c)) {
     if (e.push != *push) changed(room, visitor);
@@ -224,6 +231,7 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
       continue;
     }
     auto& book = it->second;
+    plan_confirmations(it->first, book, out);
     place_drawn(book, *r);
     for (std::uint8_t lane = 0; lane < r->lanes().size(); ++lane) {
       // status_of's estimate is (position + 1) / rate minutes: nobody further back is due.
@@ -247,7 +255,10 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
         };
         if (e.push) send(channel::push, *e.push);
         // Whoever opted the address in, it hears of each kind once per room.
-        if (e.email && mail_once(book, address_of(*e.email), *kind)) send(channel::email, *e.email);
+        // An address awaiting its holder's confirmation gets nothing else.
+        if (e.email && e.email->confirm_link.empty() && mail_once(book, address_of(*e.email), *kind)) {
+          send(channel::email, *e.email);
+        }
         changed(it->first, v->first);
         if (*kind == notice_kind::soon) {
           e.soon_sent = true;
@@ -311,6 +322,11 @@ bool contact_book::restore(std::string_view key, std::string_view value) {
     auto address = address_of(*record->email);
     book.addressed.emplace(who->second, address);
     book.mailed[address] |= record->soon_sent ? mailed_soon : 0;
+    // Its confirmation mail went before the restart.
+    if (!record->email->confirm_link.empty()) {
+      book.awaiting.emplace_back(who->second, address);
+      book.mailed[address] |= mailed_confirm;
+    }
   }
   hold(book, who->second, std::move(*record));
   return true;
@@ -337,6 +353,75 @@ std::vector<record_change> contact_book::take_changes() {
 
 void contact_book::unwritten(const std::vector<record_change>& changes) {
   for (const auto& c : changes) changed_.insert(c.key);
+}
+
+std::string contact_book::confirm_path(std::string_view room, std::string_view address) const {
+  auto id = address_of(email_contact{std::string(address), {}, {}});
+  auto tag = hmac_sha256(address_key_, {as_bytes("foyer/notice-confirm/v1"), as_bytes(room), id});
+  return fmt::format("/r/{}/notify/confirm/{}{}", room, to_hex(id), to_hex(byte_view(tag).first(16)));
+}
+
+std::optional<contact_book::address_id> contact_book::confirmed_address(std::string_view room,
+                                                                         std::string_view token) const {
+  if (token.size() != 64) return std::nullopt;
+  auto id = from_hex_fixed<16>(token.substr(0, 32));
+  auto mac = from_hex_fixed<16>(token.substr(32));
+  if (!id || !mac) return std::nullopt;
+  auto tag = hmac_sha256(address_key_, {as_bytes("foyer/notice-confirm/v1"), as_bytes(room), *id});
+  if (!equal_constant_time(byte_view(tag).first(16), *mac)) return std::nullopt;
+  return id;
+}
+
+template <typename Book, typename F>
+void contact_book::each_awaiting(Book& book, const address_id& address, F f) {
+  for (const auto& [visitor, id] : book.awaiting) {
+    if (id != address) continue;
+    auto found = book.visitors.find(visitor);
+    if (found == book.visitors.end() || !found->second.email || found->second.email->confirm_link.empty()) continue;
+    f(visitor, found->second);
+  }
+}
+
+std::optional<std::vector<record_change>> contact_book::decide_confirm(std::string_view room,
+                                                                        std::string_view token) const {
+  auto address = confirmed_address(room, token);
+  if (!address) return std::nullopt;
+  std::vector<record_change> out;
+  auto it = rooms_.find(room);
+  if (it == rooms_.end()) return out;
+  each_awaiting(it->second, *address, [&](const id16& visitor, const entry& e) {
+    auto next = e;
+    next.email->confirm_link.clear();
+    out.push_back({encode_contact_key(room, visitor), encode_contact_record(next)});
+  });
+  return out;
+}
+
+bool contact_book::confirm(std::string_view room, std::string_view token) {
+  auto address = confirmed_address(room, token);
+  if (!address) return false;
+  auto it = rooms_.find(room);
+  if (it == rooms_.end()) return true;
+  auto& book = it->second;
+  each_awaiting(book, *address, [&](const id16& visitor, entry& e) {
+    e.email->confirm_link.clear();
+    changed(room, visitor);
+  });
+  std::erase_if(book.awaiting, [&](const auto& a) { return a.second == *address; });
+  return true;
+}
+
+void contact_book::plan_confirmations(const std::string& room, room_book& book, std::vector<notice>& out) {
+  for (const auto& visitor : book.to_confirm) {
+    auto found = book.visitors.find(visitor);
+    if (found == book.visitors.end() || !found->second.email || found->second.email->confirm_link.empty()) continue;
+    auto& mailed = book.mailed[address_of(*found->second.email)];
+    if (mailed & mailed_confirm) continue;
+    mailed |= mailed_confirm;
+    ++book.counts.sent[index(channel::email)];
+    out.push_back({room, visitor, found->second.place.value_or(0), notice_kind::confirm, 0, *found->second.email});
+  }
+  book.to_confirm.clear();
 }
 
 }  // namespace foyer::notify

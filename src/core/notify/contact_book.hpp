@@ -98,6 +98,20 @@ class contact_book {
   contact_decision decide_remove(std::string_view room, const id16& visitor) const;
   // Opt-out: every contact of the visitor is forgotten. False if there was none.
   bool remove(std::string_view room, const id16& visitor);
+
+  // Confirmation ([notifications] confirm): an address added with a confirm_link gets one
+  // confirmation mail per room (plan), whoever opted it in, and no other notice until its
+  // holder opens the link. The link's path for `address` in `room`:
+  // /r/{room}/notify/confirm/{token}, the token the address's keyed hash and a MAC of it
+  // and the room (64 hex digits): it names no address, and can't be made without the key.
+  std::string confirm_path(std::string_view room, std::string_view address) const;
+  // The records that confirming `token` changes (every visitor of the room awaiting
+  // confirmation of that address), as they would be written; nullopt if the token is not
+  // one confirm_path makes for this room. Changes nothing.
+  std::optional<std::vector<record_change>> decide_confirm(std::string_view room, std::string_view token) const;
+  // Confirms the address of `token`: its notices may go from now on. False if the token is
+  // not one confirm_path makes for this room.
+  bool confirm(std::string_view room, std::string_view token);
   // The push service or relay said the contact is gone.
   void forget(std::string_view room, const id16& visitor, channel ch);
   // Every contact of `ch`: the server no longer sends on it.
@@ -143,7 +157,7 @@ class contact_book {
   using entry = contact_record;
   using address_id = id16;
   // What was mailed to one address in a room, whoever opted it in.
-  static constexpr std::uint8_t mailed_soon = 1, mailed_turn = 2;
+  static constexpr std::uint8_t mailed_soon = 1, mailed_turn = 2, mailed_confirm = 4;
   struct room_book {
     std::map<id16, entry> visitors;
     // The visitors with a place (their own, or a lobby member's once the draw gave it), by
@@ -162,9 +176,20 @@ class contact_book {
     // (32 bytes an entry or so): past that the room takes no new address.
     std::unordered_map<address_id, std::uint8_t, id16_hash> mailed;
     std::unordered_map<id16, address_id, id16_hash> addressed;
+    // Visitors whose address awaits confirmation, and those whose confirmation mail is yet
+    // to be planned: at most one entry each per visitor in `addressed`.
+    std::vector<std::pair<id16, address_id>> awaiting;
+    std::vector<id16> to_confirm;
   };
 
   address_id address_of(const contact& c) const;
+  // The address and MAC of a token, if it is one confirm_path makes for `room`.
+  std::optional<address_id> confirmed_address(std::string_view room, std::string_view token) const;
+  // The visitors of `book` awaiting confirmation of `address`, by each's entry.
+  template <typename Book, typename F>
+  static void each_awaiting(Book& book, const address_id& address, F f);
+  // The confirmation mails due: one per address and room.
+  void plan_confirmations(const std::string& room, room_book& book, std::vector<notice>& out);
   std::optional<opt_in_refusal> refusal(std::string_view room, const id16& visitor, const contact& c) const;
   // Whether the notice may be mailed to `address`: once per kind and room, then no more.
   static bool mail_once(room_book& book, const address_id& address, notice_kind kind);

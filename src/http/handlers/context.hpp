@@ -82,6 +82,9 @@ struct api_settings {
   // How opt-ins are counted per network: the joins' pressure window and tracking, with
   // [notifications] opt_ins_per_network as the threshold past which they are refused.
   pow::config opt_in_pressure;
+  // [notifications] confirm: an address hears nothing but a confirmation mail until its
+  // holder confirms. Default: false.
+  bool confirm_email = false;
 };
 
 

@@ -2,7 +2,9 @@
 
 #include <fmt/core.h>
 
+#include "core/base/html.hpp"
 #include "core/base/json.hpp"
+#include "http/handlers/plain_queue.hpp"
 #include "http/problem.hpp"
 
 namespace foyer::http::handlers {
@@ -27,6 +29,13 @@ bool read_strings(sj::object& object, std::initializer_list<std::pair<std::strin
     }
   }
   return true;
+}
+
+// A write of one record (a braced list in a co_await is one GCC 12 can't compile).
+std::vector<record_change> one(record_change change) {
+  std::vector<record_change> out;
+  out.push_back(std::move(change));
+  return out;
 }
 
 }  // namespace
@@ -75,7 +84,7 @@ std::variant<notify::contact, field_problem> parse_contact(sj::parser& parser, s
     return notify::contact{std::move(*push)};
   }
   if (auto why = notify::check_email(*email)) return *why;
-  return notify::contact{notify::email_contact{std::move(*email), {}}};
+  return notify::contact{notify::email_contact{std::move(*email), {}, {}}};
 }
 
 task<response> notifications::opt_in(const request& req, const peer& who, const room& r) {
@@ -130,13 +139,20 @@ task<response> notifications::opt_in(const request& req, const peer& who, const 
       return response{};  // not sent: the contact is kept below
     });
     if (!link) co_return no_link;
-    std::get<notify::email_contact>(c).link = std::move(*link);
+    auto& email = std::get<notify::email_contact>(c);
+    email.link = std::move(*link);
+    if (ctx_.settings.confirm_email) {
+      // The confirmation's link, made as the resume link was.
+      auto confirm = links_.url_for(req, book.confirm_path(room_id, email.address));
+      if (!confirm) co_return problem(req, errc::bad_request, "The request's Host is not a plain host name: no link can be mailed.");
+      email.confirm_link = std::move(*confirm);
+    }
   }
   // Decided on the book as it is now (the link's write took a while), written, then applied.
   auto decided = book.decide_add(room_id, visitor, place, lobby_index, c);
   if (decided.refused) co_return refused(*decided.refused);
   if (decided.write) {
-    if (!co_await durable(*decided.write)) co_return unavailable(req);
+    if (!co_await durable(one(*decided.write))) co_return unavailable(req);
     if (!book.add(room_id, visitor, place, lobby_index, std::move(c))) {
       // The book changed while the record was written: the store is brought back to it.
       book.unwritten({*decided.write});
@@ -148,8 +164,8 @@ task<response> notifications::opt_in(const request& req, const peer& who, const 
                           json_object().str("channel", notify::to_string(ch)).boolean("opted_in", true).done());
 }
 
-task<bool> notifications::durable(record_change change) {
-  auto start = [&ctx = ctx_, changes = std::vector{std::move(change)}](auto done) mutable {
+task<bool> notifications::durable(std::vector<record_change> changes) {
+  auto start = [&ctx = ctx_, changes = std::move(changes)](auto done) mutable {
     ctx.store.write_contacts(std::move(changes), done);
   };
   auto ec = co_await await_callback<std::error_code>(std::move(start));
@@ -166,9 +182,38 @@ task<response> notifications::opt_out(const request& req, const room& r) {
   auto room_id = r.config().id;
   auto visitor = t->visitor;
   auto decided = ctx_.settings.contacts->decide_remove(room_id, visitor);
-  if (decided.write && !co_await durable(*decided.write)) co_return unavailable(req);
+  if (decided.write && !co_await durable(one(*decided.write))) co_return unavailable(req);
   bool had = ctx_.settings.contacts->remove(room_id, visitor);
   co_return json_response(req, bhttp::status::ok, json_object().boolean("opted_out", had).done());
+}
+
+response notifications::confirm_page(const request& req, const room& r, std::string_view token) const {
+  const auto* book = ctx_.settings.contacts;
+  if (!book || !book->decide_confirm(r.config().id, token)) return not_confirmable(req);
+  // Opening the link changes nothing (mail scanners open links): the button does.
+  auto main = fmt::format(
+      "<p class=\"lead\">Someone waiting in {} asked to be told at this address when their turn comes.</p>\n"
+      "<form method=\"post\"><button class=\"button\" type=\"submit\">Yes, send me the notices</button></form>\n"
+      "<p>If it was not you, close this page: nothing more will be sent.</p>\n",
+      html_escape(r.config().name));
+  return site_page(req, bhttp::status::ok, r.config().name, "Confirm notices", main);
+}
+
+task<response> notifications::confirm(const request& req, const room& r, std::string token) {
+  auto* book = ctx_.settings.contacts;
+  auto room_id = r.config().id;
+  auto writes = book ? book->decide_confirm(room_id, token) : std::nullopt;
+  if (!writes) co_return not_confirmable(req);
+  if (!writes->empty() && !co_await durable(std::move(*writes))) co_return unavailable(req);
+  book->confirm(room_id, token);
+  auto main = fmt::format("<p class=\"lead\">You will be told at this address when your turn at {} comes.</p>\n",
+                          html_escape(r.config().name));
+  co_return site_page(req, bhttp::status::ok, r.config().name, "Notices confirmed", main);
+}
+
+response notifications::not_confirmable(const request& req) const {
+  return problem(req, errc::invalid_confirmation_link,
+                 "This confirmation link is not one this room made, or the room no longer sends notices.");
 }
 
 }  // namespace foyer::http::handlers

@@ -44,10 +44,15 @@ class notifications {
 
   task<response> opt_in(const request& req, const peer& who, const room& r);
   task<response> opt_out(const request& req, const room& r);
+  // GET /r/{room}/notify/confirm/{token}: a page asking the address's holder to confirm
+  // ([notifications] confirm); POST there confirms (contact_book::confirm), written first.
+  response confirm_page(const request& req, const room& r, std::string_view token) const;
+  task<response> confirm(const request& req, const room& r, std::string token);
 
  private:
-  // Writes the decided record; false if it could not be.
-  task<bool> durable(record_change change);
+  // Writes the decided records; false if they could not be.
+  task<bool> durable(std::vector<record_change> changes);
+  response not_confirmable(const request& req) const;
 
   context& ctx_;
   const visitor& tickets_;

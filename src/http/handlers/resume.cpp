@@ -94,4 +94,10 @@ response resume_links::open(const request& req, const room& r, std::string_view 
   return res;
 }
 
+std::optional<std::string> resume_links::url_for(const request& req, std::string_view path) const {
+  auto origin = origin_of(req, ctx_.settings.secure_cookies);
+  if (!origin) return std::nullopt;
+  return *origin + std::string(path);
+}
+
 }  // namespace foyer::http::handlers

@@ -28,6 +28,9 @@ class resume_links {
   using link_answer = std::function<response(const std::string& path, const std::optional<std::string>& url)>;
   task<response> with_link(const request& req, const room& r, const ticket& t, link_answer answer);
   task<response> revoke(const request& req, const room& r);
+  // The URL of `path` on this server, made as the resume links' are (other links a visitor
+  // is mailed use it); nullopt when no URL can be made.
+  std::optional<std::string> url_for(const request& req, std::string_view path) const;
   response open(const request& req, const room& r, std::string_view token) const;
 
  private:

@@ -44,7 +44,7 @@ struct notifier_fixture : journal_fixture {
       id16 v{};
       v[0] = i;
       auto address = "v" + std::to_string(i) + "@example.com";
-      REQUIRE(book.add("hall", v, i, std::nullopt, email_contact{address, "https://queue.example/r/hall/resume/T"}));
+      REQUIRE(book.add("hall", v, i, std::nullopt, email_contact{address, "https://queue.example/r/hall/resume/T", {}}));
       REQUIRE(book.add("hall", v, i, std::nullopt, subscription));
     }
   }

@@ -51,7 +51,7 @@ struct book_fixture : journal_fixture {
   std::vector<notice> plan() { return book.plan(*rooms, clock.steady_ms(), soon_seconds); }
 };
 
-const email_contact ada{"ada@example.com", "https://queue.example/r/hall/resume/T"};
+const email_contact ada{"ada@example.com", "https://queue.example/r/hall/resume/T", {}};
 
 // The changes taken, as key -> value (nullopt: deleted).
 std::map<std::string, std::optional<std::string>> taken(contact_book& book) {
@@ -78,7 +78,7 @@ TEST_CASE("the soon notice is due once the wait is within soon_seconds, from an 
 TEST_CASE_METHOD(book_fixture, "a visitor hears 'soon' then 'turn', each once, and the book then forgets them") {
   open_with(400);
   REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, subscription));
-  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}));
+  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T", {}}));
   CHECK(plan().empty());  // 400 s away
 
   wait(120);
@@ -220,7 +220,7 @@ TEST_CASE_METHOD(book_fixture, "contacts are bounded per room, replaced per chan
   contact_book small{2, digest{}};
   CHECK(small.add("hall", visitor_of(1), 5, std::nullopt, subscription));
   CHECK(small.add("hall", visitor_of(1), 5, std::nullopt, subscription));  // replaced, not another
-  CHECK(small.add("hall", visitor_of(2), 6, std::nullopt, email_contact{"b@example.com", "https://queue.example/r/hall/resume/T"}));
+  CHECK(small.add("hall", visitor_of(2), 6, std::nullopt, email_contact{"b@example.com", "https://queue.example/r/hall/resume/T", {}}));
   CHECK_FALSE(small.add("hall", visitor_of(3), 7, std::nullopt, subscription));
   CHECK(small.counts("hall").held == per_channel{1, 1});
   CHECK(small.counts("hall").opted_in == per_channel{1, 1});
@@ -232,7 +232,7 @@ TEST_CASE_METHOD(book_fixture, "contacts are bounded per room, replaced per chan
   CHECK(small.size() == 0);
 
   // A room that is gone takes its contacts along at the next plan.
-  CHECK(small.add("removed", visitor_of(4), 0, std::nullopt, email_contact{"d@example.com", "https://queue.example/r/hall/resume/T"}));
+  CHECK(small.add("removed", visitor_of(4), 0, std::nullopt, email_contact{"d@example.com", "https://queue.example/r/hall/resume/T", {}}));
   CHECK(small.size() == 1);
   CHECK(small.plan(*rooms, clock.steady_ms(), soon_seconds).empty());
   CHECK(small.size() == 0);
@@ -243,7 +243,7 @@ TEST_CASE("a pushed notice names the room and its page, never the visitor") {
   notice soon{"hall", visitor_of(7), 7, notice_kind::soon, 4, subscription};
   CHECK(push_payload(soon, "The Hall") ==
         R"({"kind":"soon","room":"hall","title":"Your turn is near","body":"The Hall: your turn in about 4 minutes.","minutes":4,"url":"/r/hall"})");
-  notice turn{"hall", visitor_of(7), 7, notice_kind::turn, 0, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}};
+  notice turn{"hall", visitor_of(7), 7, notice_kind::turn, 0, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T", {}}};
   CHECK(push_payload(turn, "The Hall") ==
         R"({"kind":"turn","room":"hall","title":"It's your turn","body":"The Hall: it's your turn. Open the page to go through.","url":"/r/hall"})");
 }
@@ -410,11 +410,11 @@ TEST_CASE_METHOD(book_fixture, "an opt-in or opt-out is decided without changing
 
 TEST_CASE_METHOD(book_fixture, "one address per ticket and room, even after an opt-out; an address is mailed each kind once") {
   open_with(10);
-  const email_contact other{"someone.else@example.org", ada.link};
+  const email_contact other{"someone.else@example.org", ada.link, {}};
   REQUIRE(book.add("hall", visitor_of(1), 0, std::nullopt, ada));
   // The same address again is the same opt-in; the case of its letters makes no other.
   CHECK_FALSE(book.decide_add("hall", visitor_of(1), 0, std::nullopt, ada).refused);
-  CHECK_FALSE(book.decide_add("hall", visitor_of(1), 0, std::nullopt, email_contact{"ADA@Example.com", ada.link}).refused);
+  CHECK_FALSE(book.decide_add("hall", visitor_of(1), 0, std::nullopt, email_contact{"ADA@Example.com", ada.link, {}}).refused);
   CHECK(book.decide_add("hall", visitor_of(1), 0, std::nullopt, other).refused == opt_in_refusal::address_taken);
   CHECK_FALSE(book.add("hall", visitor_of(1), 0, std::nullopt, other));
   REQUIRE(book.remove("hall", visitor_of(1)));
@@ -440,9 +440,53 @@ TEST_CASE_METHOD(book_fixture, "one address per ticket and room, even after an o
   REQUIRE(small.remove("hall", visitor_of(1)));
   REQUIRE(small.add("hall", visitor_of(2), 1, std::nullopt, other));
   REQUIRE(small.remove("hall", visitor_of(2)));
-  CHECK(small.decide_add("hall", visitor_of(3), 2, std::nullopt, email_contact{"third@example.org", ada.link}).refused ==
+  CHECK(small.decide_add("hall", visitor_of(3), 2, std::nullopt, email_contact{"third@example.org", ada.link, {}}).refused ==
         opt_in_refusal::room_full);
   CHECK_FALSE(small.decide_add("hall", visitor_of(3), 2, std::nullopt, subscription).refused);
+}
+
+TEST_CASE_METHOD(book_fixture, "an address awaiting confirmation gets one confirmation mail, and notices only once confirmed") {
+  open_with(10);
+  auto path = book.confirm_path("hall", "ada@example.com");
+  REQUIRE(path.starts_with("/r/hall/notify/confirm/"));
+  auto token = path.substr(path.rfind('/') + 1);
+  CHECK(token.size() == 64);
+  CHECK(path.find("ada") == std::string::npos);
+  auto awaiting = ada;
+  awaiting.confirm_link = "https://queue.example" + path;
+  // Two tickets name the address: one confirmation, and nothing else while it waits.
+  REQUIRE(book.add("hall", visitor_of(1), 1, std::nullopt, awaiting));
+  REQUIRE(book.add("hall", visitor_of(2), 2, std::nullopt, awaiting));
+  auto due = plan();
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].kind == notice_kind::confirm);
+  CHECK(std::get<email_contact>(due[0].to).confirm_link == awaiting.confirm_link);
+  CHECK(plan().empty());
+  // Kept as awaiting in the store, and so restored.
+  auto records = taken(book);
+  CHECK(decode_contact_record(*records.at(encode_contact_key("hall", visitor_of(1))))->email == awaiting);
+
+  // A token for another room, or altered, confirms nothing.
+  CHECK_FALSE(book.decide_confirm("other", token));
+  auto altered = token;
+  altered[40] = altered[40] == '0' ? '1' : '0';
+  CHECK_FALSE(book.decide_confirm("hall", altered));
+  CHECK_FALSE(book.confirm("hall", altered));
+  CHECK_FALSE(book.decide_confirm("hall", token.substr(1)));
+
+  // Decided first, changing nothing; then confirmed: both tickets' records.
+  auto writes = book.decide_confirm("hall", token);
+  REQUIRE(writes);
+  REQUIRE(writes->size() == 2);
+  CHECK(decode_contact_record(*writes->at(0).value)->email == ada);
+  CHECK(book.find("hall", visitor_of(1), channel::email) == contact{awaiting});
+  CHECK(book.confirm("hall", token));
+  CHECK(book.find("hall", visitor_of(1), channel::email) == contact{ada});
+  CHECK(book.decide_confirm("hall", token)->empty());
+  wait(3);
+  due = plan();
+  REQUIRE(due.size() == 1);  // the turn, once for the address
+  CHECK(due[0].kind == notice_kind::turn);
 }
 
 TEST_CASE_METHOD(book_fixture, "a channel the server no longer sends on loses its contacts; the other channel's stay") {
