@@ -72,6 +72,8 @@ contact_decision contact_book::decide_add(std::string_view room, const id16& vis
     next.push = *push;
   } else {
     next.email = std::get<email_contact>(c);
+    auto it = rooms_.find(room);
+    if (it != rooms_.end() && confirmed(it->second, address_of(c))) next.email->confirm_link.clear();
   }
   if (held && next == *held) return {};
   return {std::nullopt, record_change{encode_contact_key(room, visitor), encode_contact_record(next)}};
@@ -106,11 +108,14 @@ bool contact_book::add(std::string_view room, const id16& visitor, std::optional
   if (ch == channel::email) {
     auto address = address_of(c);
     bool fresh = book.addressed.emplace(visitor, address).second;
-    book.mailed.try_emplace(address, 0);
-    if (fresh && !std::get<email_contact>(c).confirm_link.empty()) {
-      book.awaiting.emplace_back(visitor, address);
-      book.to_confirm.push_back(visitor);
+    auto& email = std::get<email_contact>(c);
+    if (confirmed(book, address)) email.confirm_link.clear();
+    if (!email.confirm_link.empty()) {
+      // Once per visitor: they give one address.
+      if (fresh) book.awaiting.emplace_back(visitor, address);
+      if (!(book.mailed[address] & mailed_confirm)) book.to_confirm.push_back(visitor);
     }
+    book.mailed.try_emplace(address, 0);
   }
   if (auto* push = std::get_if<push_subscription>(&c)) {
     if (e.push != *push) changed(room, visitor);
@@ -322,10 +327,12 @@ bool contact_book::restore(std::string_view key, std::string_view value) {
     auto address = address_of(*record->email);
     book.addressed.emplace(who->second, address);
     book.mailed[address] |= record->soon_sent ? mailed_soon : 0;
-    // Its confirmation mail went before the restart.
+    // Its confirmation mail went before the restart; or the address needs none.
     if (!record->email->confirm_link.empty()) {
       book.awaiting.emplace_back(who->second, address);
       book.mailed[address] |= mailed_confirm;
+    } else {
+      book.mailed[address] |= mailed_confirmed;
     }
   }
   hold(book, who->second, std::move(*record));
@@ -407,6 +414,7 @@ bool contact_book::confirm(std::string_view room, std::string_view token) {
     e.email->confirm_link.clear();
     changed(room, visitor);
   });
+  book.mailed[*address] |= mailed_confirmed;
   std::erase_if(book.awaiting, [&](const auto& a) { return a.second == *address; });
   return true;
 }

@@ -157,7 +157,7 @@ class contact_book {
   using entry = contact_record;
   using address_id = id16;
   // What was mailed to one address in a room, whoever opted it in.
-  static constexpr std::uint8_t mailed_soon = 1, mailed_turn = 2, mailed_confirm = 4;
+  static constexpr std::uint8_t mailed_soon = 1, mailed_turn = 2, mailed_confirm = 4, mailed_confirmed = 8;
   struct room_book {
     std::map<id16, entry> visitors;
     // The visitors with a place (their own, or a lobby member's once the draw gave it), by
@@ -191,6 +191,11 @@ class contact_book {
   // The confirmation mails due: one per address and room.
   void plan_confirmations(const std::string& room, room_book& book, std::vector<notice>& out);
   std::optional<opt_in_refusal> refusal(std::string_view room, const id16& visitor, const contact& c) const;
+  // Whether the address's holder confirmed it in the room (or it needed no confirmation).
+  static bool confirmed(const room_book& book, const address_id& address) {
+    auto it = book.mailed.find(address);
+    return it != book.mailed.end() && (it->second & mailed_confirmed);
+  }
   // Whether the notice may be mailed to `address`: once per kind and room, then no more.
   static bool mail_once(room_book& book, const address_id& address, notice_kind kind);
   static void index_place(room_book& book, const id16& visitor, const entry& e);

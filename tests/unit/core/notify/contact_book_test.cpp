@@ -483,10 +483,18 @@ TEST_CASE_METHOD(book_fixture, "an address awaiting confirmation gets one confir
   CHECK(book.confirm("hall", token));
   CHECK(book.find("hall", visitor_of(1), channel::email) == contact{ada});
   CHECK(book.decide_confirm("hall", token)->empty());
+  // Confirmed for the room: another ticket naming it, or this one again, needs no more.
+  auto again = book.decide_add("hall", visitor_of(3), 3, std::nullopt, awaiting);
+  REQUIRE(again.write);
+  CHECK(decode_contact_record(*again.write->value)->email == ada);
+  REQUIRE(book.add("hall", visitor_of(3), 3, std::nullopt, awaiting));
+  CHECK(book.find("hall", visitor_of(3), channel::email) == contact{ada});
   wait(3);
   due = plan();
-  REQUIRE(due.size() == 1);  // the turn, once for the address
+  // Places 1 and 2 admitted, 3 near: the address hears "turn" once, and "soon" once.
+  REQUIRE(due.size() == 2);
   CHECK(due[0].kind == notice_kind::turn);
+  CHECK(due[1].kind == notice_kind::soon);
 }
 
 TEST_CASE_METHOD(book_fixture, "a channel the server no longer sends on loses its contacts; the other channel's stay") {
