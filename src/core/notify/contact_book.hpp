@@ -11,6 +11,11 @@
 // The book does no I/O: every change it makes marks the visitor's record, and its owner takes
 // the changed records (take_changes, take_change) and writes them.
 //
+// Notices can't be aimed at strangers: a ticket gives one address per room, an address hears
+// "soon" and "turn" once each per room whoever opted it in, and with confirmation asked it
+// hears nothing but one confirmation mail until its holder confirms. For this each room keeps
+// keyed hashes of its addresses (never the text), bounded with the contacts, in memory.
+//
 // Nothing in admission reads this book, so replaying the log decides the same without it, and
 // with or without the stored contacts: they only choose who is told, never who is admitted.
 //
