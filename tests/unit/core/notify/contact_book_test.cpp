@@ -289,6 +289,19 @@ TEST_CASE("malformed records are refused, never trusted") {
 
   contact_book book{100, digest{}};
   auto refused = [&](std::string_view k, std::string_view v) { return !book.restore(k, v); };
+  // An address awaiting confirmation round-trips; the flag without an address, or with an
+  // empty link, is refused.
+  auto awaiting = good;
+  awaiting.email->confirm_link = "https://queue.example/r/hall/notify/confirm/" + std::string(64, 'a');
+  CHECK(decode_contact_record(encode_contact_record(awaiting)) == awaiting);
+  contact_record flag_only;
+  flag_only.push = subscription;
+  auto flagged = encode_contact_record(flag_only);
+  flagged[1] = static_cast<char>(flagged[1] | 32);
+  CHECK(refused(key, flagged));
+  auto empty_link = encode_contact_record(good);
+  empty_link[1] = static_cast<char>(empty_link[1] | 32);
+  CHECK(refused(key, empty_link + std::string(4, '\0')));
   CHECK(refused(key, value.substr(0, value.size() - 1)));  // truncated
   CHECK(refused(key, value + "x"));                        // trailing bytes
   CHECK(refused(key, ""));
