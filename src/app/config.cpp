@@ -454,6 +454,9 @@ void read_notifications(const toml::table& table, notification_settings& n) {
   t.integer("max_contacts_per_room", n.max_contacts_per_room, 1, 10'000'000);
   t.integer("queue", n.outbox.queue_capacity, 1, 10'000'000);
   t.integer("max_attempts", n.outbox.max_attempts, 1, 100);
+  t.integer("concurrent_sends", n.outbox.concurrent_sends, 1, 1024);
+  t.integer("opt_ins_per_network", n.opt_ins_per_network, 1, 1'000'000);
+  t.boolean("confirm", n.confirm);
   t.refuse_unknown();
 }
 

@@ -72,7 +72,13 @@ struct notification_settings {
   std::optional<delivery::smtp_settings> email;
   std::uint32_t soon_minutes = 5;  // Default: "your turn in about N minutes" from 5 minutes on
   std::size_t max_contacts_per_room = 100'000;  // Default: 100,000 visitors of one room hold contacts
-  delivery::notifier::options outbox;  // queue, max_attempts. Defaults: see delivery/notifier.hpp
+  delivery::notifier::options outbox;  // queue, max_attempts, concurrent_sends. Defaults: see delivery/notifier.hpp
+  // Opt-ins one network (a /24 or /48) may make in [proof_of_work] pressure_window_ms,
+  // counted as its joins are (core/gate/join_pressure.hpp). Default: 30.
+  std::uint32_t opt_ins_per_network = 30;
+  // An address gets a confirmation mail first, and notices only once its holder confirms.
+  // Default: false.
+  bool confirm = false;
 
   // The channels visitors may opt in to.
   notify::channel_set channels() const { return {.push = !vapid_subject.empty(), .email = email.has_value()}; }

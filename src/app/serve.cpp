@@ -331,7 +331,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   api_settings.invite_keys = &invite_keys;
   // Visitors' contacts (core/notify/contact_book.hpp), and the notices sent to them off the
   // visitors' path: push once a VAPID subject is set, email once a relay is.
-  notify::contact_book contacts(c.notifications.max_contacts_per_room);
+  notify::contact_book contacts(c.notifications.max_contacts_per_room, subkey(secret, "foyer/notice-addresses/v1"));
   delivery::notifier notices(ioc, clock, rooms, contacts, store, c.notifications.outbox);
   delivery::notice_senders notice_senders(ioc, clock, rooms, api_settings.public_url);
   auto channels = c.notifications.channels();
@@ -346,6 +346,9 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
     api_settings.contacts = &contacts;
     api_settings.notify_channels = channels;
     api_settings.private_push_hosts = c.notifications.push.private_hosts;
+    api_settings.opt_in_pressure = c.proof_of_work;
+    api_settings.opt_in_pressure.pressure_threshold = c.notifications.opt_ins_per_network;
+    api_settings.confirm_email = c.notifications.confirm;
     metrics.add([&notices](ops::metrics_writer& w) { notices.collect(w); });
   }
   api = std::make_unique<http::routes>(rooms, store, tickets, keys, clock, price, rates, api_settings, overload, publisher,

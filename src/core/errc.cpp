@@ -86,6 +86,9 @@ std::string_view to_string(errc e) {
     case errc::notifications_off: return "notifications_off";
     case errc::bad_contact: return "bad_contact";
     case errc::too_many_contacts: return "too_many_contacts";
+    case errc::contact_taken: return "contact_taken";
+    case errc::too_many_opt_ins: return "too_many_opt_ins";
+    case errc::invalid_confirmation_link: return "invalid_confirmation_link";
     case errc::invalid_resume_link: return "invalid_resume_link";
     case errc::resume_link_revoked: return "resume_link_revoked";
     case errc::resume_links_used_up: return "resume_links_used_up";

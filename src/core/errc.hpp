@@ -90,6 +90,9 @@ enum class errc {
   notifications_off,  // no channel is configured ([notifications])
   bad_contact,        // a push subscription or email address that can't be used
   too_many_contacts,  // the room holds as many contacts as it may
+  contact_taken,      // the ticket gave another address in this room: one address per ticket
+  too_many_opt_ins,   // the client's network opted in as often as it may for now
+  invalid_confirmation_link,  // a notice confirmation link this server did not make for the room
   // Resume links ("Keep my place").
   invalid_resume_link,   // malformed, or its signature does not match
   resume_link_revoked,   // revoked, or replaced by a newer link

@@ -49,9 +49,12 @@ net::awaitable<notify::outcome> notice_senders::push(const notify::notice& n) {
 
 net::awaitable<notify::outcome> notice_senders::email(const notify::notice& n) {
   const auto& to = std::get<notify::email_contact>(n.to);
-  notify::email_notice what{n.kind == notify::notice_kind::soon ? notify::email_notice::kind::soon
-                                                                 : notify::email_notice::kind::turn,
-                            room_name(n.room), n.minutes, to.link};
+  auto kind = n.kind == notify::notice_kind::soon   ? notify::email_notice::kind::soon
+              : n.kind == notify::notice_kind::turn ? notify::email_notice::kind::turn
+                                                    : notify::email_notice::kind::confirm;
+  // A confirmation carries its link, and nothing of the visitor's place.
+  notify::email_notice what{kind, room_name(n.room), n.minutes,
+                            kind == notify::email_notice::kind::confirm ? to.confirm_link : to.link};
   auto message = notify::build_email({email_->from(), to.address, clock_.now_ms(), to_hex(random_array<16>())}, what);
   auto result = co_await email_->deliver(to.address, message);
   // The relay's detail never quotes the address (smtp_sender.hpp).

@@ -1,5 +1,8 @@
 #include "delivery/notifier.hpp"
 
+#include <algorithm>
+#include <memory>
+
 #include <boost/asio/co_spawn.hpp>
 #include <fmt/core.h>
 
@@ -18,14 +21,7 @@ constexpr std::array channels{notify::channel::push, notify::channel::email};
 
 notifier::notifier(net::io_context& ioc, const clock& clock, journal& rooms, notify::contact_book& book,
                    event_store& store, options o)
-    : ioc_(ioc),
-      clock_(clock),
-      rooms_(rooms),
-      book_(book),
-      store_(store),
-      options_(o),
-      timer_(ioc),
-      lanes_{lane(ioc), lane(ioc)} {}
+    : ioc_(ioc), clock_(clock), rooms_(rooms), book_(book), store_(store), options_(o), timer_(ioc) {}
 
 void notifier::set_sender(notify::channel ch, send_function send) { lanes_[index(ch)].send = std::move(send); }
 
@@ -40,8 +36,9 @@ void notifier::stop() {
   stopped_ = true;
   timer_.cancel();
   for (auto& l : lanes_) {
-    l.retry.cancel();
-    l.queue.clear();
+    l.services.clear();
+    l.retries.clear();
+    l.waiting = 0;
   }
 }
 
@@ -56,9 +53,13 @@ void notifier::schedule() {
 }
 
 void notifier::plan() {
-  for (auto& n : book_.plan(rooms_, clock_.steady_ms(), options_.soon_seconds)) enqueue({std::move(n), 0}, false);
+  for (auto& n : book_.plan(rooms_, clock_.steady_ms(), options_.soon_seconds)) enqueue({std::move(n), 0});
   write_changes();
-  for (auto ch : channels) kick(ch);
+  for (auto ch : channels) {
+    // After the fresh notices: a retry waits behind them.
+    retry_due(ch);
+    kick(ch);
+  }
 }
 
 void notifier::write_changes() {
@@ -80,67 +81,129 @@ void notifier::write_changes() {
   });
 }
 
-void notifier::enqueue(pending p, bool front) {
+void notifier::enqueue(pending p) {
   auto ch = notify::channel_of(p.n.to);
   auto& l = lanes_[index(ch)];
-  if (l.queue.size() >= options_.queue_capacity) {
-    // Full: the oldest news goes, counted, as in the event sinks' outbox.
-    auto& dropped = front ? p : l.queue.front();
-    book_.record(dropped.n.room, ch, notify::outcome::dropped);
-    if (front) return;
-    l.queue.pop_front();
+  if (l.waiting + l.retries.size() >= options_.queue_capacity) make_room(ch);
+  l.services[notify::service_of(p.n.to)].queue.push_back(std::move(p));
+  ++l.waiting;
+}
+
+void notifier::make_room(notify::channel ch) {
+  // Full: a retry goes first (it failed before), else the oldest notice of the service
+  // holding the most, counted, as in the event sinks' outbox.
+  auto& l = lanes_[index(ch)];
+  if (!l.retries.empty()) {
+    given_up(ch, l.retries.begin()->second, notify::outcome::dropped);
+    l.retries.erase(l.retries.begin());
+    return;
   }
-  if (front) {
-    l.queue.push_front(std::move(p));
-  } else {
-    l.queue.push_back(std::move(p));
+  auto longest = std::max_element(l.services.begin(), l.services.end(), [](const auto& a, const auto& b) {
+    return a.second.queue.size() < b.second.queue.size();
+  });
+  if (longest == l.services.end() || longest->second.queue.empty()) return;
+  given_up(ch, longest->second.queue.front(), notify::outcome::dropped);
+  longest->second.queue.pop_front();
+  --l.waiting;
+}
+
+void notifier::retry_due(notify::channel ch) {
+  auto& l = lanes_[index(ch)];
+  auto now = steady::now();
+  while (!l.retries.empty() && l.retries.begin()->first <= now) {
+    auto p = std::move(l.retries.begin()->second);
+    l.retries.erase(l.retries.begin());
+    l.services[notify::service_of(p.n.to)].queue.push_back(std::move(p));
+    ++l.waiting;
   }
 }
 
 void notifier::kick(notify::channel ch) {
   auto& l = lanes_[index(ch)];
-  if (l.busy || stopped_ || !l.send) return;
-  while (!l.queue.empty() && stale(l.queue.front().n)) {
-    book_.record(l.queue.front().n.room, ch, notify::outcome::stale);
-    l.queue.pop_front();
+  if (stopped_ || !l.send) return;
+  while (l.sending < options_.concurrent_sends) {
+    auto p = next(ch);
+    if (!p) return;
+    send(ch, std::move(*p));
   }
-  if (l.queue.empty()) return;
-  l.busy = true;
-  l.sending = std::move(l.queue.front());
-  l.queue.pop_front();
-  going_out(l.sending->n);
-  net::co_spawn(ioc_, l.send(l.sending->n), [this, ch](std::exception_ptr failure, notify::outcome o) {
+}
+
+std::optional<notifier::pending> notifier::next(notify::channel ch) {
+  auto& l = lanes_[index(ch)];
+  // A push service takes at most a quarter of the sends; the relay, all of them.
+  auto share = std::max<std::size_t>(1, options_.concurrent_sends / 4);
+  // Services that can't take a turn are those sending their share (at most 4 of them) or
+  // sending with nothing queued (at most concurrent_sends): the search is bounded by those.
+  auto it = l.services.upper_bound(l.last);
+  for (auto looked = l.services.size(); looked > 0; --looked) {
+    if (it == l.services.end()) it = l.services.begin();
+    auto& s = it->second;
+    while (!s.queue.empty() && stale(s.queue.front().n)) {
+      book_.record(s.queue.front().n.room, ch, notify::outcome::stale);
+      s.queue.pop_front();
+      --l.waiting;
+    }
+    if (s.queue.empty() && s.sending == 0) {
+      it = l.services.erase(it);
+      continue;
+    }
+    if (s.queue.empty() || (!it->first.empty() && s.sending >= share)) {
+      ++it;
+      continue;
+    }
+    auto p = std::move(s.queue.front());
+    s.queue.pop_front();
+    --l.waiting;
+    l.last = it->first;
+    return p;
+  }
+  return std::nullopt;
+}
+
+void notifier::send(notify::channel ch, pending p) {
+  auto& l = lanes_[index(ch)];
+  ++l.sending;
+  ++l.services[notify::service_of(p.n.to)].sending;
+  // The notice lives until its send completes.
+  auto flight = std::make_shared<pending>(std::move(p));
+  net::co_spawn(ioc_, l.send(flight->n), [this, ch, flight](std::exception_ptr failure, notify::outcome o) {
     if (failure) fmt::print(stderr, "foyer: notifications: a {} send failed unexpectedly\n", notify::to_string(ch));
-    finished(ch, failure ? notify::outcome::failed : o);
+    finished(ch, std::move(*flight), failure ? notify::outcome::failed : o);
   });
 }
 
-void notifier::finished(notify::channel ch, notify::outcome o) {
+void notifier::finished(notify::channel ch, pending p, notify::outcome o) {
   if (stopped_) return;
   auto& l = lanes_[index(ch)];
-  auto p = std::move(*l.sending);
-  l.sending.reset();
+  --l.sending;
+  auto s = l.services.find(notify::service_of(p.n.to));
+  if (--s->second.sending == 0 && s->second.queue.empty()) l.services.erase(s);
   book_.record(p.n.room, ch, o);
   if (o == notify::outcome::gone) book_.forget(p.n.room, p.n.visitor, ch);
-  if (o != notify::outcome::failed) {
-    l.busy = false;
-    kick(ch);
-    return;
+  if (o == notify::outcome::delivered) accepted(p.n);
+  if (o == notify::outcome::failed && ++p.attempts < options_.max_attempts) {
+    // Waits out a back-off that grows with each failure of this notice, then queues again.
+    auto wait = retry_delay(p.attempts - 1, options_.retry_base, options_.retry_max, random_u64());
+    if (l.waiting + l.retries.size() >= options_.queue_capacity) make_room(ch);
+    l.retries.emplace(steady::now() + wait, std::move(p));
+  } else if (o == notify::outcome::failed) {
+    given_up(ch, p, notify::outcome::dropped);
+  } else if (o != notify::outcome::delivered) {
+    given_up(ch, p, o);
   }
-  if (++p.attempts >= options_.max_attempts) {
-    book_.record(p.n.room, ch, notify::outcome::dropped);
-    l.busy = false;
-    kick(ch);
-    return;
-  }
-  // Back in front, in order, after a wait that grows with each failure of this notice.
-  l.retry.expires_after(retry_delay(p.attempts - 1, options_.retry_base, options_.retry_max, random_u64()));
-  enqueue(std::move(p), true);
-  l.retry.async_wait([this, ch](const boost::system::error_code& ec) {
-    if (ec || stopped_) return;
-    lanes_[index(ch)].busy = false;
-    kick(ch);
-  });
+  kick(ch);
+}
+
+void notifier::given_up(notify::channel ch, const pending& p, notify::outcome o) {
+  // gone and refused are counted as the send's answer already.
+  if (o == notify::outcome::dropped) book_.record(p.n.room, ch, o);
+  if (p.n.kind != notify::notice_kind::turn) return;
+  const room* r = rooms_.find(p.n.room);
+  if (r && r->told(p.n.place)) return;
+  fmt::print(stderr,
+             "foyer: notifications: room '{}': an \"it's your turn\" by {} was not accepted ({}, {} attempts); "
+             "place {} is not counted as told\n",
+             p.n.room, notify::to_string(ch), notify::to_string(o), p.attempts, p.n.place);
 }
 
 bool notifier::stale(const notify::notice& n) const {
@@ -149,7 +212,7 @@ bool notifier::stale(const notify::notice& n) const {
   return r == nullptr || !r->claimable(n.place, clock_.steady_ms());
 }
 
-void notifier::going_out(const notify::notice& n) {
+void notifier::accepted(const notify::notice& n) {
   if (n.kind != notify::notice_kind::turn || telling_.contains({n.room, n.place})) return;
   const room* r = rooms_.find(n.room);
   auto told = r ? r->turn_notice(n.place, clock_.steady_ms()) : std::nullopt;
@@ -158,11 +221,18 @@ void notifier::going_out(const notify::notice& n) {
   rooms_.submit(std::move(*told), [this, room = n.room, place = n.place](std::error_code ec, const join_outcome&) {
     telling_.erase({room, place});
     // Not durable: the window runs from the admission, as for a visitor nobody told.
-    if (ec) fmt::print(stderr, "foyer: notifications: room '{}': a turn notice not recorded: {}\n", room, ec.message());
+    if (ec) {
+      fmt::print(stderr, "foyer: notifications: room '{}': a turn notice not recorded: {}\n", room, ec.message());
+      return;
+    }
+    book_.told(room, place);
   });
 }
 
-std::size_t notifier::queued(notify::channel ch) const { return lanes_[index(ch)].queue.size(); }
+std::size_t notifier::queued(notify::channel ch) const {
+  const auto& l = lanes_[index(ch)];
+  return l.waiting + l.retries.size();
+}
 
 void notifier::collect(ops::metrics_writer& w) const {
   const auto& outcomes = book_.outcomes();

@@ -1,20 +1,27 @@
 #pragma once
 // Sends the "your turn" notices: about once a second it asks the contact book which are
-// due (notify::contact_book::plan) and queues each on its channel's bounded outbox; each
-// channel sends one notice at a time, in order, through its sender, retrying a failure
-// with back-off a bounded number of times. Nothing here is on the visitor's path: a poll
-// or a join never waits for it, and a push service or relay that hangs or refuses costs
-// the queue its oldest notices (counted dropped), never the visitors' time.
+// due (notify::contact_book::plan) and queues each on its channel's bounded outbox. Each
+// channel sends up to `concurrent_sends` notices at once, each ended by its sender's own
+// deadline, and serves the services it sends through in turn (notify::service_of: a push
+// endpoint's origin; the one relay for email), so that no push service holds more than a
+// quarter of the channel's sends: endpoints that hang cost their own service its turns,
+// never another's. A failed send is retried with back-off a bounded number of times; once
+// its wait is over it joins the back of its service's queue, behind the fresh notices.
+// Nothing here is on the visitor's path: a poll or a join never waits for it, and a push
+// service or relay that hangs or refuses costs the queue its oldest notices (counted
+// dropped), never the visitors' time.
 //
 // Each pass also writes what the book changed (the contacts of visitors told their turn,
 // forgotten or of rooms that ended are deleted; "soon sent" is kept) in one write to the
 // store, waited for by nobody; a failed one is tried again with the next pass.
 //
-// A channel's sender owns its timeouts (a hung push service or relay must end its send).
-//
-// An "it's your turn" starts the visitor's claim window when it goes out: its first send, on
-// either channel, writes a turn_notified event. One that can no longer help (the visitor
-// claimed, or lapsed while it waited in the queue) is not sent: `stale`.
+// Told means accepted: an "it's your turn" that the push service or relay accepts, on
+// either channel first, writes a turn_notified event at that moment, and the visitor's
+// claim window runs from it (durable first: the event is written, then applied). One
+// never accepted (refused, gone, or failed on every attempt) writes none: the contact
+// book counts it refused, and the visitor's window runs from their admission. One that can
+// no longer help (the visitor claimed, or lapsed while it waited in the queue) is not
+// sent: `stale`.
 //
 // Single-threaded: every member runs on the event loop.
 
@@ -23,6 +30,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -55,6 +63,7 @@ class notifier {
     std::chrono::milliseconds retry_base{1'000};   // Default: the first retry within 1 s
     std::chrono::milliseconds retry_max{60'000};   // Default: retries wait a minute at most
     std::chrono::milliseconds period{1'000};       // Default: due notices are looked for every second
+    std::size_t concurrent_sends = 32;       // Default: 32 sends at once per channel, a quarter per push service
   };
 
   notifier(net::io_context& ioc, const clock& clock, journal& rooms, notify::contact_book& book, event_store& store,
@@ -79,23 +88,36 @@ class notifier {
     notify::notice n;
     unsigned attempts = 0;
   };
-  struct lane {
-    explicit lane(net::io_context& ioc) : retry(ioc) {}
-    send_function send;
+  // The notices of one service, in order, and its sends under way.
+  struct service {
     std::deque<pending> queue;
-    std::optional<pending> sending;  // the notice a send is working on
-    net::steady_timer retry;
-    bool busy = false;
+    std::size_t sending = 0;
+  };
+  using steady = std::chrono::steady_clock;
+  struct lane {
+    send_function send;
+    std::map<std::string, service, std::less<>> services;  // kept while they hold or send a notice
+    std::string last;          // the service whose notice went last: the next turn is the following one's
+    std::size_t waiting = 0;   // notices in the services' queues
+    std::size_t sending = 0;
+    // Failed notices waiting out their back-off, by when they may go again.
+    std::multimap<steady::time_point, pending> retries;
   };
 
   void schedule();
   void plan();
   void write_changes();
-  void enqueue(pending p, bool front);
+  void enqueue(pending p);
+  void make_room(notify::channel ch);
+  void retry_due(notify::channel ch);
   void kick(notify::channel ch);
-  void finished(notify::channel ch, notify::outcome o);
+  // The next notice to send on `ch`, taking the services in turn, or nullopt.
+  std::optional<pending> next(notify::channel ch);
+  void send(notify::channel ch, pending p);
+  void finished(notify::channel ch, pending p, notify::outcome o);
+  void given_up(notify::channel ch, const pending& p, notify::outcome o);
   bool stale(const notify::notice& n) const;
-  void going_out(const notify::notice& n);
+  void accepted(const notify::notice& n);
 
   net::io_context& ioc_;
   const clock& clock_;
@@ -105,7 +127,7 @@ class notifier {
   options options_;
   net::steady_timer timer_;
   std::array<lane, 2> lanes_;
-  // (room, place) whose turn_notified is being written: the other channel's send writes none.
+  // (room, place) whose turn_notified is being written: the other channel's acceptance writes none.
   std::set<std::pair<std::string, std::uint64_t>> telling_;
   bool stopped_ = false;
   bool write_failed_ = false;  // said once until a write succeeds again

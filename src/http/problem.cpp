@@ -82,6 +82,9 @@ problem_type type_of(errc e) {
     case errc::notifications_off: return {404, "Notifications off"};
     case errc::bad_contact: return {422, "Bad contact"};
     case errc::too_many_contacts: return {503, "Too many contacts", 60};
+    case errc::contact_taken: return {409, "Contact taken"};
+    case errc::too_many_opt_ins: return {429, "Too many opt-ins", 60};
+    case errc::invalid_confirmation_link: return {404, "Invalid confirmation link"};
     case errc::invalid_resume_link: return {404, "Invalid resume link"};
     case errc::resume_link_revoked: return {410, "Resume link revoked"};
     case errc::resume_links_used_up: return {409, "Resume links used up"};

@@ -112,7 +112,7 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::post}, "/api/v1/rooms/{room}/join",
         in_room(c, [this](request& req, const peer& who, room& rm) { return visitor_.join(req, rm, who); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/notifications",
-        in_room(c, [this](request& req, const peer&, room& rm) { return notifications_.opt_in(req, rm); }));
+        in_room(c, [this](request& req, const peer& who, room& rm) { return notifications_.opt_in(req, who, rm); }));
   r.add({verb::delete_}, "/api/v1/rooms/{room}/notifications",
         in_room(c, [this](request& req, const peer&, room& rm) { return notifications_.opt_out(req, rm); }));
   r.add({verb::post}, "/api/v1/rooms/{room}/resume-link",
@@ -261,6 +261,16 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
   r.add({verb::get}, "/", at_once([this](const request& req, auto&) { return pages_.front(req); }));
   r.add({verb::get}, "/r/{room}",
         at_once([this](const request& req, const route_params& p) { return pages_.room_page(req, p["room"]); }));
+  r.add({verb::get}, "/r/{room}/notify/confirm/{token}", [this, &c](request& req, const peer&, route_params p) -> task<response> {
+    room* rm = c.rooms.find(p["room"]);
+    if (!rm) co_return unknown_room(req, p["room"]);
+    co_return notifications_.confirm_page(req, *rm, p["token"]);
+  });
+  r.add({verb::post}, "/r/{room}/notify/confirm/{token}", [this, &c](request& req, const peer&, route_params p) -> task<response> {
+    room* rm = c.rooms.find(p["room"]);
+    if (!rm) co_return unknown_room(req, p["room"]);
+    co_return co_await notifications_.confirm(req, *rm, std::string(p["token"]));
+  });
   r.add({verb::get}, "/r/{room}/resume/{token}", with_token(c, resume_, &handlers::resume_links::forward));
   for (std::string_view page : {"/verify", "/admin", "/welcome"}) {
     r.add({verb::get}, page, at_once([this, file = fmt::format("{}.html", page)](const request& req, auto&) {

@@ -55,12 +55,12 @@ test('a room with notifications shows opt-ins as a share of those who joined, an
     ...fifo, joined: 40,
     notifications: {
       channels: ['push', 'email'], opted_in: { push: 6, email: 4 }, held: { push: 5, email: 4 },
-      sent: { push: 9, email: 3 }, delivered: { push: 8, email: 2 },
+      sent: { push: 9, email: 3 }, delivered: { push: 8, email: 2 }, refused: { push: 1, email: 1 },
     },
   };
   assert.ok(tileApplies('notices', notified));
   assert.ok(!tileApplies('notices', fifo));
-  assert.deepEqual(noticeFigures(notified), { optedIn: 10, optInRate: 0.25, sent: 12, delivered: 10 });
+  assert.deepEqual(noticeFigures(notified), { optedIn: 10, optInRate: 0.25, sent: 12, delivered: 10, refused: 2 });
   assert.equal(noticeFigures({ ...notified, joined: 0 }).optInRate, null);
   assert.equal(noticeFigures(fifo), null);
 });

@@ -32,8 +32,9 @@ export async function verifyVapid(authorization, origin) {
 }
 
 // Starts the service. `answer(req)` gives the status for each message (default 201, as
-// RFC 8030 §5 says). Each received message is kept in `received`: its headers and, once
-// checked, `payload` (the decrypted text) and `vapid`, or `error`.
+// RFC 8030 §5 says). Each received message is kept in `received`: its headers, `at` (when
+// it arrived whole, Date.now()) and, once checked, `payload` (the decrypted text) and
+// `vapid`, or `error`.
 export async function startPushService(dir, { answer = () => 201 } = {}) {
   const key = path.join(dir, 'push-key.pem');
   const cert = path.join(dir, 'push-cert.pem');
@@ -47,7 +48,7 @@ export async function startPushService(dir, { answer = () => 201 } = {}) {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', async () => {
-      const message = { method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks) };
+      const message = { method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
       received.push(message);
       try {
         const s = subscriptions.get(req.url);

@@ -19,7 +19,8 @@ export function certificate(dir) {
   return { key, cert };
 }
 
-// The relay, until the test ends: { port, out, messages() }.
+// The relay, until the test ends: { port, out, messages(), refused() (messages answered
+// with --answer-data) }.
 export async function relay(t, dir, args) {
   const out = path.join(dir, `relay-${Math.random().toString(36).slice(2)}`);
   mkdirSync(out);
@@ -36,6 +37,7 @@ export async function relay(t, dir, args) {
   });
   const messages = () => readdirSync(out).filter((f) => f.endsWith('.eml')).sort()
     .map((f) => ({ raw: readFileSync(path.join(out, f)), ...JSON.parse(readFileSync(path.join(out, f.replace('.eml', '.json')))) }));
-  return { port, messages };
+  const refused = () => readdirSync(out).filter((f) => f.endsWith('.refused')).length;
+  return { port, messages, refused };
 }
 

@@ -2,6 +2,7 @@
 
     python3 tests/support/smtp_server.py --out DIR [--cert PEM --key PEM]
         [--user NAME --password SECRET] [--exclude-auth PLAIN] [--refuse-rcpt]
+        [--delay-data SECONDS] [--answer-data 'CODE TEXT']
 
 Prints its port on the first line, then serves until its stdin closes. With --cert it
 offers STARTTLS and requires it before anything else; with --user it requires AUTH (PLAIN
@@ -9,6 +10,9 @@ or LOGIN, over TLS). Every message accepted is written to DIR as N.eml (the byte
 received), with N.json: the envelope, whether it came over TLS, who logged in, and the
 message as Python's own mail parser reads it (headers decoded, body decoded, defects).
 --refuse-rcpt answers every RCPT TO with a 550 that quotes the address, as relays do.
+--delay-data waits that long before it answers a message (N.json's accepted_at_ms is when
+it answered 250). --answer-data answers every message with that reply instead, keeping
+nothing but an empty N.refused for each.
 """
 import argparse
 import asyncio
@@ -18,14 +22,17 @@ import json
 import os
 import ssl
 import sys
+import time
 
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
 
 class Handler:
-    def __init__(self, out, refuse_rcpt):
+    def __init__(self, out, refuse_rcpt, delay_data, answer_data):
         self.out = out
         self.refuse_rcpt = refuse_rcpt
+        self.delay_data = delay_data
+        self.answer_data = answer_data
         self.count = 0
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
@@ -37,6 +44,10 @@ class Handler:
     async def handle_DATA(self, server, session, envelope):
         self.count += 1
         base = os.path.join(self.out, str(self.count))
+        if self.answer_data:
+            open(base + '.refused', 'wb').close()
+            return self.answer_data
+        await asyncio.sleep(self.delay_data)
         with open(base + '.eml.part', 'wb') as f:
             f.write(envelope.original_content)
         content = envelope.original_content
@@ -49,7 +60,7 @@ class Handler:
                        'date_valid': msg['date'].datetime is not None})
         with open(base + '.json', 'w') as f:
             json.dump({'mail_from': envelope.mail_from, 'rcpt_tos': envelope.rcpt_tos,
-                       'tls': session.ssl is not None,
+                       'tls': session.ssl is not None, 'accepted_at_ms': int(time.time() * 1000),
                        'login': session.login_data.decode() if session.login_data else None,
                        'message': parsed}, f)
         # The message appears whole or not at all, for a test polling the directory.
@@ -66,6 +77,8 @@ def main():
     p.add_argument('--password')
     p.add_argument('--exclude-auth', action='append', default=[])
     p.add_argument('--refuse-rcpt', action='store_true')
+    p.add_argument('--delay-data', type=float, default=0)
+    p.add_argument('--answer-data')
     args = p.parse_args()
 
     tls = None
@@ -79,7 +92,7 @@ def main():
         # handled=False: the server itself answers a refusal (535).
         return AuthResult(success=ok, handled=False, auth_data=auth_data)
 
-    handler = Handler(args.out, args.refuse_rcpt)
+    handler = Handler(args.out, args.refuse_rcpt, args.delay_data, args.answer_data)
     loop = asyncio.new_event_loop()
 
     def session():

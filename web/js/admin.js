@@ -383,6 +383,7 @@ function render({ rooms, at }) {
       node.querySelector('.notices-opted-in').textContent = s.noticesOptedIn(formatNumber(notices.optedIn), notices.optInRate);
       node.querySelector('.notices-sent').textContent = formatNumber(notices.sent);
       node.querySelector('.notices-delivered').textContent = formatNumber(notices.delivered);
+      node.querySelector('.notices-refused').textContent = formatNumber(notices.refused);
     }
     const expired = node.querySelector('.seats-expired');
     const expiries = room.recent_expiries ?? [];

@@ -36,14 +36,16 @@ export function tileApplies(tile, room) {
 
 /**
  * The room's "your turn" notices, both channels together: visitors opted in and the share
- * of those who joined, notices sent and delivered. Null for a server without notifications.
+ * of those who joined, notices sent, delivered, and refused (never accepted). Null for a
+ * server without notifications.
  */
 export function noticeFigures(room) {
   const n = room.notifications;
   if (n?.opted_in == null) return null;
   const both = (v) => (v?.push ?? 0) + (v?.email ?? 0);
   const optedIn = both(n.opted_in);
-  return { optedIn, optInRate: room.joined > 0 ? optedIn / room.joined : null, sent: both(n.sent), delivered: both(n.delivered) };
+  return { optedIn, optInRate: room.joined > 0 ? optedIn / room.joined : null, sent: both(n.sent), delivered: both(n.delivered),
+    refused: both(n.refused) };
 }
 
 /** When an open lobby is drawn (ms since the epoch): its opening plus its window; null otherwise. */

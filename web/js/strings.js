@@ -388,6 +388,7 @@ export const strings = {
   colNoticesOptedIn: 'Asked for notices',
   colNoticesSent: 'Notices sent',
   colNoticesDelivered: 'Notices delivered',
+  colNoticesRefused: 'Notices never accepted',
   noticesOptedIn: (count, rate) => (rate == null ? count : `${count} (${Math.round(rate * 100)}% of joined)`),
   colStock: 'Stock left',
   colSeatsTotal: 'Seats',

@@ -27,6 +27,13 @@ std::string_view to_string(channel c) { return c == channel::push ? "push" : "em
 
 channel channel_of(const contact& c) { return std::holds_alternative<push_subscription>(c) ? channel::push : channel::email; }
 
+std::string service_of(const contact& c) {
+  const auto* push = std::get_if<push_subscription>(&c);
+  if (!push) return {};
+  auto url = parse_url(push->endpoint);
+  return url ? push_origin(*url) : push->endpoint;
+}
+
 std::optional<field_problem> check_push(const push_subscription& s, const std::vector<std::string>& private_hosts) {
   if (s.endpoint.size() > max_push_endpoint_bytes) return field_problem{"push.endpoint", "is longer than 1024 bytes"};
   auto url = parse_url(s.endpoint);

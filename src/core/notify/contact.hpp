@@ -28,16 +28,23 @@ struct channel_set {
 };
 
 // An address, and the visitor's resume link the notices carry (core/gate/resume_link.hpp):
-// the mail may be read on another device than the page's.
+// the mail may be read on another device than the page's. With `confirm_link`, the address
+// awaits its holder's confirmation ([notifications] confirm): it gets the confirmation mail
+// with that link, and no notice until the holder confirms (contact_book::confirm).
 struct email_contact {
   std::string address;
   std::string link;
+  std::string confirm_link;  // empty: confirmed, or no confirmation asked
 
   bool operator==(const email_contact&) const = default;
 };
 
 using contact = std::variant<push_subscription, email_contact>;
 channel channel_of(const contact& c);
+// The service a notice to `c` goes through, for sharing the sends out fairly: a push
+// endpoint's origin (push_origin; the endpoint as written if it is no URL), and "" for an
+// address (every mail goes through the one relay).
+std::string service_of(const contact& c);
 
 // Why the subscription can't be used, or nullopt: an https:// endpoint of at most
 // max_push_endpoint_bytes that names no loopback or private address unless its host is one

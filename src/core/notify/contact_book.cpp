@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/core.h>
+
+#include "core/base/bytes.hpp"
+#include "core/base/crypto.hpp"
 #include "core/lanes/lane_place.hpp"
 #include "core/rooms/status.hpp"
 
@@ -14,14 +18,80 @@ bool ended(room_state s) { return s == room_state::closed || s == room_state::so
 
 }  // namespace
 
+contact_book::address_id contact_book::address_of(const contact& c) const {
+  // Case folded: one mailbox is not many by its spelling.
+  auto address = std::get<email_contact>(c).address;
+  std::transform(address.begin(), address.end(), address.begin(),
+                 [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; });
+  auto mac = hmac_sha256(address_key_, {as_bytes(address)});
+  address_id out{};
+  std::copy_n(mac.begin(), out.size(), out.begin());
+  return out;
+}
+
+bool contact_book::mail_once(room_book& book, const address_id& address, notice_kind kind) {
+  auto bit = kind == notice_kind::soon ? mailed_soon : mailed_turn;
+  auto& mailed = book.mailed[address];
+  if (mailed & bit) return false;
+  mailed |= bit;
+  return true;
+}
+
+std::optional<opt_in_refusal> contact_book::refusal(std::string_view room, const id16& visitor,
+                                                    const contact& c) const {
+  auto it = rooms_.find(room);
+  if (it == rooms_.end()) return std::nullopt;
+  const auto& book = it->second;
+  if (!book.visitors.contains(visitor) && book.visitors.size() >= max_per_room_) return opt_in_refusal::room_full;
+  if (channel_of(c) != channel::email) return std::nullopt;
+  auto address = address_of(c);
+  if (auto gave = book.addressed.find(visitor); gave != book.addressed.end()) {
+    return gave->second == address ? std::nullopt : std::optional{opt_in_refusal::address_taken};
+  }
+  bool known = book.mailed.contains(address);
+  if (book.addressed.size() >= 2 * max_per_room_ || (!known && book.mailed.size() >= 2 * max_per_room_)) {
+    return opt_in_refusal::room_full;
+  }
+  return std::nullopt;
+}
+
+contact_decision contact_book::decide_add(std::string_view room, const id16& visitor,
+                                          std::optional<std::uint64_t> place, std::optional<std::uint64_t> lobby_index,
+                                          const contact& c) const {
+  if (auto why = refusal(room, visitor, c)) return {why, std::nullopt};
+  entry next{place, lobby_index, {}, {}, false};
+  const entry* held = nullptr;
+  if (auto it = rooms_.find(room); it != rooms_.end()) {
+    if (auto found = it->second.visitors.find(visitor); found != it->second.visitors.end()) held = &found->second;
+  }
+  if (held) {
+    next = *held;
+    if (!next.place) next.place = place;
+  }
+  if (const auto* push = std::get_if<push_subscription>(&c)) {
+    next.push = *push;
+  } else {
+    next.email = std::get<email_contact>(c);
+    auto it = rooms_.find(room);
+    if (it != rooms_.end() && confirmed(it->second, address_of(c))) next.email->confirm_link.clear();
+  }
+  if (held && next == *held) return {};
+  return {std::nullopt, record_change{encode_contact_key(room, visitor), encode_contact_record(next)}};
+}
+
+contact_decision contact_book::decide_remove(std::string_view room, const id16& visitor) const {
+  if (!stored(room, visitor)) return {};
+  return {std::nullopt, record_change{encode_contact_key(room, visitor), std::nullopt}};
+}
+
 bool contact_book::add(std::string_view room, const id16& visitor, std::optional<std::uint64_t> place,
                        std::optional<std::uint64_t> lobby_index, contact c) {
+  if (refusal(room, visitor, c)) return false;
   auto it = rooms_.find(room);
   if (it == rooms_.end()) it = rooms_.emplace(std::string(room), room_book{}).first;
   auto& book = it->second;
   auto found = book.visitors.find(visitor);
   if (found == book.visitors.end()) {
-    if (book.visitors.size() >= max_per_room_) return false;
     found = book.visitors.emplace(visitor, entry{place, lobby_index, {}, {}, false}).first;
     index_place(book, visitor, found->second);
     changed(room, visitor);
@@ -35,6 +105,18 @@ bool contact_book::add(std::string_view room, const id16& visitor, std::optional
   auto& e = found->second;
   auto ch = channel_of(c);
   bool had = ch == channel::push ? e.push.has_value() : e.email.has_value();
+  if (ch == channel::email) {
+    auto address = address_of(c);
+    bool fresh = book.addressed.emplace(visitor, address).second;
+    auto& email = std::get<email_contact>(c);
+    if (confirmed(book, address)) email.confirm_link.clear();
+    if (!email.confirm_link.empty()) {
+      // Once per visitor: they give one address.
+      if (fresh) book.awaiting.emplace_back(visitor, address);
+      if (!(book.mailed[address] & mailed_confirm)) book.to_confirm.push_back(visitor);
+    }
+    book.mailed.try_emplace(address, 0);
+  }
   if (auto* push = std::get_if<push_subscription>(&c)) {
     if (e.push != *push) changed(room, visitor);
     e.push = std::move(*push);
@@ -154,6 +236,7 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
       continue;
     }
     auto& book = it->second;
+    plan_confirmations(it->first, book, out);
     place_drawn(book, *r);
     for (std::uint8_t lane = 0; lane < r->lanes().size(); ++lane) {
       // status_of's estimate is (position + 1) / rate minutes: nobody further back is due.
@@ -176,14 +259,17 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
           out.push_back({it->first, v->first, *e.place, *kind, minutes, std::move(c)});
         };
         if (e.push) send(channel::push, *e.push);
-        if (e.email) send(channel::email, *e.email);
+        // Whoever opted the address in, it hears of each kind once per room.
+        // An address awaiting its holder's confirmation gets nothing else.
+        if (e.email && e.email->confirm_link.empty() && mail_once(book, address_of(*e.email), *kind)) {
+          send(channel::email, *e.email);
+        }
         changed(it->first, v->first);
         if (*kind == notice_kind::soon) {
           e.soon_sent = true;
           ++at;
           continue;
         }
-        book.told.push_back(*e.place);
         // The last notice is on its way: the book holds the contact no longer.
         if (e.push) --book.counts.held[index(channel::push)];
         if (e.email) --book.counts.held[index(channel::email)];
@@ -205,8 +291,17 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
 
 void contact_book::record(std::string_view room, channel ch, outcome o) {
   ++outcomes_[index(ch)][static_cast<std::size_t>(o)];
-  if (o != outcome::delivered) return;
-  if (auto it = rooms_.find(room); it != rooms_.end()) ++it->second.counts.delivered[index(ch)];
+  auto it = rooms_.find(room);
+  if (it == rooms_.end()) return;
+  if (o == outcome::delivered) ++it->second.counts.delivered[index(ch)];
+  if (o == outcome::gone || o == outcome::refused || o == outcome::dropped) ++it->second.counts.refused[index(ch)];
+}
+
+void contact_book::told(std::string_view room, std::uint64_t place) {
+  auto it = rooms_.find(room);
+  if (it == rooms_.end()) return;
+  auto& told = it->second.told;
+  if (std::find(told.begin(), told.end(), place) == told.end()) told.push_back(place);
 }
 
 room_counts contact_book::counts(std::string_view room) const {
@@ -227,7 +322,19 @@ bool contact_book::restore(std::string_view key, std::string_view value) {
   auto& book = rooms_[who->first];
   if (book.visitors.contains(who->second)) return false;
   if (record->push) ++book.counts.opted_in[index(channel::push)];
-  if (record->email) ++book.counts.opted_in[index(channel::email)];
+  if (record->email) {
+    ++book.counts.opted_in[index(channel::email)];
+    auto address = address_of(*record->email);
+    book.addressed.emplace(who->second, address);
+    book.mailed[address] |= record->soon_sent ? mailed_soon : 0;
+    // Its confirmation mail went before the restart; or the address needs none.
+    if (!record->email->confirm_link.empty()) {
+      book.awaiting.emplace_back(who->second, address);
+      book.mailed[address] |= mailed_confirm;
+    } else {
+      book.mailed[address] |= mailed_confirmed;
+    }
+  }
   hold(book, who->second, std::move(*record));
   return true;
 }
@@ -251,33 +358,78 @@ std::vector<record_change> contact_book::take_changes() {
   return out;
 }
 
-std::optional<record_change> contact_book::take_change(std::string_view room, const id16& visitor) {
-  auto key = changed_.find(encode_contact_key(room, visitor));
-  if (key == changed_.end()) return std::nullopt;
-  record_change out{std::move(changed_.extract(key).value()), stored(room, visitor)};
-  return out;
-}
-
 void contact_book::unwritten(const std::vector<record_change>& changes) {
   for (const auto& c : changes) changed_.insert(c.key);
 }
 
-void contact_book::put_back(std::string_view room, const id16& visitor, const std::optional<std::string>& before,
-                            const record_change& written) {
-  changed(room, visitor);
-  if (stored(room, visitor) != written.value) return;
-  auto& book = rooms_[std::string(room)];
-  entry now;
-  if (auto found = book.visitors.find(visitor); found != book.visitors.end()) {
-    now = found->second;
-    drop(book, found);
+std::string contact_book::confirm_path(std::string_view room, std::string_view address) const {
+  auto id = address_of(email_contact{std::string(address), {}, {}});
+  auto tag = hmac_sha256(address_key_, {as_bytes("foyer/notice-confirm/v1"), as_bytes(room), id});
+  return fmt::format("/r/{}/notify/confirm/{}{}", room, to_hex(id), to_hex(byte_view(tag).first(16)));
+}
+
+std::optional<contact_book::address_id> contact_book::confirmed_address(std::string_view room,
+                                                                         std::string_view token) const {
+  if (token.size() != 64) return std::nullopt;
+  auto id = from_hex_fixed<16>(token.substr(0, 32));
+  auto mac = from_hex_fixed<16>(token.substr(32));
+  if (!id || !mac) return std::nullopt;
+  auto tag = hmac_sha256(address_key_, {as_bytes("foyer/notice-confirm/v1"), as_bytes(room), *id});
+  if (!equal_constant_time(byte_view(tag).first(16), *mac)) return std::nullopt;
+  return id;
+}
+
+template <typename Book, typename F>
+void contact_book::each_awaiting(Book& book, const address_id& address, F f) {
+  for (const auto& [visitor, id] : book.awaiting) {
+    if (id != address) continue;
+    auto found = book.visitors.find(visitor);
+    if (found == book.visitors.end() || !found->second.email || found->second.email->confirm_link.empty()) continue;
+    f(visitor, found->second);
   }
-  std::optional<entry> then;
-  if (before) then = decode_contact_record(*before);
-  // The opt-in was refused: it was not taken.
-  if (now.push && !(then && then->push)) --book.counts.opted_in[index(channel::push)];
-  if (now.email && !(then && then->email)) --book.counts.opted_in[index(channel::email)];
-  if (then) hold(book, visitor, std::move(*then));
+}
+
+std::optional<std::vector<record_change>> contact_book::decide_confirm(std::string_view room,
+                                                                        std::string_view token) const {
+  auto address = confirmed_address(room, token);
+  if (!address) return std::nullopt;
+  std::vector<record_change> out;
+  auto it = rooms_.find(room);
+  if (it == rooms_.end()) return out;
+  each_awaiting(it->second, *address, [&](const id16& visitor, const entry& e) {
+    auto next = e;
+    next.email->confirm_link.clear();
+    out.push_back({encode_contact_key(room, visitor), encode_contact_record(next)});
+  });
+  return out;
+}
+
+bool contact_book::confirm(std::string_view room, std::string_view token) {
+  auto address = confirmed_address(room, token);
+  if (!address) return false;
+  auto it = rooms_.find(room);
+  if (it == rooms_.end()) return true;
+  auto& book = it->second;
+  each_awaiting(book, *address, [&](const id16& visitor, entry& e) {
+    e.email->confirm_link.clear();
+    changed(room, visitor);
+  });
+  book.mailed[*address] |= mailed_confirmed;
+  std::erase_if(book.awaiting, [&](const auto& a) { return a.second == *address; });
+  return true;
+}
+
+void contact_book::plan_confirmations(const std::string& room, room_book& book, std::vector<notice>& out) {
+  for (const auto& visitor : book.to_confirm) {
+    auto found = book.visitors.find(visitor);
+    if (found == book.visitors.end() || !found->second.email || found->second.email->confirm_link.empty()) continue;
+    auto& mailed = book.mailed[address_of(*found->second.email)];
+    if (mailed & mailed_confirm) continue;
+    mailed |= mailed_confirm;
+    ++book.counts.sent[index(channel::email)];
+    out.push_back({room, visitor, found->second.place.value_or(0), notice_kind::confirm, 0, *found->second.email});
+  }
+  book.to_confirm.clear();
 }
 
 }  // namespace foyer::notify

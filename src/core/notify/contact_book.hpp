@@ -11,6 +11,11 @@
 // The book does no I/O: every change it makes marks the visitor's record, and its owner takes
 // the changed records (take_changes, take_change) and writes them.
 //
+// Notices can't be aimed at strangers: a ticket gives one address per room, an address hears
+// "soon" and "turn" once each per room whoever opted it in, and with confirmation asked it
+// hears nothing but one confirmation mail until its holder confirms. For this each room keeps
+// keyed hashes of its addresses (never the text), bounded with the contacts, in memory.
+//
 // Nothing in admission reads this book, so replaying the log decides the same without it, and
 // with or without the stored contacts: they only choose who is told, never who is admitted.
 //
@@ -20,12 +25,14 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/base/bytes.hpp"
 #include "core/base/ids.hpp"
 #include "core/notify/contact.hpp"
 #include "core/notify/contact_codec.hpp"
@@ -54,23 +61,62 @@ struct room_counts {
   per_channel held{};       // contacts held now
   per_channel sent{};       // notices handed to the outbox
   per_channel delivered{};  // notices the push service or relay accepted
+  // Notices never accepted: refused, the contact gone, failed on every attempt, or dropped
+  // from a full outbox. An "it's your turn" among them told nobody: no turn_notified.
+  per_channel refused{};
   // Visitors told "it's your turn" whose claim window closed without a claim: no-shows in
   // admission as any other (claim_book), counted here too.
   std::uint64_t notified_no_shows = 0;
 };
 
+// Why an opt-in is refused.
+enum class opt_in_refusal : std::uint8_t {
+  room_full,      // the room holds max_per_room visitors' contacts, or remembers as many addresses
+  address_taken,  // the ticket gave another address before: one address per ticket and room
+};
+
+// What an opt-in or opt-out would do, decided before anything changes (durable first: the
+// caller writes `write`, then applies the change once it is durable).
+struct contact_decision {
+  std::optional<opt_in_refusal> refused;
+  std::optional<record_change> write;  // nullopt: nothing to write (the same contact again)
+};
+
 class contact_book {
  public:
-  // At most `max_per_room` visitors of one room hold contacts at once.
-  explicit contact_book(std::size_t max_per_room) : max_per_room_(max_per_room) {}
+  // At most `max_per_room` visitors of one room hold contacts at once. Addresses are
+  // remembered as HMAC-SHA-256 under `address_key` (their first 16 bytes), never as text.
+  contact_book(std::size_t max_per_room, const digest& address_key)
+      : max_per_room_(max_per_room), address_key_(address_key) {}
 
+  // Decides the opt-in of add(): refused if the room is full, or if `c` is an address and the
+  // visitor gave another one in this room before (even if they opted out since: a ticket
+  // can't be aimed at one address after another). Changes nothing.
+  contact_decision decide_add(std::string_view room, const id16& visitor, std::optional<std::uint64_t> place,
+                              std::optional<std::uint64_t> lobby_index, const contact& c) const;
   // The visitor of `room` at `place` (or lobby index, before the draw placed them) is to be
-  // told through `c`, replacing their earlier contact of that channel. False if the room
-  // holds max_per_room visitors already.
+  // told through `c`, replacing their earlier contact of that channel. False, and nothing
+  // changed, if decide_add would refuse it now.
   bool add(std::string_view room, const id16& visitor, std::optional<std::uint64_t> place,
            std::optional<std::uint64_t> lobby_index, contact c);
+  // Decides an opt-out: the visitor's record deleted, if they hold one. Changes nothing.
+  contact_decision decide_remove(std::string_view room, const id16& visitor) const;
   // Opt-out: every contact of the visitor is forgotten. False if there was none.
   bool remove(std::string_view room, const id16& visitor);
+
+  // Confirmation ([notifications] confirm): an address added with a confirm_link gets one
+  // confirmation mail per room (plan), whoever opted it in, and no other notice until its
+  // holder opens the link. The link's path for `address` in `room`:
+  // /r/{room}/notify/confirm/{token}, the token the address's keyed hash and a MAC of it
+  // and the room (64 hex digits): it names no address, and can't be made without the key.
+  std::string confirm_path(std::string_view room, std::string_view address) const;
+  // The records that confirming `token` changes (every visitor of the room awaiting
+  // confirmation of that address), as they would be written; nullopt if the token is not
+  // one confirm_path makes for this room. Changes nothing.
+  std::optional<std::vector<record_change>> decide_confirm(std::string_view room, std::string_view token) const;
+  // Confirms the address of `token`: its notices may go from now on. False if the token is
+  // not one confirm_path makes for this room.
+  bool confirm(std::string_view room, std::string_view token);
   // The push service or relay said the contact is gone.
   void forget(std::string_view room, const id16& visitor, channel ch);
   // Every contact of `ch`: the server no longer sends on it.
@@ -80,11 +126,14 @@ class contact_book {
   // The notices due at `now_ms` on the rooms' clock, each once per visitor; `soon_seconds`
   // as due_notice. Rooms that are gone, closed or sold out are forgotten, contacts and
   // counts; a visitor's contacts go once their "turn" notice is planned. Visitors told "it's
-  // your turn" are watched until they claim their pass or lapse (notified no-shows).
+  // your turn" (told()) are judged: those who lapsed are notified no-shows.
   std::vector<notice> plan(const journal& rooms, std::int64_t now_ms, std::uint32_t soon_seconds);
 
   // What became of a notice of `room` on `ch`.
   void record(std::string_view room, channel ch, outcome o);
+  // The visitor at `place` was told "it's your turn" (turn_notified is durable): watched
+  // until they claim their pass or lapse, a notified no-show.
+  void told(std::string_view room, std::uint64_t place);
 
   // Zeros for a room nobody opted into.
   room_counts counts(std::string_view room) const;
@@ -105,19 +154,15 @@ class contact_book {
   std::optional<std::string> stored(std::string_view room, const id16& visitor) const;
   // Every record changed since it was last taken, as it is now (no value: delete it).
   std::vector<record_change> take_changes();
-  // The visitor's record if it changed since it was last taken: an opt-in writes it before
-  // it is answered. Nullopt if the request changed nothing.
-  std::optional<record_change> take_change(std::string_view room, const id16& visitor);
-  // Changes whose write failed: taken again, as they are then, by the next take_changes().
+  // Changes whose write failed, or that were written and then not applied: taken again, as
+  // they are then, by the next take_changes().
   void unwritten(const std::vector<record_change>& changes);
-  // An opt-in whose write failed is undone: the visitor's contacts go back to `before`
-  // (stored() before the opt-in; nullopt: none) unless they changed since `written` was
-  // taken. The record is taken again either way, so the store ends as the book is.
-  void put_back(std::string_view room, const id16& visitor, const std::optional<std::string>& before,
-                const record_change& written);
 
  private:
   using entry = contact_record;
+  using address_id = id16;
+  // What was mailed to one address in a room, whoever opted it in.
+  static constexpr std::uint8_t mailed_soon = 1, mailed_turn = 2, mailed_confirm = 4, mailed_confirmed = 8;
   struct room_book {
     std::map<id16, entry> visitors;
     // The visitors with a place (their own, or a lobby member's once the draw gave it), by
@@ -127,10 +172,37 @@ class contact_book {
     // Lobby members the draw has not placed yet: placed in one pass once the room drew.
     std::set<id16> unplaced;
     room_counts counts;
-    // Places told "it's your turn", until they claim or lapse: at most one per contact held.
+    // Places told "it's your turn", until they claim or lapse: at most one per "turn"
+    // notice planned and not yet judged.
     std::vector<std::uint64_t> told;
+    // The addresses opted in to the room (keyed hashes), and the notices mailed to each: an
+    // address gets at most one "soon" and one "turn" per room. With `addressed`, the address
+    // each visitor gave. Kept until the room ends, at most 2 x max_per_room entries each
+    // (32 bytes an entry or so): past that the room takes no new address.
+    std::unordered_map<address_id, std::uint8_t, id16_hash> mailed;
+    std::unordered_map<id16, address_id, id16_hash> addressed;
+    // Visitors whose address awaits confirmation, and those whose confirmation mail is yet
+    // to be planned: at most one entry each per visitor in `addressed`.
+    std::vector<std::pair<id16, address_id>> awaiting;
+    std::vector<id16> to_confirm;
   };
 
+  address_id address_of(const contact& c) const;
+  // The address and MAC of a token, if it is one confirm_path makes for `room`.
+  std::optional<address_id> confirmed_address(std::string_view room, std::string_view token) const;
+  // The visitors of `book` awaiting confirmation of `address`, by each's entry.
+  template <typename Book, typename F>
+  static void each_awaiting(Book& book, const address_id& address, F f);
+  // The confirmation mails due: one per address and room.
+  void plan_confirmations(const std::string& room, room_book& book, std::vector<notice>& out);
+  std::optional<opt_in_refusal> refusal(std::string_view room, const id16& visitor, const contact& c) const;
+  // Whether the address's holder confirmed it in the room (or it needed no confirmation).
+  static bool confirmed(const room_book& book, const address_id& address) {
+    auto it = book.mailed.find(address);
+    return it != book.mailed.end() && (it->second & mailed_confirmed);
+  }
+  // Whether the notice may be mailed to `address`: once per kind and room, then no more.
+  static bool mail_once(room_book& book, const address_id& address, notice_kind kind);
   static void index_place(room_book& book, const id16& visitor, const entry& e);
   static void unindex(room_book& book, const id16& visitor, const entry& e);
   static void place_drawn(room_book& book, const room& r);
@@ -139,6 +211,7 @@ class contact_book {
   void changed(std::string_view room, const id16& visitor) { changed_.insert(encode_contact_key(room, visitor)); }
 
   std::size_t max_per_room_;
+  digest address_key_;
   std::map<std::string, room_book, std::less<>> rooms_;
   std::array<std::array<std::uint64_t, outcome_count>, 2> outcomes_{};
   std::uint64_t notified_no_shows_ = 0;

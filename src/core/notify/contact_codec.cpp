@@ -17,7 +17,8 @@ constexpr std::uint8_t has_lobby_index = 2;
 constexpr std::uint8_t has_push = 4;
 constexpr std::uint8_t has_email = 8;
 constexpr std::uint8_t soon_sent = 16;
-constexpr std::uint8_t known_flags = 31;
+constexpr std::uint8_t awaiting_confirmation = 32;
+constexpr std::uint8_t known_flags = 63;
 // A base64url P-256 key is 87 characters, 88 padded: room to spare, no more.
 constexpr std::size_t max_push_key_bytes = 128;
 
@@ -52,7 +53,8 @@ std::string encode_contact_record(const contact_record& r) {
   writer out;
   out.u8(record_version);
   out.u8((r.place ? has_place : 0) | (r.lobby_index ? has_lobby_index : 0) | (r.push ? has_push : 0) |
-         (r.email ? has_email : 0) | (r.soon_sent ? soon_sent : 0));
+         (r.email ? has_email : 0) | (r.soon_sent ? soon_sent : 0) |
+         (r.email && !r.email->confirm_link.empty() ? awaiting_confirmation : 0));
   if (r.place) out.u64(*r.place);
   if (r.lobby_index) out.u64(*r.lobby_index);
   if (r.push) {
@@ -63,6 +65,7 @@ std::string encode_contact_record(const contact_record& r) {
   if (r.email) {
     out.str(r.email->address);
     out.str(r.email->link);
+    if (!r.email->confirm_link.empty()) out.str(r.email->confirm_link);
   }
   return out.take();
 }
@@ -72,6 +75,7 @@ std::optional<contact_record> decode_contact_record(std::string_view value) {
   if (in.u8() != record_version) return std::nullopt;
   auto flags = in.u8();
   if ((flags & ~known_flags) != 0 || (flags & (has_push | has_email)) == 0) return std::nullopt;
+  if ((flags & awaiting_confirmation) && !(flags & has_email)) return std::nullopt;
   contact_record r;
   bool ok = true;
   if (flags & has_place) r.place = in.u64();
@@ -87,6 +91,10 @@ std::optional<contact_record> decode_contact_record(std::string_view value) {
     email_contact e;
     e.address = bounded(in, max_address_bytes, ok);
     e.link = bounded(in, max_contact_link_bytes, ok);
+    if (flags & awaiting_confirmation) {
+      e.confirm_link = bounded(in, max_contact_link_bytes, ok);
+      ok = ok && !e.confirm_link.empty();
+    }
     r.email = std::move(e);
   }
   r.soon_sent = (flags & soon_sent) != 0;

@@ -2,8 +2,9 @@
 // One visitor's contacts as the store keeps them (event_store::write_contacts), beside the
 // log and never in it:
 //   key    room id ‖ 0x00 ‖ the visitor's 16 bytes
-//   value  u8 version (1) ‖ u8 flags (1 place, 2 lobby index, 4 push, 8 email, 16 soon sent)
-//          ‖ be64 place? ‖ be64 lobby index? ‖ str endpoint, p256dh, auth? ‖ str address, link?
+//   value  u8 version (1) ‖ u8 flags (1 place, 2 lobby index, 4 push, 8 email, 16 soon sent,
+//          32 the address awaits confirmation) ‖ be64 place? ‖ be64 lobby index?
+//          ‖ str endpoint, p256dh, auth? ‖ str address, link, confirmation link (with 32)?
 // (str: be32 length ‖ bytes). Each field has a bound, checked when read back: a record that
 // breaks one is refused, never trusted.
 //

@@ -161,6 +161,7 @@ std::string quoted_printable(std::string_view text) {
 std::string notice_subject(const email_notice& n) {
   auto room = shown(n.room_name);
   if (n.what == email_notice::kind::turn) return fmt::format("It's your turn at {}", room);
+  if (n.what == email_notice::kind::confirm) return fmt::format("Confirm notices from {}", room);
   auto minutes = std::max<std::int64_t>(n.minutes, 1);
   return fmt::format("Your turn at {} in about {} minute{}", room, minutes, minutes == 1 ? "" : "s");
 }
@@ -168,6 +169,14 @@ std::string notice_subject(const email_notice& n) {
 std::string notice_text(const email_notice& n) {
   auto room = shown(n.room_name);
   auto link = shown(n.link);
+  if (n.what == email_notice::kind::confirm) {
+    // Nothing here comes from the request but the address it goes to.
+    return fmt::format(
+        "Someone waiting in {} asked to be told at this address when their turn comes.\n\nIf that was "
+        "you, confirm with this link:\n\n{}\n\nIf not, ignore this email: nothing more will be sent to "
+        "you about {}, and the address is forgotten when the room ends.\n",
+        room, link, room);
+  }
   std::string lead;
   if (n.what == email_notice::kind::turn) {
     lead = fmt::format("It's your turn at {}.\n\nGo in now with this link:\n\n{}\n", room, link);

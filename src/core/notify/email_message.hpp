@@ -27,6 +27,7 @@ struct email_notice {
   enum class kind {
     soon,  // "your turn in about `minutes` minutes"
     turn,  // "it's your turn"
+    confirm,  // "confirm notices to this address": `link` is the confirmation link
   } what = kind::turn;
   std::string room_name;  // UTF-8; control characters are shown as spaces
   std::int64_t minutes = 0;  // for `soon`: at least 1 is said

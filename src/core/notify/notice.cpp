@@ -4,7 +4,14 @@
 
 namespace foyer::notify {
 
-std::string_view to_string(notice_kind k) { return k == notice_kind::soon ? "soon" : "turn"; }
+std::string_view to_string(notice_kind k) {
+  switch (k) {
+    case notice_kind::soon: return "soon";
+    case notice_kind::turn: return "turn";
+    case notice_kind::confirm: return "confirm";
+  }
+  return "turn";
+}
 
 std::string_view to_string(outcome o) {
   switch (o) {

@@ -14,6 +14,7 @@ namespace foyer::notify {
 enum class notice_kind : std::uint8_t {
   soon,  // "your turn in about N minutes"
   turn,  // "it's your turn": the visitor is admitted and their claim window runs
+  confirm,  // by email only: "confirm notices to this address", before any other is sent
 };
 std::string_view to_string(notice_kind k);
 

@@ -165,7 +165,7 @@ struct resume_link_changed {
   std::int64_t at_ms = 0;
 };
 
-// The visitor at `place` was told "it's your turn" (a push or an email went to the outbox):
+// The visitor at `place` was told "it's your turn" (the push service or the relay accepted it):
 // their claim window runs from here (claim_book::notified). No personal data.
 struct turn_notified {
   std::string room;

@@ -186,9 +186,12 @@ class room {
   bool claimable(std::uint64_t place, std::int64_t now_ms) const {
     return !pass_claimed_once(place) && !lapsed(place, now_ms);
   }
-  // The visitor's "it's your turn" goes out at `now`: the event that starts their claim
-  // window then. None when it would change nothing: told before, claimed or lapsed.
+  // The visitor's "it's your turn" was accepted by the push service or relay at `now`: the
+  // event that starts their claim window then. None when it would change nothing: told
+  // before, claimed or lapsed.
   std::optional<turn_notified> turn_notice(std::uint64_t place, std::int64_t now_ms) const;
+  // Told "it's your turn" (turn_notified applied), and not judged yet.
+  bool told(std::uint64_t place) const { return lanes_.told(place); }
   std::optional<std::uint64_t> place_of_pass(const id16& pass) const { return lanes_.place_of_pass(pass); }
   std::uint64_t active(std::int64_t now_ms) const { return lanes_.active(now_ms); }
   std::uint64_t claimed() const { return lanes_.claimed_total(); }

@@ -84,6 +84,12 @@ struct api_settings {
   // Push endpoint hosts that may name loopback or private addresses
   // ([notifications] allow_private_push_hosts).
   std::vector<std::string> private_push_hosts;
+  // How opt-ins are counted per network: the joins' pressure window and tracking, with
+  // [notifications] opt_ins_per_network as the threshold past which they are refused.
+  pow::config opt_in_pressure;
+  // [notifications] confirm: an address hears nothing but a confirmation mail until its
+  // holder confirms. Default: false.
+  bool confirm_email = false;
 };
 
 

@@ -2,7 +2,9 @@
 
 #include <fmt/core.h>
 
+#include "core/base/html.hpp"
 #include "core/base/json.hpp"
+#include "http/handlers/plain_queue.hpp"
 #include "http/problem.hpp"
 
 namespace foyer::http::handlers {
@@ -27,6 +29,13 @@ bool read_strings(sj::object& object, std::initializer_list<std::pair<std::strin
     }
   }
   return true;
+}
+
+// A write of one record (a braced list in a co_await is one GCC 12 can't compile).
+std::vector<record_change> one(record_change change) {
+  std::vector<record_change> out;
+  out.push_back(std::move(change));
+  return out;
 }
 
 }  // namespace
@@ -75,10 +84,10 @@ std::variant<notify::contact, field_problem> parse_contact(sj::parser& parser, s
     return notify::contact{std::move(*push)};
   }
   if (auto why = notify::check_email(*email)) return *why;
-  return notify::contact{notify::email_contact{std::move(*email), {}}};
+  return notify::contact{notify::email_contact{std::move(*email), {}, {}}};
 }
 
-task<response> notifications::opt_in(const request& req, const room& r) {
+task<response> notifications::opt_in(const request& req, const peer& who, const room& r) {
   if (!ctx_.settings.contacts) {
     co_return problem(req, errc::notifications_off, "This server sends no notifications: no channel is configured.");
   }
@@ -97,40 +106,64 @@ task<response> notifications::opt_in(const request& req, const room& r) {
     co_return problem(req, errc::notifications_off,
                       fmt::format("This server sends no {} notifications.", notify::to_string(ch)));
   }
+  auto network = network_of(tickets_.client_address(req, who));
+  auto now = static_cast<std::uint64_t>(ctx_.clock.steady_ms());
+  if (opt_ins_.joins(network, now) >= ctx_.settings.opt_in_pressure.pressure_threshold) {
+    co_return problem(req, errc::too_many_opt_ins,
+                      "This network asked for notices as often as it may for now. Try again in a minute.");
+  }
   auto room_id = r.config().id;
   auto visitor = t->visitor;
   auto place = t->place;
   auto lobby_index = t->lobby_index;
+  auto& book = *ctx_.settings.contacts;
+  auto refused = [&](notify::opt_in_refusal why) {
+    if (why == notify::opt_in_refusal::address_taken) {
+      return problem(req, errc::contact_taken,
+                     "This ticket gave another address in this room: one address per ticket. Opt out and keep it.");
+    }
+    return problem(req, errc::too_many_contacts, "This room takes no more notification requests for now.");
+  };
+  // Refused before anything is made for it (the resume link below).
+  if (auto decided = book.decide_add(room_id, visitor, place, lobby_index, c); decided.refused) {
+    co_return refused(*decided.refused);
+  }
   if (ch == notify::channel::email) {
     // The mail carries the visitor's resume link: made (durably) first.
     std::optional<std::string> link;
-    auto refused = co_await links_.with_link(req, r, *t, [&](const std::string&, const std::string& url) {
+    auto no_link = co_await links_.with_link(req, r, *t, [&](const std::string&, const std::string& url) {
       link = url;
       return response{};  // not sent: the contact is kept below
     });
-    if (!link) co_return refused;
-    std::get<notify::email_contact>(c).link = std::move(*link);
+    if (!link) co_return no_link;
+    auto& email = std::get<notify::email_contact>(c);
+    email.link = std::move(*link);
+    if (ctx_.settings.confirm_email) {
+      // The confirmation's link, at the server's public address as the resume link is.
+      email.confirm_link = ctx_.settings.public_url.link(book.confirm_path(room_id, email.address));
+    }
   }
-  auto& book = *ctx_.settings.contacts;
-  auto before = book.stored(room_id, visitor);
-  if (!book.add(room_id, visitor, place, lobby_index, std::move(c))) {
-    co_return problem(req, errc::too_many_contacts, "This room takes no more notification requests for now.");
+  // Decided on the book as it is now (the link's write took a while), written, then applied.
+  auto decided = book.decide_add(room_id, visitor, place, lobby_index, c);
+  if (decided.refused) co_return refused(*decided.refused);
+  if (decided.write) {
+    if (!co_await durable(one(*decided.write))) co_return unavailable(req);
+    if (!book.add(room_id, visitor, place, lobby_index, std::move(c))) {
+      // The book changed while the record was written: the store is brought back to it.
+      book.unwritten({*decided.write});
+      co_return refused(notify::opt_in_refusal::room_full);
+    }
+    opt_ins_.record(network, static_cast<std::uint64_t>(ctx_.clock.steady_ms()));
   }
-  if (!co_await durable(room_id, visitor, before)) co_return unavailable(req);
   co_return json_response(req, bhttp::status::created,
                           json_object().str("channel", notify::to_string(ch)).boolean("opted_in", true).done());
 }
 
-task<bool> notifications::durable(std::string room_id, id16 visitor, std::optional<std::string> before) {
-  auto& book = *ctx_.settings.contacts;
-  // The same subscription sent again by a page reload changes nothing: nothing to write.
-  auto change = book.take_change(room_id, visitor);
-  if (!change) co_return true;
-  auto start = [&ctx = ctx_, changes = std::vector{*change}](auto done) mutable {
+task<bool> notifications::durable(std::vector<record_change> changes) {
+  auto start = [&ctx = ctx_, changes = std::move(changes)](auto done) mutable {
     ctx.store.write_contacts(std::move(changes), done);
   };
   auto ec = co_await await_callback<std::error_code>(std::move(start));
-  if (ec) book.put_back(room_id, visitor, before, *change);
   co_return !ec;
 }
 
@@ -143,10 +176,39 @@ task<response> notifications::opt_out(const request& req, const room& r) {
   if (!t) co_return failure;
   auto room_id = r.config().id;
   auto visitor = t->visitor;
-  auto before = ctx_.settings.contacts->stored(room_id, visitor);
+  auto decided = ctx_.settings.contacts->decide_remove(room_id, visitor);
+  if (decided.write && !co_await durable(one(*decided.write))) co_return unavailable(req);
   bool had = ctx_.settings.contacts->remove(room_id, visitor);
-  if (!co_await durable(room_id, visitor, before)) co_return unavailable(req);
   co_return json_response(req, bhttp::status::ok, json_object().boolean("opted_out", had).done());
+}
+
+response notifications::confirm_page(const request& req, const room& r, std::string_view token) const {
+  const auto* book = ctx_.settings.contacts;
+  if (!book || !book->decide_confirm(r.config().id, token)) return not_confirmable(req);
+  // Opening the link changes nothing (mail scanners open links): the button does.
+  auto main = fmt::format(
+      "<p class=\"lead\">Someone waiting in {} asked to be told at this address when their turn comes.</p>\n"
+      "<form method=\"post\"><button class=\"button\" type=\"submit\">Yes, send me the notices</button></form>\n"
+      "<p>If it was not you, close this page: nothing more will be sent.</p>\n",
+      html_escape(r.config().name));
+  return site_page(req, bhttp::status::ok, r.config().name, "Confirm notices", main);
+}
+
+task<response> notifications::confirm(const request& req, const room& r, std::string token) {
+  auto* book = ctx_.settings.contacts;
+  auto room_id = r.config().id;
+  auto writes = book ? book->decide_confirm(room_id, token) : std::nullopt;
+  if (!writes) co_return not_confirmable(req);
+  if (!writes->empty() && !co_await durable(std::move(*writes))) co_return unavailable(req);
+  book->confirm(room_id, token);
+  auto main = fmt::format("<p class=\"lead\">You will be told at this address when your turn at {} comes.</p>\n",
+                          html_escape(r.config().name));
+  co_return site_page(req, bhttp::status::ok, r.config().name, "Notices confirmed", main);
+}
+
+response notifications::not_confirmable(const request& req) const {
+  return problem(req, errc::invalid_confirmation_link,
+                 "This confirmation link is not one this room made, or the room no longer sends notices.");
 }
 
 }  // namespace foyer::http::handlers

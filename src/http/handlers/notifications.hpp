@@ -3,10 +3,20 @@
 // Push subscription or an email address), DELETE opts it out of every channel. The contact
 // goes to the contact book (core/notify/contact_book.hpp), never to the log. An email opt-in
 // also makes the visitor's resume link when they hold none (a resume_link_changed event),
-// for the mail to carry: it may be read on another device. Either answer waits until the
-// book's change is durable in the store's contacts (event_store::write_contacts), so an
-// opt-in acknowledged survives a crash; if it cannot be written, 503 and the book is as
-// before the request.
+// for the mail to carry: it may be read on another device.
+//
+// Durable first: the book decides (contact_book::decide_add, decide_remove) without
+// changing, the visitor's record is written to the store's contacts
+// (event_store::write_contacts), and only then is the change applied and answered, so an
+// opt-in acknowledged survives a crash; if it cannot be written, 503 and the book never
+// changed.
+//
+// Notices can't be aimed at strangers: a ticket gives one address per room (another is
+// refused, contact_taken, even after an opt-out), an address hears of each kind once per
+// room whoever opted it in (the book), and each client network's opt-ins are counted as
+// its joins are (pow::join_pressure, [notifications] opt_ins_per_network within the
+// pressure window; past it 429 too_many_opt_ins). A page that sends its subscription again
+// changes nothing and is not counted.
 
 #include <variant>
 
@@ -30,19 +40,24 @@ std::variant<notify::contact, field_problem> parse_contact(simdjson::ondemand::p
 class notifications {
  public:
   notifications(context& ctx, const visitor& tickets, resume_links& links)
-      : ctx_(ctx), tickets_(tickets), links_(links) {}
+      : ctx_(ctx), tickets_(tickets), links_(links), opt_ins_(ctx.settings.opt_in_pressure) {}
 
-  task<response> opt_in(const request& req, const room& r);
+  task<response> opt_in(const request& req, const peer& who, const room& r);
   task<response> opt_out(const request& req, const room& r);
+  // GET /r/{room}/notify/confirm/{token}: a page asking the address's holder to confirm
+  // ([notifications] confirm); POST there confirms (contact_book::confirm), written first.
+  response confirm_page(const request& req, const room& r, std::string_view token) const;
+  task<response> confirm(const request& req, const room& r, std::string token);
 
  private:
-  // Writes the visitor's record if the request changed it; false, and the change undone
-  // (back to `before`), if it could not be.
-  task<bool> durable(std::string room_id, id16 visitor, std::optional<std::string> before);
+  // Writes the decided records; false if they could not be.
+  task<bool> durable(std::vector<record_change> changes);
+  response not_confirmable(const request& req) const;
 
   context& ctx_;
   const visitor& tickets_;
   resume_links& links_;
+  pow::join_pressure opt_ins_;  // opt-ins by client network
 };
 
 }  // namespace foyer::http::handlers

@@ -194,6 +194,7 @@ std::optional<std::string> notifications_of(const context& ctx, const room& r, b
       .raw("held", by_channel(n.held))
       .raw("sent", by_channel(n.sent))
       .raw("delivered", by_channel(n.delivered))
+      .raw("refused", by_channel(n.refused))
       .num("notified_no_shows", n.notified_no_shows)
       .done();
 }

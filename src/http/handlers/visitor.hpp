@@ -54,6 +54,8 @@ class visitor {
  private:
   // The queue without JavaScript serves the same tickets, cookie and passes as HTML pages.
   friend class plain_queue;
+  // Opt-ins are counted per client network.
+  friend class notifications;
 
   // The answer to a join that entered the visitor (or found their entry) in room `room_id`:
   // made at once, but for a lobby's entrant, whose receipt is signed first.

@@ -8,6 +8,9 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "core/notify/contact_codec.hpp"
 #include "delivery/notifier.hpp"
@@ -31,7 +34,7 @@ std::uint64_t count(const contact_book& book, channel ch, outcome o) {
 // Three visitors of a room that admits one a second: each is due a "soon" notice at once.
 struct notifier_fixture : journal_fixture {
   net::io_context ioc;
-  contact_book book{100};
+  contact_book book{100, digest{}};
   std::vector<notice> sent;
 
   notifier_fixture() {
@@ -40,7 +43,8 @@ struct notifier_fixture : journal_fixture {
       join("hall");
       id16 v{};
       v[0] = i;
-      REQUIRE(book.add("hall", v, i, std::nullopt, email_contact{"v@example.com", "https://queue.example/r/hall/resume/T"}));
+      auto address = "v" + std::to_string(i) + "@example.com";
+      REQUIRE(book.add("hall", v, i, std::nullopt, email_contact{address, "https://queue.example/r/hall/resume/T", {}}));
       REQUIRE(book.add("hall", v, i, std::nullopt, subscription));
     }
   }
@@ -50,6 +54,27 @@ struct notifier_fixture : journal_fixture {
       sent.push_back(n);
       co_return o;
     };
+  }
+
+  // Sends that get their answer `o` once `gate` is cancelled (a service slow to accept).
+  net::steady_timer gate{ioc, net::steady_timer::time_point::max()};
+  delivery::notifier::send_function answering_later(outcome o) {
+    return [this, o](const notice& n) -> net::awaitable<outcome> {
+      sent.push_back(n);
+      boost::system::error_code ec;
+      co_await gate.async_wait(net::redirect_error(net::use_awaitable, ec));
+      co_return o;
+    };
+  }
+
+  // The turn_notified events in the log, as (place, at).
+  std::vector<std::pair<std::uint64_t, std::int64_t>> told() {
+    std::vector<std::pair<std::uint64_t, std::int64_t>> out;
+    for (const auto& bytes : store.recover().events) {
+      auto e = decode_event(bytes);
+      if (auto* t = e ? std::get_if<turn_notified>(&*e) : nullptr) out.emplace_back(t->place, t->at_ms);
+    }
+    return out;
   }
 };
 
@@ -130,7 +155,7 @@ TEST_CASE_METHOD(notifier_fixture, "a failed write of the book's changes is trie
   }
 }
 
-TEST_CASE_METHOD(notifier_fixture, "\"it's your turn\" starts the claim window as it goes out, once; one too late is not sent") {
+TEST_CASE_METHOD(notifier_fixture, "\"it's your turn\" starts the claim window once it is accepted, once; one too late is not sent") {
   clock.advance_ms(2'000);
   REQUIRE(tick("hall"));
   auto admitted_at = clock.steady_ms();
@@ -139,28 +164,93 @@ TEST_CASE_METHOD(notifier_fixture, "\"it's your turn\" starts the claim window a
   REQUIRE_FALSE(commit(pass_claimed{"hall", 1, id16{7}, clock.now_ms()}).first);
   // The notices go out five minutes after places 0 and 1 were admitted, half their window.
   clock.advance_ms(300'000);
-  auto told_at = clock.steady_ms();
   delivery::notifier notices(ioc, clock, *rooms, book, store, quick(/*queue=*/10, /*attempts=*/3));
-  notices.set_sender(channel::email, answering(outcome::delivered));
-  notices.set_sender(channel::push, answering(outcome::delivered));
+  notices.set_sender(channel::email, answering_later(outcome::delivered));
+  notices.set_sender(channel::push, answering_later(outcome::delivered));
   notices.start();
-  ioc.run_for(std::chrono::milliseconds(100));
+  ioc.run_for(std::chrono::milliseconds(50));
+  drain();
+  // On their way, all four at once, not yet accepted: nobody is told.
+  CHECK(std::count_if(sent.begin(), sent.end(), [](const notice& n) { return n.kind == notice_kind::turn; }) == 4);
+  CHECK(told().empty());
+  // The relay and the push service accept them 20 s later: the window runs from then.
+  clock.advance_ms(20'000);
+  auto accepted_at = clock.steady_ms();
+  gate.cancel();
+  ioc.run_for(std::chrono::milliseconds(50));
   notices.stop();
   drain();
 
-  // Two notices each for places 0 and 2, one event each, at their time; none for place 1.
-  std::vector<std::pair<std::uint64_t, std::int64_t>> told;
-  for (const auto& bytes : store.recover().events) {
-    auto e = decode_event(bytes);
-    if (auto* t = e ? std::get_if<turn_notified>(&*e) : nullptr) told.emplace_back(t->place, t->at_ms);
-  }
-  CHECK(told == std::vector<std::pair<std::uint64_t, std::int64_t>>{{0, told_at}, {2, told_at}});
+  // Two notices each for places 0 and 2, one event each, at their acceptance; none for place 1.
+  CHECK(told() == std::vector<std::pair<std::uint64_t, std::int64_t>>{{0, accepted_at}, {2, accepted_at}});
   CHECK(count(book, channel::push, outcome::stale) == 1);
   CHECK(count(book, channel::email, outcome::stale) == 1);
-  auto turns = std::count_if(sent.begin(), sent.end(), [](const notice& n) { return n.kind == notice_kind::turn; });
-  CHECK(turns == 4);
   CHECK(std::none_of(sent.begin(), sent.end(), [](const notice& n) { return n.place == 1; }));
-  // Past the window from the admission, within the one from the notice: still theirs.
+  // Past the window from the admission, within the one from the acceptance: still theirs.
   CHECK(rooms->find("hall")->claimable(0, admitted_at + 600'000 + 1));
-  CHECK_FALSE(rooms->find("hall")->claimable(0, told_at + 600'000));
+  CHECK(rooms->find("hall")->claimable(0, accepted_at + 600'000 - 1));
+  CHECK_FALSE(rooms->find("hall")->claimable(0, accepted_at + 600'000));
+}
+
+TEST_CASE_METHOD(notifier_fixture, "\"it's your turn\" refused on every attempt tells nobody: no event, counted refused") {
+  clock.advance_ms(2'000);
+  REQUIRE(tick("hall"));
+  auto admitted_at = clock.steady_ms();
+  delivery::notifier notices(ioc, clock, *rooms, book, store, quick(/*queue=*/10, /*attempts=*/3));
+  notices.set_sender(channel::email, answering(outcome::failed));
+  notices.set_sender(channel::push, answering(outcome::refused));
+  notices.start();
+  ioc.run_for(std::chrono::milliseconds(200));
+  notices.stop();
+  drain();
+
+  CHECK(told().empty());
+  // Places 0 and 1 were due their turn, place 2 its "soon": every one refused or dropped.
+  CHECK(count(book, channel::email, outcome::failed) == 9);
+  CHECK(count(book, channel::email, outcome::dropped) == 3);
+  CHECK(book.counts("hall").refused == per_channel{3, 3});
+  CHECK(book.counts("hall").delivered == per_channel{0, 0});
+  // Their window runs from the admission, as for a visitor nobody told.
+  CHECK_FALSE(rooms->find("hall")->claimable(0, admitted_at + 600'000));
+  clock.advance_ms(600'000);
+  REQUIRE(tick("hall"));
+  book.plan(*rooms, clock.steady_ms(), 300);
+  CHECK(book.notified_no_shows() == 0);
+}
+
+TEST_CASE_METHOD(notifier_fixture, "a push service that never answers holds its share of the sends; the others go by") {
+  // Forty more visitors whose endpoints all hang at one service, opted in before the three.
+  contact_book crowd{100, digest{}};
+  for (std::uint8_t i = 0; i < 40; ++i) join("hall");
+  for (std::uint8_t i = 0; i < 43; ++i) {
+    id16 v{};
+    v[0] = i;
+    auto s = subscription;
+    if (i >= 3) s.endpoint = "https://hang.example.org/s/" + std::to_string(i);
+    REQUIRE(crowd.add("hall", v, i, std::nullopt, s));
+  }
+  std::vector<std::string> delivered;
+  delivery::notifier notices(ioc, clock, *rooms, crowd, store, quick(/*queue=*/100, /*attempts=*/3));
+  notices.set_sender(channel::push, [&](const notice& n) -> net::awaitable<outcome> {
+    sent.push_back(n);
+    auto& endpoint = std::get<push_subscription>(n.to).endpoint;
+    if (endpoint.starts_with("https://hang.")) {
+      boost::system::error_code ec;
+      co_await gate.async_wait(net::redirect_error(net::use_awaitable, ec));
+      co_return outcome::failed;
+    }
+    delivered.push_back(endpoint);
+    co_return outcome::delivered;
+  });
+  notices.start();
+  ioc.run_for(std::chrono::milliseconds(50));
+  // quick() sends 32 at once, a quarter of them (8) per service: the hanging service holds 8,
+  // its other 32 notices wait, and the three visitors of push.example.net are told.
+  CHECK(delivered.size() == 3);
+  CHECK(std::count_if(sent.begin(), sent.end(), [](const notice& n) {
+          return std::get<push_subscription>(n.to).endpoint.starts_with("https://hang.");
+        }) == 8);
+  CHECK(notices.queued(channel::push) == 32);
+  gate.cancel();
+  notices.stop();
 }

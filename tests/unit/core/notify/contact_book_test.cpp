@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "core/lanes/lane_place.hpp"
@@ -34,7 +35,7 @@ id16 visitor_of(std::uint8_t tag) {
 
 // A room that admits one visitor a second, with `n` visitors waiting.
 struct book_fixture : journal_fixture {
-  contact_book book{100};
+  contact_book book{100, digest{}};
 
   void open_with(std::uint64_t n) {
     start({test_room("hall", 60)});
@@ -50,7 +51,7 @@ struct book_fixture : journal_fixture {
   std::vector<notice> plan() { return book.plan(*rooms, clock.steady_ms(), soon_seconds); }
 };
 
-const email_contact ada{"ada@example.com", "https://queue.example/r/hall/resume/T"};
+const email_contact ada{"ada@example.com", "https://queue.example/r/hall/resume/T", {}};
 
 // The changes taken, as key -> value (nullopt: deleted).
 std::map<std::string, std::optional<std::string>> taken(contact_book& book) {
@@ -77,7 +78,7 @@ TEST_CASE("the soon notice is due once the wait is within soon_seconds, from an 
 TEST_CASE_METHOD(book_fixture, "a visitor hears 'soon' then 'turn', each once, and the book then forgets them") {
   open_with(400);
   REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, subscription));
-  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}));
+  REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T", {}}));
   CHECK(plan().empty());  // 400 s away
 
   wait(120);
@@ -109,6 +110,9 @@ TEST_CASE_METHOD(book_fixture, "a visitor hears 'soon' then 'turn', each once, a
   book.record("hall", channel::email, outcome::failed);
   CHECK(book.counts("hall").delivered == per_channel{1, 0});
   CHECK(book.outcomes()[1][static_cast<std::size_t>(outcome::failed)] == 1);
+  // The push was accepted: told, as turn_notified says.
+  book.told("hall", 399);
+  book.told("hall", 399);  // the email too: one visitor told
 
   // Told, and never came: past the claim window they count as a notified no-show.
   wait(590);
@@ -141,10 +145,30 @@ TEST_CASE_METHOD(book_fixture, "a lane's visitor told it is their turn is watche
   auto turn = plan();
   REQUIRE(turn.size() == 1);
   CHECK(turn[0].kind == notice_kind::turn);
+  book.told("hall", *place);
   // Never claimed: once the lane's claim window closed, a notified no-show of the lane.
   wait(620);
   plan();
   CHECK(book.counts("hall").notified_no_shows == 1);
+}
+
+TEST_CASE_METHOD(book_fixture, "a turn notice never accepted is counted refused, and its visitor is no notified no-show") {
+  open_with(1);
+  REQUIRE(book.add("hall", visitor_of(1), 0, std::nullopt, ada));
+  wait(2);
+  auto turn = plan();
+  REQUIRE(turn.size() == 1);
+  REQUIRE(turn[0].kind == notice_kind::turn);
+  // The relay answered 451 to every attempt: the outbox dropped it.
+  for (int i = 0; i < 5; ++i) book.record("hall", channel::email, outcome::failed);
+  book.record("hall", channel::email, outcome::dropped);
+  CHECK(book.counts("hall").refused == per_channel{0, 1});
+  CHECK(book.counts("hall").delivered == per_channel{0, 0});
+  wait(620);
+  plan();
+  CHECK(rooms->find("hall")->no_shows() == 1);
+  CHECK(book.counts("hall").notified_no_shows == 0);
+  CHECK(book.notified_no_shows() == 0);
 }
 
 TEST_CASE_METHOD(book_fixture, "a pass looks only at visitors within reach of the soon window; the rest wait unseen") {
@@ -175,7 +199,7 @@ TEST_CASE_METHOD(book_fixture, "a pass looks only at visitors within reach of th
 TEST_CASE_METHOD(book_fixture, "notices depend on the log alone: a replayed room plans the same") {
   open_with(300);
   wait(30);
-  contact_book before{100}, after{100};
+  contact_book before{100, digest{}}, after{100, digest{}};
   for (auto* b : {&before, &after}) {
     for (std::uint8_t i = 0; i < 30; ++i) REQUIRE(b->add("hall", visitor_of(i), std::uint64_t{i} * 10, std::nullopt, subscription));
   }
@@ -193,10 +217,10 @@ TEST_CASE_METHOD(book_fixture, "notices depend on the log alone: a replayed room
 
 TEST_CASE_METHOD(book_fixture, "contacts are bounded per room, replaced per channel, and go with opt-out, gone or the room") {
   open_with(10);
-  contact_book small{2};
+  contact_book small{2, digest{}};
   CHECK(small.add("hall", visitor_of(1), 5, std::nullopt, subscription));
   CHECK(small.add("hall", visitor_of(1), 5, std::nullopt, subscription));  // replaced, not another
-  CHECK(small.add("hall", visitor_of(2), 6, std::nullopt, email_contact{"b@example.com", "https://queue.example/r/hall/resume/T"}));
+  CHECK(small.add("hall", visitor_of(2), 6, std::nullopt, email_contact{"b@example.com", "https://queue.example/r/hall/resume/T", {}}));
   CHECK_FALSE(small.add("hall", visitor_of(3), 7, std::nullopt, subscription));
   CHECK(small.counts("hall").held == per_channel{1, 1});
   CHECK(small.counts("hall").opted_in == per_channel{1, 1});
@@ -208,7 +232,7 @@ TEST_CASE_METHOD(book_fixture, "contacts are bounded per room, replaced per chan
   CHECK(small.size() == 0);
 
   // A room that is gone takes its contacts along at the next plan.
-  CHECK(small.add("removed", visitor_of(4), 0, std::nullopt, email_contact{"d@example.com", "https://queue.example/r/hall/resume/T"}));
+  CHECK(small.add("removed", visitor_of(4), 0, std::nullopt, email_contact{"d@example.com", "https://queue.example/r/hall/resume/T", {}}));
   CHECK(small.size() == 1);
   CHECK(small.plan(*rooms, clock.steady_ms(), soon_seconds).empty());
   CHECK(small.size() == 0);
@@ -220,7 +244,7 @@ TEST_CASE("a pushed notice names the room and its page at the public address, ne
   auto at = *public_origin::parse("https://queue.example:8443");
   CHECK(push_payload(soon, "The Hall", at) ==
         R"({"kind":"soon","room":"hall","title":"Your turn is near","body":"The Hall: your turn in about 4 minutes.","minutes":4,"url":"https://queue.example:8443/r/hall"})");
-  notice turn{"hall", visitor_of(7), 7, notice_kind::turn, 0, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T"}};
+  notice turn{"hall", visitor_of(7), 7, notice_kind::turn, 0, email_contact{"ada@example.com", "https://queue.example/r/hall/resume/T", {}}};
   CHECK(push_payload(turn, "The Hall", at) ==
         R"({"kind":"turn","room":"hall","title":"It's your turn","body":"The Hall: it's your turn. Open the page to go through.","url":"https://queue.example:8443/r/hall"})");
 }
@@ -236,7 +260,7 @@ TEST_CASE_METHOD(book_fixture, "a stored record restores the visitor's contacts,
   REQUIRE(records.size() == 2);
 
   // A restart: the records, written, come back into a new book.
-  contact_book restored{100};
+  contact_book restored{100, digest{}};
   for (const auto& [key, value] : records) REQUIRE(restored.restore(key, *value));
   CHECK(restored.find("hall", visitor_of(1), channel::push) == contact{subscription});
   CHECK(restored.find("hall", visitor_of(1), channel::email) == contact{ada});
@@ -264,8 +288,21 @@ TEST_CASE("malformed records are refused, never trusted") {
   REQUIRE(decode_contact_record(value) == good);
   REQUIRE(decode_contact_key(key) == std::pair{std::string("hall"), visitor_of(1)});
 
-  contact_book book{100};
+  contact_book book{100, digest{}};
   auto refused = [&](std::string_view k, std::string_view v) { return !book.restore(k, v); };
+  // An address awaiting confirmation round-trips; the flag without an address, or with an
+  // empty link, is refused.
+  auto awaiting = good;
+  awaiting.email->confirm_link = "https://queue.example/r/hall/notify/confirm/" + std::string(64, 'a');
+  CHECK(decode_contact_record(encode_contact_record(awaiting)) == awaiting);
+  contact_record flag_only;
+  flag_only.push = subscription;
+  auto flagged = encode_contact_record(flag_only);
+  flagged[1] = static_cast<char>(flagged[1] | 32);
+  CHECK(refused(key, flagged));
+  auto empty_link = encode_contact_record(good);
+  empty_link[1] = static_cast<char>(empty_link[1] | 32);
+  CHECK(refused(key, empty_link + std::string(4, '\0')));
   CHECK(refused(key, value.substr(0, value.size() - 1)));  // truncated
   CHECK(refused(key, value + "x"));                        // trailing bytes
   CHECK(refused(key, ""));
@@ -312,19 +349,16 @@ TEST_CASE_METHOD(book_fixture, "every change the book makes is recorded, once, a
   CHECK(book.take_changes().empty());
 
   // The same subscription again (a page reload) changes nothing; a new one does.
+  CHECK_FALSE(book.decide_add("hall", visitor_of(1), 399, std::nullopt, subscription).write);
   REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, subscription));
-  CHECK_FALSE(book.take_change("hall", visitor_of(1)));
+  CHECK(book.take_changes().empty());
   auto renewed = subscription;
   renewed.endpoint += "-renewed";
   REQUIRE(book.add("hall", visitor_of(1), 399, std::nullopt, renewed));
-  // An opt-in takes its own visitor's change only.
   book.forget("hall", visitor_of(2), channel::push);
-  auto own = book.take_change("hall", visitor_of(1));
-  REQUIRE(own);
-  CHECK(own->key == one);
-  CHECK(decode_contact_record(*own->value)->push == renewed);
   records = taken(book);
-  REQUIRE(records.size() == 1);
+  REQUIRE(records.size() == 2);
+  CHECK(decode_contact_record(*records.at(one))->push == renewed);
   CHECK_FALSE(decode_contact_record(*records.at(two))->push);  // forgotten, the address kept
 
   // A failed write is taken again, as the book is then.
@@ -358,45 +392,123 @@ TEST_CASE_METHOD(book_fixture, "every change the book makes is recorded, once, a
                            {encode_contact_key("removed", visitor_of(5)), std::nullopt}});
 }
 
-TEST_CASE_METHOD(book_fixture, "an opt-in or opt-out whose write failed is undone, unless the visitor changed since") {
+TEST_CASE_METHOD(book_fixture, "an opt-in or opt-out is decided without changing the book: the record to write, or why not") {
   open_with(10);
   REQUIRE(book.add("hall", visitor_of(1), 5, std::nullopt, subscription));
   book.take_changes();
   auto before = book.stored("hall", visitor_of(1));
 
-  // A new address whose write failed: the book is as before, counts too.
-  REQUIRE(book.add("hall", visitor_of(1), 5, std::nullopt, ada));
-  auto written = book.take_change("hall", visitor_of(1));
-  REQUIRE(written);
-  book.put_back("hall", visitor_of(1), before, *written);
+  // A new address: the record it would make, and the book unchanged until it is applied.
+  auto decided = book.decide_add("hall", visitor_of(1), 5, std::nullopt, ada);
+  REQUIRE_FALSE(decided.refused);
+  REQUIRE(decided.write);
+  CHECK(decided.write->key == encode_contact_key("hall", visitor_of(1)));
   CHECK_FALSE(book.find("hall", visitor_of(1), channel::email));
-  CHECK(book.find("hall", visitor_of(1), channel::push) == contact{subscription});
-  CHECK(book.counts("hall").opted_in == per_channel{1, 0});
-  CHECK(book.counts("hall").held == per_channel{1, 0});
   CHECK(book.stored("hall", visitor_of(1)) == before);
-  // Taken again, so the store ends as the book is.
-  CHECK(taken(book) == std::map<std::string, std::optional<std::string>>{{encode_contact_key("hall", visitor_of(1)), before}});
+  CHECK(book.counts("hall").opted_in == per_channel{1, 0});
+  CHECK(book.take_changes().empty());
+  // Applied once durable: the book holds what was written.
+  REQUIRE(book.add("hall", visitor_of(1), 5, std::nullopt, ada));
+  CHECK(book.stored("hall", visitor_of(1)) == decided.write->value);
+  CHECK(book.counts("hall").opted_in == per_channel{1, 1});
 
-  // An opt-out whose write failed: the contacts are back.
+  // An opt-out: the record deleted, once applied; none held, nothing to write.
+  auto out = book.decide_remove("hall", visitor_of(1));
+  REQUIRE(out.write);
+  CHECK_FALSE(out.write->value);
+  CHECK(book.stored("hall", visitor_of(1)));
   CHECK(book.remove("hall", visitor_of(1)));
-  written = book.take_change("hall", visitor_of(1));
-  REQUIRE(written);
-  book.put_back("hall", visitor_of(1), before, *written);
-  CHECK(book.stored("hall", visitor_of(1)) == before);
-  CHECK(book.counts("hall").held == per_channel{1, 0});
+  CHECK_FALSE(book.decide_remove("hall", visitor_of(1)).write);
+  CHECK_FALSE(book.decide_remove("hall", visitor_of(9)).write);
+}
 
-  // A first opt-in refused; then one changed by another request while the write was out.
-  REQUIRE(book.add("hall", visitor_of(2), 6, std::nullopt, ada));
-  written = book.take_change("hall", visitor_of(2));
-  book.put_back("hall", visitor_of(2), std::nullopt, *written);
-  CHECK_FALSE(book.stored("hall", visitor_of(2)));
-  CHECK(book.counts("hall").opted_in == per_channel{1, 0});
-  REQUIRE(book.add("hall", visitor_of(2), 6, std::nullopt, ada));
-  written = book.take_change("hall", visitor_of(2));
-  REQUIRE(book.add("hall", visitor_of(2), 6, std::nullopt, subscription));
-  book.put_back("hall", visitor_of(2), std::nullopt, *written);
-  CHECK(book.find("hall", visitor_of(2), channel::email) == contact{ada});
-  CHECK(book.find("hall", visitor_of(2), channel::push) == contact{subscription});
+TEST_CASE_METHOD(book_fixture, "one address per ticket and room, even after an opt-out; an address is mailed each kind once") {
+  open_with(10);
+  const email_contact other{"someone.else@example.org", ada.link, {}};
+  REQUIRE(book.add("hall", visitor_of(1), 0, std::nullopt, ada));
+  // The same address again is the same opt-in; the case of its letters makes no other.
+  CHECK_FALSE(book.decide_add("hall", visitor_of(1), 0, std::nullopt, ada).refused);
+  CHECK_FALSE(book.decide_add("hall", visitor_of(1), 0, std::nullopt, email_contact{"ADA@Example.com", ada.link, {}}).refused);
+  CHECK(book.decide_add("hall", visitor_of(1), 0, std::nullopt, other).refused == opt_in_refusal::address_taken);
+  CHECK_FALSE(book.add("hall", visitor_of(1), 0, std::nullopt, other));
+  REQUIRE(book.remove("hall", visitor_of(1)));
+  CHECK(book.decide_add("hall", visitor_of(1), 0, std::nullopt, other).refused == opt_in_refusal::address_taken);
+  // A push subscription is the visitor's own browser's: it may be renewed.
+  CHECK_FALSE(book.decide_add("hall", visitor_of(1), 0, std::nullopt, subscription).refused);
+  // Another room is another ticket.
+  CHECK(book.add("other", visitor_of(1), 0, std::nullopt, other));
+
+  // Three tickets give the same address: it hears "soon" once and "turn" once.
+  for (std::uint8_t v = 2; v < 5; ++v) REQUIRE(book.add("hall", visitor_of(v), v, std::nullopt, ada));
+  auto due = plan();
+  CHECK(std::count_if(due.begin(), due.end(), [](const notice& n) { return n.kind == notice_kind::soon; }) == 1);
+  wait(5);
+  due = plan();
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].kind == notice_kind::turn);
+  CHECK(book.counts("hall").sent == per_channel{0, 2});
+
+  // Addresses are bounded with the contacts: twice max_per_room per room, then none new.
+  contact_book small{1, digest{}};
+  REQUIRE(small.add("hall", visitor_of(1), 0, std::nullopt, ada));
+  REQUIRE(small.remove("hall", visitor_of(1)));
+  REQUIRE(small.add("hall", visitor_of(2), 1, std::nullopt, other));
+  REQUIRE(small.remove("hall", visitor_of(2)));
+  CHECK(small.decide_add("hall", visitor_of(3), 2, std::nullopt, email_contact{"third@example.org", ada.link, {}}).refused ==
+        opt_in_refusal::room_full);
+  CHECK_FALSE(small.decide_add("hall", visitor_of(3), 2, std::nullopt, subscription).refused);
+}
+
+TEST_CASE_METHOD(book_fixture, "an address awaiting confirmation gets one confirmation mail, and notices only once confirmed") {
+  open_with(10);
+  auto path = book.confirm_path("hall", "ada@example.com");
+  REQUIRE(path.starts_with("/r/hall/notify/confirm/"));
+  auto token = path.substr(path.rfind('/') + 1);
+  CHECK(token.size() == 64);
+  CHECK(path.find("ada") == std::string::npos);
+  auto awaiting = ada;
+  awaiting.confirm_link = "https://queue.example" + path;
+  // Two tickets name the address: one confirmation, and nothing else while it waits.
+  REQUIRE(book.add("hall", visitor_of(1), 1, std::nullopt, awaiting));
+  REQUIRE(book.add("hall", visitor_of(2), 2, std::nullopt, awaiting));
+  auto due = plan();
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].kind == notice_kind::confirm);
+  CHECK(std::get<email_contact>(due[0].to).confirm_link == awaiting.confirm_link);
+  CHECK(plan().empty());
+  // Kept as awaiting in the store, and so restored.
+  auto records = taken(book);
+  CHECK(decode_contact_record(*records.at(encode_contact_key("hall", visitor_of(1))))->email == awaiting);
+
+  // A token for another room, or altered, confirms nothing.
+  CHECK_FALSE(book.decide_confirm("other", token));
+  auto altered = token;
+  altered[40] = altered[40] == '0' ? '1' : '0';
+  CHECK_FALSE(book.decide_confirm("hall", altered));
+  CHECK_FALSE(book.confirm("hall", altered));
+  CHECK_FALSE(book.decide_confirm("hall", token.substr(1)));
+
+  // Decided first, changing nothing; then confirmed: both tickets' records.
+  auto writes = book.decide_confirm("hall", token);
+  REQUIRE(writes);
+  REQUIRE(writes->size() == 2);
+  CHECK(decode_contact_record(*writes->at(0).value)->email == ada);
+  CHECK(book.find("hall", visitor_of(1), channel::email) == contact{awaiting});
+  CHECK(book.confirm("hall", token));
+  CHECK(book.find("hall", visitor_of(1), channel::email) == contact{ada});
+  CHECK(book.decide_confirm("hall", token)->empty());
+  // Confirmed for the room: another ticket naming it, or this one again, needs no more.
+  auto again = book.decide_add("hall", visitor_of(3), 3, std::nullopt, awaiting);
+  REQUIRE(again.write);
+  CHECK(decode_contact_record(*again.write->value)->email == ada);
+  REQUIRE(book.add("hall", visitor_of(3), 3, std::nullopt, awaiting));
+  CHECK(book.find("hall", visitor_of(3), channel::email) == contact{ada});
+  wait(3);
+  due = plan();
+  // Places 1 and 2 admitted, 3 near: the address hears "turn" once, and "soon" once.
+  REQUIRE(due.size() == 2);
+  CHECK(due[0].kind == notice_kind::turn);
+  CHECK(due[1].kind == notice_kind::soon);
 }
 
 TEST_CASE_METHOD(book_fixture, "a channel the server no longer sends on loses its contacts; the other channel's stay") {

@@ -163,6 +163,15 @@ TEST_CASE("the notices say the room, the minutes or the turn, and give the link"
   CHECK(notice_text(turn).starts_with("It's your turn at Bad  Bcc: x@example.org.\n"));
 }
 
+TEST_CASE("the confirmation names the room and gives its link, and nothing else") {
+  email_notice confirm{email_notice::kind::confirm, "Concert", 0, "https://t.example.com/r/concert/notify/confirm/ab"};
+  CHECK(notice_subject(confirm) == "Confirm notices from Concert");
+  CHECK(notice_text(confirm) ==
+        "Someone waiting in Concert asked to be told at this address when their turn comes.\n\nIf that was you, "
+        "confirm with this link:\n\nhttps://t.example.com/r/concert/notify/confirm/ab\n\nIf not, ignore this "
+        "email: nothing more will be sent to you about Concert, and the address is forgotten when the room ends.\n");
+}
+
 TEST_CASE("a notice's message has the headers a mail reader needs and a decodable body") {
   std::string link = "https://tickets.example.com/r/concert?resume=" + std::string(90, 'k');
   email_notice n{email_notice::kind::soon, "Été concert", 12, link};
