@@ -40,7 +40,7 @@ std::variant<reconcile_plan, field_problem> plan_reconcile(const journal& rooms,
     }
     // A log from before settings were recorded takes the file whole, as it always did.
     room_config next = r->configured() ? apply_changes(r->config(), r->declared(), d) : d;
-    if (auto live = changed_settings(d, next); !live.empty()) plan.kept.push_back({next, d, std::move(live)});
+    if (auto live = changed_settings(d, next); !live.empty()) plan.kept.push_back({next, d, std::move(live), {}});
     if (next == r->config() && r->declared() == d && r->configured()) continue;
     if (auto p = refused_opening(r->config().opens_at_ms, next)) return *p;
     if (rooms.configuring(d.id)) {

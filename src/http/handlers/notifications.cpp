@@ -4,7 +4,7 @@
 
 #include "core/base/html.hpp"
 #include "core/base/json.hpp"
-#include "http/handlers/plain_queue.hpp"
+#include "http/handlers/html_page.hpp"
 #include "http/problem.hpp"
 
 namespace foyer::http::handlers {
@@ -191,7 +191,7 @@ response notifications::confirm_page(const request& req, const room& r, std::str
       "<form method=\"post\"><button class=\"button\" type=\"submit\">Yes, send me the notices</button></form>\n"
       "<p>If it was not you, close this page: nothing more will be sent.</p>\n",
       html_escape(r.config().name));
-  return site_page(req, bhttp::status::ok, r.config().name, "Confirm notices", main);
+  return html_page(req, bhttp::status::ok, r.config().name, "Confirm notices", main);
 }
 
 task<response> notifications::confirm(const request& req, const room& r, std::string token) {
@@ -203,7 +203,7 @@ task<response> notifications::confirm(const request& req, const room& r, std::st
   book->confirm(room_id, token);
   auto main = fmt::format("<p class=\"lead\">You will be told at this address when your turn at {} comes.</p>\n",
                           html_escape(r.config().name));
-  co_return site_page(req, bhttp::status::ok, r.config().name, "Notices confirmed", main);
+  co_return html_page(req, bhttp::status::ok, r.config().name, "Notices confirmed", main);
 }
 
 response notifications::not_confirmable(const request& req) const {

@@ -189,9 +189,4 @@ response plain_queue::pass(const request& req, const room& r) {
   return see_other(req, with_pass(c.target_url, pass));
 }
 
-response site_page(const request& req, beast::http::status status, std::string_view room_name, std::string_view title,
-                   std::string_view main) {
-  return page(req, status, room_name, title, main);
-}
-
 }  // namespace foyer::http::handlers

@@ -17,11 +17,6 @@
 
 namespace foyer::http::handlers {
 
-// A whole page in the site's look, as the queue's pages are; `main` is HTML whose every
-// value was escaped.
-response site_page(const request& req, beast::http::status status, std::string_view room_name, std::string_view title,
-                   std::string_view main);
-
 class plain_queue {
  public:
   plain_queue(context& ctx, visitor& visitors) : ctx_(ctx), visitors_(visitors) {}
