@@ -296,6 +296,12 @@ before(async () => {
       // Under 1 MiB on the wire, 256 MiB decoded: a connector must count what it decodes.
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': jwksMode });
       res.end(jwksMode === 'gzip' ? bomb.gzip : bomb.br);
+    } else if (jwksMode === 'slow-head') {
+      // The headers a byte every 200 ms, never ending: the time limit is the whole answer's.
+      res.socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: ');
+      const timer = setInterval(() => res.socket.write('a'), 200);
+      slowOpen.add(res);
+      res.socket.on('close', () => { clearInterval(timer); slowOpen.delete(res); });
     } else if (jwksMode === 'slow') {
       // A byte every 200 ms, never ending.
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -466,7 +472,7 @@ for (const [mode, what] of [['huge', 'of 200 MB, served slowly,'], ['gzip', 'of 
   }));
 }
 
-for (const [mode, what] of [['slow', 'whose body never ends']]) {
+for (const [mode, what] of [['slow', 'whose body never ends'], ['slow-head', 'whose headers never end']]) {
   test(`a JWKS answer ${what} is given up within the time limit; the last keys stay`, () => withJwks(mode, async (conn, c, problem) => {
     const start = Date.now();
     const r = await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${unknownKid}` });
