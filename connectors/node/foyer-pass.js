@@ -269,8 +269,9 @@ export class PassChecker {
   async refresh() {
     this.lastFetch = Date.now();
     try {
-      // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size.
-      const res = await fetch(this.jwksUrl, { signal: AbortSignal.timeout(5000) });
+      // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size;
+      // from this URL itself (a redirect is not followed, and refused as not 200).
+      const res = await fetch(this.jwksUrl, { signal: AbortSignal.timeout(5000), redirect: 'manual' });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       this.keys = loadKeys(await readCapped(res, MAX_JWKS_SIZE));
     } catch (e) {

@@ -227,7 +227,8 @@ async function keysFor(env, early) {
   cache = { ...cache, fetchedAt: Date.now() };
   try {
     // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size.
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    // From this URL itself: a redirect is not followed (and refused as not 200).
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000), redirect: 'manual' });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     cache = { url, keys: await loadKeys(await readCapped(res, MAX_JWKS_SIZE)), fetchedAt: Date.now() };
   } catch (e) {

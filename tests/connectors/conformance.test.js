@@ -302,6 +302,8 @@ before(async () => {
       const timer = setInterval(() => res.socket.write('a'), 200);
       slowOpen.add(res);
       res.socket.on('close', () => { clearInterval(timer); slowOpen.delete(res); });
+    } else if (jwksMode === 'redirect') {
+      res.writeHead(302, { location: `http://127.0.0.1:${trap.address().port}/jwks.json` }).end();
     } else if (jwksMode === 'slow') {
       // A byte every 200 ms, never ending.
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -483,6 +485,15 @@ for (const [mode, what] of [['slow', 'whose body never ends'], ['slow-head', 'wh
     if (slowOpen.size > 0) problem('still reads the endless JWKS');
   }));
 }
+
+test('a JWKS answer that redirects elsewhere is not followed: the keys come from the URL given; the last keys stay', async () => {
+  await withJwks('redirect', async (conn, c, problem) => {
+    const before = trapConnections;
+    const r = await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${unknownKid}` });
+    if (!/foyer_refused=unknown_kid/.test(r.headers.location ?? '')) problem(`answered ${r.status} ${r.headers.location}`);
+    if (trapConnections !== before) problem('followed the redirect to another host');
+  });
+});
 
 for (const conn of CONNECTORS.filter((c) => c.cacheFile)) {
   test(`${conn.name}: a key cache file someone else could have written is not trusted`, async (t) => {
