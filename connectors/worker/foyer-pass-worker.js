@@ -311,6 +311,9 @@ export default {
     const d = await decide(request, env);
     if (d instanceof Response) return d;
     const headers = new Headers(request.headers);
+    // The visitor id comes from the pass alone: under any name a shop could read as
+    // X-Foyer-Visitor (CGI, PHP-FPM and many frameworks read '_' as '-').
+    for (const name of [...headers.keys()]) if (name.replace(/_/g, '-') === 'x-foyer-visitor') headers.delete(name);
     headers.set('x-foyer-visitor', d.visitor);
     return fetch(to, { method: request.method, headers, body: request.body, redirect: 'manual' });
   },

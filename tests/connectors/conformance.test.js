@@ -95,7 +95,8 @@ const CONNECTORS = [
   {
     name: 'nginx', kind: 'proxy',
     start: async (c) => {
-      const n = await new Nginx({ guardPort: c.guard.port, upstreamPort: c.shopPort }).start();
+      // Passing on headers with '_' in their names, the harder case for X-Foyer-Visitor.
+      const n = await new Nginx({ guardPort: c.guard.port, upstreamPort: c.shopPort, underscoresInHeaders: true }).start();
       return { url: n.url, stop: () => n.stop() };
     },
     vectors: async (c, me) => {
@@ -234,6 +235,7 @@ const isShopPage = (r) => r.status === 200 && /"page":"shop"|"visitor": ?"/.test
 const ctx = {};
 const running = new Map();
 let pass;
+let passVisitor;
 let trap;
 let trapConnections = 0;
 // The JWKS as the connectors see it: Foyer's, or a hostile answer.
@@ -263,13 +265,27 @@ before(async () => {
     '--login-url', ctx.loginUrl]).start();
   ctx.vectorGuard = await startVectorGuard(subdir('vector-guard'), ctx.loginUrl);
 
+  // What the shop's application is given as the visitor: every header a CGI-style reading
+  // takes for X-Foyer-Visitor ('_' as '-'), whichever of them it would pick.
+  const visitorHeaders = createServer((req, res) => {
+    const visitors = [];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      if (/^x[-_]foyer[-_]visitor$/i.test(req.rawHeaders[i])) visitors.push(req.rawHeaders[i + 1]);
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ page: 'shop', visitors }));
+  });
+  await new Promise((resolve) => visitorHeaders.listen(0, '127.0.0.1', resolve));
+  ctx.visitorHeaders = visitorHeaders;
+
   // The shop: nginx, which normalises paths as most servers and frameworks do.
   const shop = { dir: subdir('shop'), port: await freePort() };
   launchNginx(shop, nginxConfig(shop.dir, `
   server {
     listen 127.0.0.1:${shop.port};
+    underscores_in_headers on;
     default_type application/json;
     location /shop/ { return 200 '{"page":"shop","visitor":"$http_x_foyer_visitor"}'; }
+    location = /shop/visitor { proxy_pass http://127.0.0.1:${visitorHeaders.address().port}; }
     location / { return 200 '{"page":"open"}'; }
   }`));
   ctx.shopNginx = shop;
@@ -320,7 +336,7 @@ before(async () => {
   ctx.relay = relay;
   ctx.jwksUrl = `http://127.0.0.1:${relay.address().port}/jwks.json`;
 
-  pass = (await admit(foyer, vectors.room)).pass;
+  ({ pass, visitor: passVisitor } = await admit(foyer, vectors.room));
   for (const conn of CONNECTORS) {
     const started = await conn.start(ctx);
     running.set(conn.name, started);
@@ -336,6 +352,7 @@ after(async () => {
   for (const r of running.values()) await r.stop?.();
   await stopAll();
   trap?.close();
+  ctx.visitorHeaders?.close();
   ctx.relay?.closeAllConnections();
   ctx.relay?.close();
   if (ctx.shopNginx?.proc) {
@@ -398,6 +415,22 @@ for (const conn of CONNECTORS) {
     // An open page stays open.
     if (conn.kind === 'proxy' && !conn.protectsAll) assert.equal((await rawGet(c.url, '/about')).body, '{"page":"open"}');
   });
+
+  if (conn.kind === 'proxy') {
+    test(`${conn.name}: the shop reads the visitor from the pass alone, whatever the client sends as X-Foyer-Visitor`, async () => {
+      const c = running.get(conn.name);
+      const problems = [];
+      for (const name of ['X-Foyer-Visitor', 'x-foyer-visitor', 'X-FOYER-VISITOR', 'X_Foyer_Visitor', 'x_foyer_visitor', 'X-Foyer_Visitor', 'X_Foyer-Visitor']) {
+        const r = await rawGet(c.url, '/shop/visitor', { [name]: 'forged', cookie: `foyer_pass=${pass}` });
+        // (The body as sent, chunked or not.)
+        const visitors = JSON.parse(/\{.*\}/s.exec(r.body)?.[0] ?? '{}').visitors;
+        if (r.status !== 200 || JSON.stringify(visitors) !== JSON.stringify([passVisitor])) {
+          problems.push(`${name}: ${r.status} ${r.body}`);
+        }
+      }
+      assert.deepEqual(problems, [], conn.name);
+    });
+  }
 
   test(`${conn.name}: no request leaves for another host, whatever its path`, async () => {
     const c = running.get(conn.name);
