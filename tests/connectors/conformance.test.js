@@ -438,10 +438,14 @@ for (const conn of CONNECTORS) {
     const before = trapConnections;
     for (const target of [`//${host}/x`, `/\\${host}/x`, `/%2F%2F${host}/x`, `/%5C${host}/x`, `/%5c%5c${host}/x`,
       `//user@${host}/x`, `/@${host}/x`, `/.//${host}/x`, `///${host}/x`, `/\\\\${host}/x`, `http://${host}/x`,
-      `/shop/..//${host}/x`]) {
-      const r = await rawGet(c.url, target, { cookie: `foyer_pass=${pass}`, authorization: `Bearer ${pass}` });
-      assert.equal(trapConnections - before, 0, `${conn.name} sent ${target} to ${host}`);
-      assert.ok(r.status > 0, `${conn.name}: ${target}: no answer`);
+      `/shop/..//${host}/x`, `/%2F${host}/x`, `/%252F%252F${host}/x`, `/shop/item?/../..//${host}/x`]) {
+      // As given, and under a Host (or an absolute form) naming the other host.
+      const tries = [[target, {}], [target, { host }], ...(target.startsWith('/') ? [[`http://${host}${target}`, { host }]] : [])];
+      for (const [t, headers] of tries) {
+        const r = await rawGet(c.url, t, { ...headers, cookie: `foyer_pass=${pass}`, authorization: `Bearer ${pass}` });
+        assert.equal(trapConnections - before, 0, `${conn.name} sent ${t} (Host: ${headers.host ?? 'its own'}) to ${host}`);
+        assert.ok(r.status > 0, `${conn.name}: ${t}: no answer`);
+      }
     }
   });
 }
