@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync,
+  chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
@@ -568,6 +568,37 @@ for (const conn of CONNECTORS.filter((c) => c.cacheFile)) {
       assert.ok(!(await asks()), `${conn.name}: a planted cache file (${how}) was trusted`);
     }
     rmSync(file, { force: true });
+    // A good file in a directory that is not the user's alone: a symbolic link to another
+    // directory, another user's, or one group or others can write in.
+    const cacheDirPath = path.dirname(file);
+    const plantDir = (how) => {
+      if (how === 'symlink') {
+        renameSync(cacheDirPath, `${cacheDirPath}.real`);
+        const elsewhere = mkdtempSync(path.join(dir, 'elsewhere-'));
+        symlinkSync(elsewhere, cacheDirPath);
+      }
+      if (how === 'nobody') chownSync(cacheDirPath, 65534, 65534);
+      if (how === 'world-writable') chmodSync(cacheDirPath, 0o777);
+      if (how === 'group-writable') chmodSync(cacheDirPath, 0o770);
+      plant('own');
+    };
+    const restoreDir = () => {
+      rmSync(file, { force: true });
+      if (lstatSync(cacheDirPath).isSymbolicLink()) {
+        rmSync(cacheDirPath);
+        renameSync(`${cacheDirPath}.real`, cacheDirPath);
+      }
+      chownSync(cacheDirPath, process.getuid(), process.getgid());
+      chmodSync(cacheDirPath, 0o700);
+    };
+    for (const how of [...(process.getuid() === 0 ? ['nobody'] : []), 'world-writable', 'group-writable', 'symlink']) {
+      plantDir(how);
+      try {
+        assert.ok(!(await asks()), `${conn.name}: a cache file in a planted directory (${how}) was trusted`);
+      } finally {
+        restoreDir();
+      }
+    }
     // The genuine keys again.
     assert.ok(isShopPage(await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${pass}` })));
   });
