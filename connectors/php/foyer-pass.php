@@ -23,6 +23,7 @@ const FOYER_PASS_COOKIE = 'foyer_pass';
 const FOYER_MAX_TOKEN_SIZE = 8192;
 const FOYER_MAX_JWKS_SIZE = 65536;
 const FOYER_MAX_HEAD_SIZE = 16384;
+const FOYER_MAX_DONE_ANSWER_SIZE = 4096;
 const FOYER_MAX_NEXT_SIZE = 2048;
 const FOYER_MAX_DECODE_ROUNDS = 3;
 const FOYER_MAX_PASS_COOKIES = 4;
@@ -289,12 +290,12 @@ function foyer_read_cache(?string $file): ?array
 }
 
 /**
- * The JWKS's text, read within 5 s in all, headers included (however slowly they come), and
- * never past 64 KiB + 1 bytes of body, whatever the answer's size. HTTP/1.0 over a socket of
- * its own, so that no wrapper waits without the deadline; no redirect is followed and nothing
- * is decoded: the keys come from the URL itself, as sent.
+ * A 200 answer's body, read within 5 s in all, headers included (however slowly they come),
+ * and never past $max + 1 bytes of body, whatever the answer's size. HTTP/1.0 over a socket
+ * of its own, so that no wrapper waits without the deadline; no redirect is followed and
+ * nothing is decoded: the answer comes from the URL itself, as sent.
  */
-function foyer_fetch_jwks(string $url): string
+function foyer_fetch(string $url, int $max, string $method = 'GET', string $body = '', string $headers = ''): string
 {
     $deadline = microtime(true) + 5;
     $u = parse_url($url);
@@ -307,7 +308,9 @@ function foyer_fetch_jwks(string $url): string
     try {
         $target = ($u['path'] ?? '/') . (isset($u['query']) ? "?{$u['query']}" : '');
         $host = $u['host'] . (isset($u['port']) ? ":$port" : '');
-        fwrite($stream, "GET $target HTTP/1.0\r\nHost: $host\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
+        $length = $method === 'GET' ? '' : 'Content-Length: ' . strlen($body) . "\r\n";
+        fwrite($stream, "$method $target HTTP/1.0\r\nHost: $host\r\nAccept-Encoding: identity\r\n$headers$length" .
+            "Connection: close\r\n\r\n$body");
         // Not blocking: each read takes what has come, and the wait for more has the time left.
         stream_set_blocking($stream, false);
         $text = '';
@@ -323,12 +326,14 @@ function foyer_fetch_jwks(string $url): string
             if ($chunk === false) throw new RuntimeException("cannot read $url");
             $text .= $chunk;
             $end = strpos($text, "\r\n\r\n");
-            if ($end !== false) $limit = $end + 4 + FOYER_MAX_JWKS_SIZE;
+            if ($end !== false) $limit = $end + 4 + $max;
         }
         $end = strpos($text, "\r\n\r\n");
         if ($end === false) throw new RuntimeException("$url: no answer's head within " . FOYER_MAX_HEAD_SIZE . ' bytes');
         if (!preg_match('#^HTTP/1\.[01] 200[ \r]#', $text)) throw new RuntimeException("$url: not 200 OK");
-        return substr($text, $end + 4);
+        $answer = substr($text, $end + 4);
+        if (strlen($answer) > $max) throw new RuntimeException("$url: larger than $max bytes");
+        return $answer;
     } finally {
         fclose($stream);
     }
@@ -347,7 +352,7 @@ function foyer_keys(array $config, int $max_age): array
         }
     }
     try {
-        $text = foyer_fetch_jwks($config['jwks_url']);
+        $text = foyer_fetch($config['jwks_url'], FOYER_MAX_JWKS_SIZE);
         $keys = foyer_load_keys($text);
         if ($file !== null) {
             // A new file of this user's (tempnam makes it 0600), then renamed over the cache.
@@ -427,11 +432,8 @@ function foyer_pass_protect(array $config): array
 /** Reports finished passes (their jti) so that their slots free at once: ['done', 'active']. */
 function foyer_pass_done(array $config, array $jtis): array
 {
-    $context = stream_context_create(['http' => ['method' => 'POST', 'timeout' => 5,
-        'header' => "Authorization: Bearer {$config['site_token']}\r\nContent-Type: application/json\r\n",
-        'content' => json_encode(['passes' => array_values($jtis)])]]);
-    $text = file_get_contents("{$config['foyer_url']}/api/v1/rooms/" . rawurlencode($config['room']) . '/passes/done',
-        false, $context);
-    if ($text === false) throw new RuntimeException('passes/done failed');
+    $text = foyer_fetch("{$config['foyer_url']}/api/v1/rooms/" . rawurlencode($config['room']) . '/passes/done',
+        FOYER_MAX_DONE_ANSWER_SIZE, 'POST', json_encode(['passes' => array_values($jtis)]),
+        "Authorization: Bearer {$config['site_token']}\r\nContent-Type: application/json\r\n");
     return json_decode($text, true, 8, JSON_THROW_ON_ERROR);
 }

@@ -25,13 +25,13 @@ import sys
 import threading
 import time
 import urllib.parse
-import urllib.request
 
 import jwt
 from jwt.algorithms import get_default_algorithms
 
 MAX_TOKEN_SIZE = 8 * 1024
 MAX_JWKS_SIZE = 64 * 1024
+MAX_DONE_ANSWER_SIZE = 4096
 MAX_NEXT_SIZE = 2048
 MAX_DECODE_ROUNDS = 3
 MAX_PASS_COOKIES = 4
@@ -259,10 +259,10 @@ def _cookie_values(header, name):
     return out
 
 
-def fetch_capped(url, seconds=5):
+def fetch_capped(url, max_size, method="GET", body=None, headers=None, seconds=5):
     """The answer's body, read within `seconds` in all (a watch hangs up when they are over,
-    however slowly the headers or the body come) and never past MAX_JWKS_SIZE + 1 bytes,
-    whatever the answer's size. No redirect is followed: the keys come from `url` itself."""
+    however slowly the headers or the body come) and never past `max_size` + 1 bytes,
+    whatever the answer's size. No redirect is followed: the answer comes from `url` itself."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{url}: not an http(s) URL")
@@ -283,10 +283,10 @@ def fetch_capped(url, seconds=5):
     watch.daemon = True
     watch.start()
     try:
-        conn.request("GET", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
-                     headers={"Accept-Encoding": "identity"})
+        conn.request(method, (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body=body,
+                     headers={"Accept-Encoding": "identity", **(headers or {})})
         res = conn.getresponse()
-        body = res.read(MAX_JWKS_SIZE + 1)
+        answer = res.read(max_size + 1)
     finally:
         watch.cancel()
         conn.close()
@@ -294,7 +294,9 @@ def fetch_capped(url, seconds=5):
         raise TimeoutError(f"{url}: not read within {seconds} s")
     if res.status != 200:
         raise OSError(f"{url}: HTTP {res.status}")
-    return body
+    if len(answer) > max_size:
+        raise OSError(f"{url}: larger than {max_size} bytes")
+    return answer
 
 
 class PassChecker:
@@ -317,7 +319,7 @@ class PassChecker:
     def refresh(self):
         self.last_fetch = time.monotonic()
         try:
-            self.keys = load_keys(fetch_capped(self.jwks_url))
+            self.keys = load_keys(fetch_capped(self.jwks_url, MAX_JWKS_SIZE))
         except Exception as e:  # the network or a bad JWKS: keep the last good keys
             print(f"foyer_pass: cannot refresh the keys from {self.jwks_url}, keeping the last: {e}", file=sys.stderr)
 
@@ -361,12 +363,10 @@ class PassChecker:
 
     def done(self, jtis):
         """Reports finished passes (their jti) so that their slots free at once: {"done", "active"}."""
-        req = urllib.request.Request(
-            f"{self.foyer_url}/api/v1/rooms/{self.room}/passes/done", method="POST",
-            data=json.dumps({"passes": list(jtis)}).encode(),
-            headers={"Authorization": f"Bearer {self.site_token}", "Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=5) as res:
-            return json.load(res)
+        return json.loads(fetch_capped(
+            f"{self.foyer_url}/api/v1/rooms/{self.room}/passes/done", MAX_DONE_ANSWER_SIZE, method="POST",
+            body=json.dumps({"passes": list(jtis)}).encode(),
+            headers={"Authorization": f"Bearer {self.site_token}", "Content-Type": "application/json"}))
 
 
 class WsgiMiddleware:

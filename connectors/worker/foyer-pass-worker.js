@@ -257,6 +257,7 @@ export async function done(jtis, env) {
     headers: { authorization: `Bearer ${env.FOYER_SITE_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ passes: jtis }),
     signal: AbortSignal.timeout(5000),
+    redirect: 'manual',
   });
   if (!res.ok) throw new Error(`passes/done: HTTP ${res.status}`);
   return JSON.parse(await readCapped(res, MAX_DONE_ANSWER_SIZE));

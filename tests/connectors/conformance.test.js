@@ -12,7 +12,7 @@
 // rotation, HAProxy's native checks.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync,
@@ -23,6 +23,7 @@ import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:z
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { repo, runFoyer } from '../lib/foyer.js';
 import { Guard, Nginx, admit, freePort, launchNginx, nginxConfig } from '../nginx/harness.js';
 import {
@@ -48,6 +49,10 @@ function subdir(name) {
 
 // The arguments every middleware driver takes.
 const driverArgs = (c) => [vectors.issuer, vectors.room, c.jwksUrl, c.loginUrl];
+// done() in a process of its own, waited for without blocking this one (which may be the
+// Foyer it reports to), and stopped after 30 s (its own limit is 5 s).
+const execFileAsync = promisify(execFile);
+const runDone = async (command, args) => (await execFileAsync(command, args, { encoding: 'utf8', timeout: 30000 })).stdout;
 const driverConfig = (c) => ({ issuer: vectors.issuer, room: vectors.room, jwksUrl: c.jwksUrl, loginUrl: c.loginUrl });
 
 async function postJson(url, body, bearer) {
@@ -65,7 +70,7 @@ async function postJson(url, body, bearer) {
 // protected); `protectsAll`: a proxy with no public path (its route decides where it runs).
 // `vectors(c, me)` asserts the shared vectors; `done(c, jti, me)` reports a pass done with the
 // connector (`me`: what its start gave). `fetchesKeys`: it reads the JWKS itself, at c.jwksUrl, in the process `pid`.
-// `cacheFile(c)`: where its file cache is.
+// `cacheFile(c)`: where its file cache is. `done` takes another Foyer's address as `foyerUrl`.
 const CONNECTORS = [
   {
     name: 'Worker', kind: 'proxy', protectsAll: true, fetchesKeys: true,
@@ -75,7 +80,7 @@ const CONNECTORS = [
     }),
     // Computed in workerd, with its WebCrypto (tests/connectors/worker/check-worker.js).
     vectors: async (c, me) => assertVectors(await postJson(`${me.url}/__vectors`, vectors)),
-    done: (c, jti, me) => postJson(`${me.url}/__done`, [jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => postJson(`${me.url}/__done?foyer=${encodeURIComponent(foyerUrl)}`, [jti]),
   },
   {
     name: 'HAProxy', kind: 'proxy',
@@ -121,9 +126,9 @@ const CONNECTORS = [
         refusals: Object.fromEntries(vectors.refusals.map((r) => [r.name, refusalLocation(vectors.login_url, r.error, r.target)])),
       });
     },
-    done: async (c, jti) => {
+    done: async (c, jti, me, foyerUrl = c.foyer.url) => {
       const { PassChecker } = await import(nodeConnector);
-      return new PassChecker({ ...driverConfig(c), foyerUrl: c.foyer.url, siteToken }).done([jti]);
+      return new PassChecker({ ...driverConfig(c), foyerUrl, siteToken }).done([jti]);
     },
   },
   {
@@ -139,13 +144,13 @@ const CONNECTORS = [
       return startDriver(goBin, ['serve', ...driverArgs(c)]);
     },
     vectors: () => assertVectors(runJson(goBin, ['vectors', vectorsPath])),
-    done: (c, jti) => execFileSync(goBin, ['done', c.foyer.url, vectors.room, siteToken, jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => runDone(goBin, ['done', foyerUrl, vectors.room, siteToken, jti]),
   },
   {
     name: 'Python', kind: 'app', fetchesKeys: true,
     start: (c) => startDriver(python, [pythonDriver, 'wsgi', ...driverArgs(c)]),
     vectors: () => assertVectors(runJson(python, [pythonDriver, 'vectors', vectorsPath])),
-    done: (c, jti) => runJson(python, [pythonDriver, 'done', c.foyer.url, vectors.room, siteToken, jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => runDone(python, [pythonDriver, 'done', foyerUrl, vectors.room, siteToken, jti]),
   },
   {
     name: 'PHP', kind: 'app', fetchesKeys: true,
@@ -163,7 +168,7 @@ const CONNECTORS = [
       });
     },
     vectors: () => assertVectors(runJson('php', [path.join(phpDir, 'vectors.php'), vectorsPath])),
-    done: (c, jti) => runJson('php', [path.join(phpDir, 'done.php'), c.foyer.url, vectors.room, siteToken, jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => runDone('php', [path.join(phpDir, 'done.php'), foyerUrl, vectors.room, siteToken, jti]),
   },
   {
     name: 'Java', kind: 'app', fetchesKeys: true,
@@ -174,7 +179,7 @@ const CONNECTORS = [
       return startDriver('java', ['-cp', javaClasspath, 'foyer.Check', 'serve', ...driverArgs(c)]);
     },
     vectors: () => assertVectors(runJson('java', ['-cp', javaClasspath, 'foyer.Check', 'vectors', vectorsPath])),
-    done: (c, jti) => runJson('java', ['-cp', javaClasspath, 'foyer.Check', 'done', c.foyer.url, vectors.room, siteToken, jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => runDone('java', ['-cp', javaClasspath, 'foyer.Check', 'done', foyerUrl, vectors.room, siteToken, jti]),
   },
 ];
 
@@ -277,6 +282,24 @@ before(async () => {
   await new Promise((resolve) => visitorHeaders.listen(0, '127.0.0.1', resolve));
   ctx.visitorHeaders = visitorHeaders;
 
+  // A Foyer whose passes/done answers are hostile (/<mode>/api/...), its keys Foyer's own.
+  const hostileFoyer = createServer(async (req, res) => {
+    if (req.url.endsWith('/.well-known/jwks.json')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(await (await fetch(ctx.foyerJwks)).text());
+    } else if (req.url.startsWith('/slow-head/')) {
+      res.socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: ');
+      const timer = setInterval(() => res.socket.write('a'), 200);
+      res.socket.on('close', () => clearInterval(timer));
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"done":0,');
+      const timer = setInterval(() => res.write(' '), 200);
+      res.on('close', () => clearInterval(timer));
+    }
+  });
+  await new Promise((resolve) => hostileFoyer.listen(0, '127.0.0.1', resolve));
+  ctx.hostileFoyer = hostileFoyer;
+
   // The shop: nginx, which normalises paths as most servers and frameworks do.
   const shop = { dir: subdir('shop'), port: await freePort() };
   launchNginx(shop, nginxConfig(shop.dir, `
@@ -353,6 +376,8 @@ after(async () => {
   await stopAll();
   trap?.close();
   ctx.visitorHeaders?.close();
+  ctx.hostileFoyer?.closeAllConnections();
+  ctx.hostileFoyer?.close();
   ctx.relay?.closeAllConnections();
   ctx.relay?.close();
   if (ctx.shopNginx?.proc) {
@@ -522,6 +547,21 @@ for (const [mode, what] of [['slow', 'whose body never ends'], ['slow-head', 'wh
     if (slowOpen.size > 0) problem('still reads the endless JWKS');
   }));
 }
+
+test('done() returns within the time limit from a Foyer whose answer never ends (its headers or its body)', async () => {
+  const problems = [];
+  for (const conn of CONNECTORS.filter((c) => c.done)) {
+    for (const mode of ['slow-head', 'slow']) {
+      const start = Date.now();
+      // Refused, or (Go, which reads no answer) done once the status came: in time?
+      await conn.done(ctx, 'some-jti', running.get(conn.name), `http://127.0.0.1:${ctx.hostileFoyer.address().port}/${mode}`)
+        .catch(() => {});
+      // Under 5 s, and the runtime's own start (Java's is the slowest).
+      if (Date.now() - start >= 9000) problems.push(`${conn.name}, ${mode}: gave up after ${Date.now() - start} ms`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
 
 test('a JWKS answer that redirects elsewhere is not followed: the keys come from the URL given; the last keys stay', async () => {
   await withJwks('redirect', async (conn, c, problem) => {
