@@ -86,8 +86,8 @@ public final class FoyerPass {
   private void refresh() {
     lastFetch = System.currentTimeMillis();
     try {
-      byte[] jwks = fetchCapped(http, HttpRequest.newBuilder(URI.create(jwksUrl)).timeout(FETCH_TIMEOUT).build(), MAX_JWKS_SIZE);
-      keys = loadKeys(new String(jwks, StandardCharsets.UTF_8));
+      HttpRequest req = HttpRequest.newBuilder(URI.create(jwksUrl)).timeout(FETCH_TIMEOUT).build();
+      keys = loadKeys(new String(fetchCapped(http, req, MAX_JWKS_SIZE), StandardCharsets.UTF_8));
     } catch (IOException | InterruptedException | RuntimeException e) {
       System.err.println("foyer-pass: cannot refresh the keys from " + jwksUrl + ", keeping the last: " + e.getMessage());
     }
