@@ -16,6 +16,7 @@ import { createPublicKey, verify as verifySignature } from 'node:crypto';
 
 const MAX_TOKEN_SIZE = 8 * 1024;
 const MAX_JWKS_SIZE = 64 * 1024;
+const MAX_DONE_ANSWER_SIZE = 4096;
 const MAX_PASS_COOKIES = 4;
 // A stream of made-up kids must not become a stream of requests to Foyer.
 const MIN_EARLY_REFRESH_MS = 10_000;
@@ -238,7 +239,7 @@ async function readCapped(res, max) {
     size += value.length;
     if (size > max) {
       await reader.cancel();
-      throw new Error('JWKS: larger than 64 KiB');
+      throw new Error(`larger than ${max} bytes`);
     }
     chunks.push(value);
   }
@@ -269,8 +270,9 @@ export class PassChecker {
   async refresh() {
     this.lastFetch = Date.now();
     try {
-      // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size.
-      const res = await fetch(this.jwksUrl, { signal: AbortSignal.timeout(5000) });
+      // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size;
+      // from this URL itself (a redirect is not followed, and refused as not 200).
+      const res = await fetch(this.jwksUrl, { signal: AbortSignal.timeout(5000), redirect: 'manual' });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       this.keys = loadKeys(await readCapped(res, MAX_JWKS_SIZE));
     } catch (e) {
@@ -329,9 +331,10 @@ export class PassChecker {
       headers: { authorization: `Bearer ${this.siteToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ passes: jtis }),
       signal: AbortSignal.timeout(5000),
+      redirect: 'manual',
     });
     if (!res.ok) throw new Error(`passes/done: HTTP ${res.status}`);
-    return res.json();
+    return JSON.parse(await readCapped(res, MAX_DONE_ANSWER_SIZE));
   }
 }
 

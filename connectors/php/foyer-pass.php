@@ -22,6 +22,8 @@ declare(strict_types=1);
 const FOYER_PASS_COOKIE = 'foyer_pass';
 const FOYER_MAX_TOKEN_SIZE = 8192;
 const FOYER_MAX_JWKS_SIZE = 65536;
+const FOYER_MAX_HEAD_SIZE = 16384;
+const FOYER_MAX_DONE_ANSWER_SIZE = 4096;
 const FOYER_MAX_NEXT_SIZE = 2048;
 const FOYER_MAX_DECODE_ROUNDS = 3;
 const FOYER_MAX_PASS_COOKIES = 4;
@@ -287,30 +289,51 @@ function foyer_read_cache(?string $file): ?array
     }
 }
 
-/** The JWKS's text, read within 5 s and never past 64 KiB + 1 bytes, whatever the answer's size. */
-function foyer_fetch_jwks(string $url): string
+/**
+ * A 200 answer's body, read within 5 s in all, headers included (however slowly they come),
+ * and never past $max + 1 bytes of body, whatever the answer's size. HTTP/1.0 over a socket
+ * of its own, so that no wrapper waits without the deadline; no redirect is followed and
+ * nothing is decoded: the answer comes from the URL itself, as sent.
+ */
+function foyer_fetch(string $url, int $max, string $method = 'GET', string $body = '', string $headers = ''): string
 {
     $deadline = microtime(true) + 5;
-    // HTTP/1.0: no chunked answer, so no filter in the way of stream_select.
-    $stream = @fopen($url, 'rb', false,
-        stream_context_create(['http' => ['timeout' => 5, 'ignore_errors' => false, 'protocol_version' => 1.0]]));
-    if ($stream === false) throw new RuntimeException("cannot fetch $url");
+    $u = parse_url($url);
+    $scheme = strtolower($u['scheme'] ?? '');
+    if (($scheme !== 'http' && $scheme !== 'https') || !isset($u['host'])) throw new RuntimeException("$url: not an http(s) URL");
+    $port = $u['port'] ?? ($scheme === 'https' ? 443 : 80);
+    $stream = @stream_socket_client(($scheme === 'https' ? 'tls' : 'tcp') . "://{$u['host']}:$port", $errno, $error, 5,
+        STREAM_CLIENT_CONNECT, stream_context_create(['ssl' => ['peer_name' => trim($u['host'], '[]')]]));
+    if ($stream === false) throw new RuntimeException("cannot fetch $url: $error");
     try {
+        $target = ($u['path'] ?? '/') . (isset($u['query']) ? "?{$u['query']}" : '');
+        $host = $u['host'] . (isset($u['port']) ? ":$port" : '');
+        $length = $method === 'GET' ? '' : 'Content-Length: ' . strlen($body) . "\r\n";
+        fwrite($stream, "$method $target HTTP/1.0\r\nHost: $host\r\nAccept-Encoding: identity\r\n$headers$length" .
+            "Connection: close\r\n\r\n$body");
         // Not blocking: each read takes what has come, and the wait for more has the time left.
         stream_set_blocking($stream, false);
         $text = '';
-        while (!feof($stream) && strlen($text) <= FOYER_MAX_JWKS_SIZE) {
+        $limit = FOYER_MAX_HEAD_SIZE;
+        while (!feof($stream) && strlen($text) <= $limit) {
             $left = $deadline - microtime(true);
             $read = [$stream];
             $none = null;
             if ($left <= 0 || !stream_select($read, $none, $none, (int)$left, (int)(($left - (int)$left) * 1e6))) {
                 throw new RuntimeException("$url: not read within 5 s");
             }
-            $chunk = fread($stream, FOYER_MAX_JWKS_SIZE + 1 - strlen($text));
+            $chunk = fread($stream, $limit + 1 - strlen($text));
             if ($chunk === false) throw new RuntimeException("cannot read $url");
             $text .= $chunk;
+            $end = strpos($text, "\r\n\r\n");
+            if ($end !== false) $limit = $end + 4 + $max;
         }
-        return $text;
+        $end = strpos($text, "\r\n\r\n");
+        if ($end === false) throw new RuntimeException("$url: no answer's head within " . FOYER_MAX_HEAD_SIZE . ' bytes');
+        if (!preg_match('#^HTTP/1\.[01] 200[ \r]#', $text)) throw new RuntimeException("$url: not 200 OK");
+        $answer = substr($text, $end + 4);
+        if (strlen($answer) > $max) throw new RuntimeException("$url: larger than $max bytes");
+        return $answer;
     } finally {
         fclose($stream);
     }
@@ -329,7 +352,7 @@ function foyer_keys(array $config, int $max_age): array
         }
     }
     try {
-        $text = foyer_fetch_jwks($config['jwks_url']);
+        $text = foyer_fetch($config['jwks_url'], FOYER_MAX_JWKS_SIZE);
         $keys = foyer_load_keys($text);
         if ($file !== null) {
             // A new file of this user's (tempnam makes it 0600), then renamed over the cache.
@@ -409,11 +432,8 @@ function foyer_pass_protect(array $config): array
 /** Reports finished passes (their jti) so that their slots free at once: ['done', 'active']. */
 function foyer_pass_done(array $config, array $jtis): array
 {
-    $context = stream_context_create(['http' => ['method' => 'POST', 'timeout' => 5,
-        'header' => "Authorization: Bearer {$config['site_token']}\r\nContent-Type: application/json\r\n",
-        'content' => json_encode(['passes' => array_values($jtis)])]]);
-    $text = file_get_contents("{$config['foyer_url']}/api/v1/rooms/" . rawurlencode($config['room']) . '/passes/done',
-        false, $context);
-    if ($text === false) throw new RuntimeException('passes/done failed');
+    $text = foyer_fetch("{$config['foyer_url']}/api/v1/rooms/" . rawurlencode($config['room']) . '/passes/done',
+        FOYER_MAX_DONE_ANSWER_SIZE, 'POST', json_encode(['passes' => array_values($jtis)]),
+        "Authorization: Bearer {$config['site_token']}\r\nContent-Type: application/json\r\n");
     return json_decode($text, true, 8, JSON_THROW_ON_ERROR);
 }

@@ -17,19 +17,21 @@ An admitted request carries environ["foyer.pass"] (WSGI) or scope["foyer.pass"] 
 import asyncio
 import base64
 import binascii
+import http.client
 import json
 import re
+import socket
 import sys
 import threading
 import time
 import urllib.parse
-import urllib.request
 
 import jwt
 from jwt.algorithms import get_default_algorithms
 
 MAX_TOKEN_SIZE = 8 * 1024
 MAX_JWKS_SIZE = 64 * 1024
+MAX_DONE_ANSWER_SIZE = 4096
 MAX_NEXT_SIZE = 2048
 MAX_DECODE_ROUNDS = 3
 MAX_PASS_COOKIES = 4
@@ -257,20 +259,44 @@ def _cookie_values(header, name):
     return out
 
 
-def fetch_capped(url, seconds=5):
-    """The answer's body, read within `seconds` (a read waits at most that long again) and never
-    past MAX_JWKS_SIZE + 1 bytes, whatever the answer's size."""
-    deadline = time.monotonic() + seconds
-    body = b""
-    with urllib.request.urlopen(url, timeout=seconds) as res:
-        while len(body) <= MAX_JWKS_SIZE:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{url}: not read within {seconds} s")
-            chunk = res.read1(MAX_JWKS_SIZE + 1 - len(body))
-            if not chunk:
-                break
-            body += chunk
-    return body
+def fetch_capped(url, max_size, method="GET", body=None, headers=None, seconds=5):
+    """The answer's body, read within `seconds` in all (a watch hangs up when they are over,
+    however slowly the headers or the body come) and never past `max_size` + 1 bytes,
+    whatever the answer's size. No redirect is followed: the answer comes from `url` itself."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url}: not an http(s) URL")
+    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    conn = kind(parts.hostname, parts.port, timeout=seconds)
+    over = threading.Event()
+
+    def hang_up():
+        over.set()
+        sock = conn.sock
+        if sock is not None:
+            try:
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    watch = threading.Timer(seconds, hang_up)
+    watch.daemon = True
+    watch.start()
+    try:
+        conn.request(method, (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body=body,
+                     headers={"Accept-Encoding": "identity", **(headers or {})})
+        res = conn.getresponse()
+        answer = res.read(max_size + 1)
+    finally:
+        watch.cancel()
+        conn.close()
+    if over.is_set():
+        raise TimeoutError(f"{url}: not read within {seconds} s")
+    if res.status != 200:
+        raise OSError(f"{url}: HTTP {res.status}")
+    if len(answer) > max_size:
+        raise OSError(f"{url}: larger than {max_size} bytes")
+    return answer
 
 
 class PassChecker:
@@ -293,7 +319,7 @@ class PassChecker:
     def refresh(self):
         self.last_fetch = time.monotonic()
         try:
-            self.keys = load_keys(fetch_capped(self.jwks_url))
+            self.keys = load_keys(fetch_capped(self.jwks_url, MAX_JWKS_SIZE))
         except Exception as e:  # the network or a bad JWKS: keep the last good keys
             print(f"foyer_pass: cannot refresh the keys from {self.jwks_url}, keeping the last: {e}", file=sys.stderr)
 
@@ -337,12 +363,10 @@ class PassChecker:
 
     def done(self, jtis):
         """Reports finished passes (their jti) so that their slots free at once: {"done", "active"}."""
-        req = urllib.request.Request(
-            f"{self.foyer_url}/api/v1/rooms/{self.room}/passes/done", method="POST",
-            data=json.dumps({"passes": list(jtis)}).encode(),
-            headers={"Authorization": f"Bearer {self.site_token}", "Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=5) as res:
-            return json.load(res)
+        return json.loads(fetch_capped(
+            f"{self.foyer_url}/api/v1/rooms/{self.room}/passes/done", MAX_DONE_ANSWER_SIZE, method="POST",
+            body=json.dumps({"passes": list(jtis)}).encode(),
+            headers={"Authorization": f"Bearer {self.site_token}", "Content-Type": "application/json"}))
 
 
 class WsgiMiddleware:

@@ -4,12 +4,11 @@
 // and crypto.subtle, so the same module is the pattern for any WebCrypto edge runtime
 // (Deno Deploy, Vercel/Netlify edge functions, Fastly's JS compute).
 //
-// Bindings (wrangler.toml [vars]): FOYER_ISSUER, FOYER_ROOM, FOYER_JWKS_URL, FOYER_LOGIN_URL;
-// optional FOYER_LEEWAY (seconds, default 5), FOYER_REFRESH (seconds, default 300),
-// FOYER_SECURE_COOKIE ("true"), ORIGIN (the scheme, host and port admitted requests go to,
-// with their own path; default: the request's own URL, i.e. the zone's origin behind the
-// Worker's route), and for done(): FOYER_URL and
-// FOYER_SITE_TOKEN (a secret).
+// Bindings (wrangler.toml [vars]): FOYER_ISSUER, FOYER_ROOM, FOYER_JWKS_URL, FOYER_LOGIN_URL,
+// ORIGIN (the scheme, host and port admitted requests go to, with their own path; on
+// Cloudflare, the zone's own https://host, which a Worker's subrequest reaches behind its
+// route); optional FOYER_LEEWAY (seconds, default 5), FOYER_REFRESH (seconds, default 300),
+// FOYER_SECURE_COOKIE ("true"), and for done(): FOYER_URL and FOYER_SITE_TOKEN (a secret).
 // Admitted requests go on with X-Foyer-Visitor: <visitor id>.
 
 const MAX_TOKEN_SIZE = 8 * 1024;
@@ -227,7 +226,8 @@ async function keysFor(env, early) {
   cache = { ...cache, fetchedAt: Date.now() };
   try {
     // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size.
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    // From this URL itself: a redirect is not followed (and refused as not 200).
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000), redirect: 'manual' });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     cache = { url, keys: await loadKeys(await readCapped(res, MAX_JWKS_SIZE)), fetchedAt: Date.now() };
   } catch (e) {
@@ -257,6 +257,7 @@ export async function done(jtis, env) {
     headers: { authorization: `Bearer ${env.FOYER_SITE_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ passes: jtis }),
     signal: AbortSignal.timeout(5000),
+    redirect: 'manual',
   });
   if (!res.ok) throw new Error(`passes/done: HTTP ${res.status}`);
   return JSON.parse(await readCapped(res, MAX_DONE_ANSWER_SIZE));
@@ -306,10 +307,20 @@ export function upstreamUrl(origin, url) {
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
-    const to = env.ORIGIN ? upstreamUrl(env.ORIGIN, url) : url;
+    // Required: without it the request's own URL would do, and its host is the client's
+    // Host header wherever no route has chosen it: anyone with a pass could send the Worker,
+    // cookies and all, to any host it can reach.
+    if (!env.ORIGIN) {
+      console.error('foyer-pass: ORIGIN is not set: no request goes on');
+      return new Response('ORIGIN is not set\n', { status: 500 });
+    }
+    const to = upstreamUrl(env.ORIGIN, url);
     const d = await decide(request, env);
     if (d instanceof Response) return d;
     const headers = new Headers(request.headers);
+    // The visitor id comes from the pass alone: under any name a shop could read as
+    // X-Foyer-Visitor (CGI, PHP-FPM and many frameworks read '_' as '-').
+    for (const name of [...headers.keys()]) if (name.replace(/_/g, '-') === 'x-foyer-visitor') headers.delete(name);
     headers.set('x-foyer-visitor', d.visitor);
     return fetch(to, { method: request.method, headers, body: request.body, redirect: 'manual' });
   },

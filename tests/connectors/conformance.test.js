@@ -12,16 +12,18 @@
 // rotation, HAProxy's native checks.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync,
+  chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { repo, runFoyer } from '../lib/foyer.js';
 import { Guard, Nginx, admit, freePort, launchNginx, nginxConfig } from '../nginx/harness.js';
 import {
@@ -47,6 +49,10 @@ function subdir(name) {
 
 // The arguments every middleware driver takes.
 const driverArgs = (c) => [vectors.issuer, vectors.room, c.jwksUrl, c.loginUrl];
+// done() in a process of its own, waited for without blocking this one (which may be the
+// Foyer it reports to), and stopped after 30 s (its own limit is 5 s).
+const execFileAsync = promisify(execFile);
+const runDone = async (command, args) => (await execFileAsync(command, args, { encoding: 'utf8', timeout: 30000 })).stdout;
 const driverConfig = (c) => ({ issuer: vectors.issuer, room: vectors.room, jwksUrl: c.jwksUrl, loginUrl: c.loginUrl });
 
 async function postJson(url, body, bearer) {
@@ -64,7 +70,7 @@ async function postJson(url, body, bearer) {
 // protected); `protectsAll`: a proxy with no public path (its route decides where it runs).
 // `vectors(c, me)` asserts the shared vectors; `done(c, jti, me)` reports a pass done with the
 // connector (`me`: what its start gave). `fetchesKeys`: it reads the JWKS itself, at c.jwksUrl, in the process `pid`.
-// `cacheFile(c)`: where its file cache is.
+// `cacheFile(c)`: where its file cache is. `done` takes another Foyer's address as `foyerUrl`.
 const CONNECTORS = [
   {
     name: 'Worker', kind: 'proxy', protectsAll: true, fetchesKeys: true,
@@ -74,7 +80,7 @@ const CONNECTORS = [
     }),
     // Computed in workerd, with its WebCrypto (tests/connectors/worker/check-worker.js).
     vectors: async (c, me) => assertVectors(await postJson(`${me.url}/__vectors`, vectors)),
-    done: (c, jti, me) => postJson(`${me.url}/__done`, [jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => postJson(`${me.url}/__done?foyer=${encodeURIComponent(foyerUrl)}`, [jti]),
   },
   {
     name: 'HAProxy', kind: 'proxy',
@@ -94,7 +100,8 @@ const CONNECTORS = [
   {
     name: 'nginx', kind: 'proxy',
     start: async (c) => {
-      const n = await new Nginx({ guardPort: c.guard.port, upstreamPort: c.shopPort }).start();
+      // Passing on headers with '_' in their names, the harder case for X-Foyer-Visitor.
+      const n = await new Nginx({ guardPort: c.guard.port, upstreamPort: c.shopPort, underscoresInHeaders: true }).start();
       return { url: n.url, stop: () => n.stop() };
     },
     vectors: async (c, me) => {
@@ -119,9 +126,9 @@ const CONNECTORS = [
         refusals: Object.fromEntries(vectors.refusals.map((r) => [r.name, refusalLocation(vectors.login_url, r.error, r.target)])),
       });
     },
-    done: async (c, jti) => {
+    done: async (c, jti, me, foyerUrl = c.foyer.url) => {
       const { PassChecker } = await import(nodeConnector);
-      return new PassChecker({ ...driverConfig(c), foyerUrl: c.foyer.url, siteToken }).done([jti]);
+      return new PassChecker({ ...driverConfig(c), foyerUrl, siteToken }).done([jti]);
     },
   },
   {
@@ -137,13 +144,13 @@ const CONNECTORS = [
       return startDriver(goBin, ['serve', ...driverArgs(c)]);
     },
     vectors: () => assertVectors(runJson(goBin, ['vectors', vectorsPath])),
-    done: (c, jti) => execFileSync(goBin, ['done', c.foyer.url, vectors.room, siteToken, jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => runDone(goBin, ['done', foyerUrl, vectors.room, siteToken, jti]),
   },
   {
     name: 'Python', kind: 'app', fetchesKeys: true,
     start: (c) => startDriver(python, [pythonDriver, 'wsgi', ...driverArgs(c)]),
     vectors: () => assertVectors(runJson(python, [pythonDriver, 'vectors', vectorsPath])),
-    done: (c, jti) => runJson(python, [pythonDriver, 'done', c.foyer.url, vectors.room, siteToken, jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => runDone(python, [pythonDriver, 'done', foyerUrl, vectors.room, siteToken, jti]),
   },
   {
     name: 'PHP', kind: 'app', fetchesKeys: true,
@@ -161,7 +168,7 @@ const CONNECTORS = [
       });
     },
     vectors: () => assertVectors(runJson('php', [path.join(phpDir, 'vectors.php'), vectorsPath])),
-    done: (c, jti) => runJson('php', [path.join(phpDir, 'done.php'), c.foyer.url, vectors.room, siteToken, jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => runDone('php', [path.join(phpDir, 'done.php'), foyerUrl, vectors.room, siteToken, jti]),
   },
   {
     name: 'Java', kind: 'app', fetchesKeys: true,
@@ -172,7 +179,7 @@ const CONNECTORS = [
       return startDriver('java', ['-cp', javaClasspath, 'foyer.Check', 'serve', ...driverArgs(c)]);
     },
     vectors: () => assertVectors(runJson('java', ['-cp', javaClasspath, 'foyer.Check', 'vectors', vectorsPath])),
-    done: (c, jti) => runJson('java', ['-cp', javaClasspath, 'foyer.Check', 'done', c.foyer.url, vectors.room, siteToken, jti]),
+    done: (c, jti, me, foyerUrl = c.foyer.url) => runDone('java', ['-cp', javaClasspath, 'foyer.Check', 'done', foyerUrl, vectors.room, siteToken, jti]),
   },
 ];
 
@@ -221,8 +228,9 @@ function rawGet(url, target, headers = {}) {
       for (const line of lines) h[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
       resolve({ status: Number(statusLine.split(' ')[1]), headers: h, body: text.slice(head.length + 4) });
     });
-    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.write(Buffer.from(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${extra}Connection: close\r\n\r\n`, 'latin1'));
+    const all = { host: `127.0.0.1:${port}`, ...headers };
+    const head = Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(Buffer.from(`GET ${target} HTTP/1.1\r\n${head}Connection: close\r\n\r\n`, 'latin1'));
   });
 }
 
@@ -232,11 +240,22 @@ const isShopPage = (r) => r.status === 200 && /"page":"shop"|"visitor": ?"/.test
 const ctx = {};
 const running = new Map();
 let pass;
+let passVisitor;
 let trap;
 let trapConnections = 0;
 // The JWKS as the connectors see it: Foyer's, or a hostile answer.
 let jwksMode = 'real';
 const slowOpen = new Set();
+// A JWKS of 256 MiB decoded, compressed.
+const bomb = (() => {
+  const decoded = Buffer.alloc(256 << 20, 0x20);
+  decoded.write('{"keys":[');
+  decoded.write(']}', decoded.length - 2);
+  return {
+    gzip: gzipSync(decoded, { level: 9 }),
+    br: brotliCompressSync(decoded, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }),
+  };
+})();
 
 before(async () => {
   const foyer = await startFoyer();
@@ -251,13 +270,45 @@ before(async () => {
     '--login-url', ctx.loginUrl]).start();
   ctx.vectorGuard = await startVectorGuard(subdir('vector-guard'), ctx.loginUrl);
 
+  // What the shop's application is given as the visitor: every header a CGI-style reading
+  // takes for X-Foyer-Visitor ('_' as '-'), whichever of them it would pick.
+  const visitorHeaders = createServer((req, res) => {
+    const visitors = [];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      if (/^x[-_]foyer[-_]visitor$/i.test(req.rawHeaders[i])) visitors.push(req.rawHeaders[i + 1]);
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ page: 'shop', visitors }));
+  });
+  await new Promise((resolve) => visitorHeaders.listen(0, '127.0.0.1', resolve));
+  ctx.visitorHeaders = visitorHeaders;
+
+  // A Foyer whose passes/done answers are hostile (/<mode>/api/...), its keys Foyer's own.
+  const hostileFoyer = createServer(async (req, res) => {
+    if (req.url.endsWith('/.well-known/jwks.json')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(await (await fetch(ctx.foyerJwks)).text());
+    } else if (req.url.startsWith('/slow-head/')) {
+      res.socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: ');
+      const timer = setInterval(() => res.socket.write('a'), 200);
+      res.socket.on('close', () => clearInterval(timer));
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"done":0,');
+      const timer = setInterval(() => res.write(' '), 200);
+      res.on('close', () => clearInterval(timer));
+    }
+  });
+  await new Promise((resolve) => hostileFoyer.listen(0, '127.0.0.1', resolve));
+  ctx.hostileFoyer = hostileFoyer;
+
   // The shop: nginx, which normalises paths as most servers and frameworks do.
   const shop = { dir: subdir('shop'), port: await freePort() };
   launchNginx(shop, nginxConfig(shop.dir, `
   server {
     listen 127.0.0.1:${shop.port};
+    underscores_in_headers on;
     default_type application/json;
     location /shop/ { return 200 '{"page":"shop","visitor":"$http_x_foyer_visitor"}'; }
+    location = /shop/visitor { proxy_pass http://127.0.0.1:${visitorHeaders.address().port}; }
     location / { return 200 '{"page":"open"}'; }
   }`));
   ctx.shopNginx = shop;
@@ -280,6 +331,18 @@ before(async () => {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       res.end(']}');
+    } else if (jwksMode === 'gzip' || jwksMode === 'br') {
+      // Under 1 MiB on the wire, 256 MiB decoded: a connector must count what it decodes.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': jwksMode });
+      res.end(jwksMode === 'gzip' ? bomb.gzip : bomb.br);
+    } else if (jwksMode === 'slow-head') {
+      // The headers a byte every 200 ms, never ending: the time limit is the whole answer's.
+      res.socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: ');
+      const timer = setInterval(() => res.socket.write('a'), 200);
+      slowOpen.add(res);
+      res.socket.on('close', () => { clearInterval(timer); slowOpen.delete(res); });
+    } else if (jwksMode === 'redirect') {
+      res.writeHead(302, { location: `http://127.0.0.1:${trap.address().port}/jwks.json` }).end();
     } else if (jwksMode === 'slow') {
       // A byte every 200 ms, never ending.
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -296,7 +359,7 @@ before(async () => {
   ctx.relay = relay;
   ctx.jwksUrl = `http://127.0.0.1:${relay.address().port}/jwks.json`;
 
-  pass = (await admit(foyer, vectors.room)).pass;
+  ({ pass, visitor: passVisitor } = await admit(foyer, vectors.room));
   for (const conn of CONNECTORS) {
     const started = await conn.start(ctx);
     running.set(conn.name, started);
@@ -312,6 +375,9 @@ after(async () => {
   for (const r of running.values()) await r.stop?.();
   await stopAll();
   trap?.close();
+  ctx.visitorHeaders?.close();
+  ctx.hostileFoyer?.closeAllConnections();
+  ctx.hostileFoyer?.close();
   ctx.relay?.closeAllConnections();
   ctx.relay?.close();
   if (ctx.shopNginx?.proc) {
@@ -330,6 +396,9 @@ const SPELLINGS = [
   '/%73hop/item', '/%73%68%6F%70/item', '//shop/item', '///shop/item', '/./shop/item', '/x/../shop/item',
   '/x/%2e%2e/shop/item', '/%2e/shop/item', '/x/.%2E/shop/item', '/.%2e/shop/item', '/%2Fshop/item', '/%2fshop%2fitem',
   '/x%2F..%2Fshop/item', '/%5Cshop/item', '/\\shop/item', '/shop;x=1/item', '/shop/./item', '/shop//item', '/SHOP/item',
+  '/shop%2Fitem', '/shop%2fitem', '/%5cshop/item', '/%252Fshop/item', '/%2E%2E/shop/item', '/x/..;/shop/item', '/shop;/item',
+  '/;x/shop/item', '/shop/item;jsessionid=1', '/%3Bx/shop/item', '/shop/item%00', '/shop/item%09', '/%0Ashop/item',
+  '/shop/item%0D%0AX-A:%20b', '/.;/shop/item', '/Shop/item', '/shop%3B/item', '/?/../shop/item',
 ];
 // Those of the review, which the nginx shop serves as its /shop/ page.
 const REVIEWED = ['/%73hop/item', '//shop/item', '/./shop/item', '/x/../shop/item', '/%2e/shop/item'];
@@ -355,15 +424,38 @@ for (const conn of CONNECTORS) {
 
   test(`${conn.name}: no spelling of a protected path reaches the shop's page without a pass`, async () => {
     const c = running.get(conn.name);
-    for (const target of ['/shop/item', ...SPELLINGS]) {
-      const r = await rawGet(c.url, target);
-      assert.ok(!isShopPage(r), `${conn.name}: ${target} reached the shop's page without a pass: ${r.status} ${r.body}`);
-      assert.ok([302, 301, 400, 404].includes(r.status) || (r.status === 200 && /"page":"open"|"visitor": ?null/.test(r.body)),
-        `${conn.name}: ${target}: ${r.status} ${r.body}`);
+    // Each spelling, also in absolute form, and under a Host naming another site.
+    const tries = ['/shop/item', ...SPELLINGS].flatMap((target) => [[target], [`${c.url}${target}`], [target, { host: 'evil.example' }]]);
+    const problems = [];
+    for (const [target, headers] of tries) {
+      const r = await rawGet(c.url, target, headers);
+      const as = `${JSON.stringify(target)}${headers ? ` (Host: ${headers.host})` : ''}`;
+      if (isShopPage(r)) problems.push(`${as} reached the shop's page without a pass: ${r.status} ${r.body}`);
+      // (Caddy answers a Host it does not serve with an empty 200.)
+      else if (!([302, 301, 400, 404].includes(r.status) || (r.status === 200 && /^$|"page":"open"|"visitor": ?null/.test(r.body)))) {
+        problems.push(`${as}: ${r.status} ${r.body}`);
+      }
     }
+    assert.deepEqual(problems, [], conn.name);
     // An open page stays open.
     if (conn.kind === 'proxy' && !conn.protectsAll) assert.equal((await rawGet(c.url, '/about')).body, '{"page":"open"}');
   });
+
+  if (conn.kind === 'proxy') {
+    test(`${conn.name}: the shop reads the visitor from the pass alone, whatever the client sends as X-Foyer-Visitor`, async () => {
+      const c = running.get(conn.name);
+      const problems = [];
+      for (const name of ['X-Foyer-Visitor', 'x-foyer-visitor', 'X-FOYER-VISITOR', 'X_Foyer_Visitor', 'x_foyer_visitor', 'X-Foyer_Visitor', 'X_Foyer-Visitor']) {
+        const r = await rawGet(c.url, '/shop/visitor', { [name]: 'forged', cookie: `foyer_pass=${pass}` });
+        // (The body as sent, chunked or not.)
+        const visitors = JSON.parse(/\{.*\}/s.exec(r.body)?.[0] ?? '{}').visitors;
+        if (r.status !== 200 || JSON.stringify(visitors) !== JSON.stringify([passVisitor])) {
+          problems.push(`${name}: ${r.status} ${r.body}`);
+        }
+      }
+      assert.deepEqual(problems, [], conn.name);
+    });
+  }
 
   test(`${conn.name}: no request leaves for another host, whatever its path`, async () => {
     const c = running.get(conn.name);
@@ -371,10 +463,14 @@ for (const conn of CONNECTORS) {
     const before = trapConnections;
     for (const target of [`//${host}/x`, `/\\${host}/x`, `/%2F%2F${host}/x`, `/%5C${host}/x`, `/%5c%5c${host}/x`,
       `//user@${host}/x`, `/@${host}/x`, `/.//${host}/x`, `///${host}/x`, `/\\\\${host}/x`, `http://${host}/x`,
-      `/shop/..//${host}/x`]) {
-      const r = await rawGet(c.url, target, { cookie: `foyer_pass=${pass}`, authorization: `Bearer ${pass}` });
-      assert.equal(trapConnections - before, 0, `${conn.name} sent ${target} to ${host}`);
-      assert.ok(r.status > 0, `${conn.name}: ${target}: no answer`);
+      `/shop/..//${host}/x`, `/%2F${host}/x`, `/%252F%252F${host}/x`, `/shop/item?/../..//${host}/x`]) {
+      // As given, and under a Host (or an absolute form) naming the other host.
+      const tries = [[target, {}], [target, { host }], ...(target.startsWith('/') ? [[`http://${host}${target}`, { host }]] : [])];
+      for (const [t, headers] of tries) {
+        const r = await rawGet(c.url, t, { ...headers, cookie: `foyer_pass=${pass}`, authorization: `Bearer ${pass}` });
+        assert.equal(trapConnections - before, 0, `${conn.name} sent ${t} (Host: ${headers.host ?? 'its own'}) to ${host}`);
+        assert.ok(r.status > 0, `${conn.name}: ${t}: no answer`);
+      }
     }
   });
 }
@@ -421,6 +517,8 @@ async function withJwks(mode, check) {
         problems.push(`${conn.name}: ${e.message}`);
       }
       c.keysFetchedAt = Date.now();
+      // Whatever it left open is not counted against the next.
+      for (const res of slowOpen) res.destroy();
     }
   } finally {
     jwksMode = 'real';
@@ -428,18 +526,18 @@ async function withJwks(mode, check) {
   assert.deepEqual(problems, []);
 }
 
-test('a JWKS answer of 200 MB, served slowly, is dropped at 64 KiB with the memory bounded; the last keys stay', async () => {
-  await withJwks('huge', async (conn, c, problem) => {
+for (const [mode, what] of [['huge', 'of 200 MB, served slowly,'], ['gzip', 'of 256 MiB gzip-encoded'], ['br', 'of 256 MiB brotli-encoded']]) {
+  test(`a JWKS answer ${what} is dropped at 64 KiB with the memory bounded; the last keys stay`, () => withJwks(mode, async (conn, c, problem) => {
     const base = resetPeak(c.pid);
     const r = await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${unknownKid}` });
     if (!/foyer_refused=unknown_kid/.test(r.headers.location ?? '')) problem(`answered ${r.status} ${r.headers.location}`);
     const grown = vm(c.pid, 'VmHWM') - base;
     if (grown >= 150 << 20) problem(`its memory grew by ${grown >> 20} MiB reading the JWKS`);
-  });
-});
+  }));
+}
 
-test('a JWKS answer that never ends is given up within the time limit; the last keys stay', async () => {
-  await withJwks('slow', async (conn, c, problem) => {
+for (const [mode, what] of [['slow', 'whose body never ends'], ['slow-head', 'whose headers never end']]) {
+  test(`a JWKS answer ${what} is given up within the time limit; the last keys stay`, () => withJwks(mode, async (conn, c, problem) => {
     const start = Date.now();
     const r = await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${unknownKid}` });
     if (!/foyer_refused=unknown_kid/.test(r.headers.location ?? '')) problem(`answered ${r.status} ${r.headers.location}`);
@@ -447,7 +545,30 @@ test('a JWKS answer that never ends is given up within the time limit; the last 
     // It hung up on the endless answer.
     for (let i = 0; slowOpen.size > 0 && i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     if (slowOpen.size > 0) problem('still reads the endless JWKS');
-    for (const res of slowOpen) res.destroy();
+  }));
+}
+
+test('done() returns within the time limit from a Foyer whose answer never ends (its headers or its body)', async () => {
+  const problems = [];
+  for (const conn of CONNECTORS.filter((c) => c.done)) {
+    for (const mode of ['slow-head', 'slow']) {
+      const start = Date.now();
+      // Refused, or (Go, which reads no answer) done once the status came: in time?
+      await conn.done(ctx, 'some-jti', running.get(conn.name), `http://127.0.0.1:${ctx.hostileFoyer.address().port}/${mode}`)
+        .catch(() => {});
+      // Under 5 s, and the runtime's own start (Java's is the slowest).
+      if (Date.now() - start >= 9000) problems.push(`${conn.name}, ${mode}: gave up after ${Date.now() - start} ms`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('a JWKS answer that redirects elsewhere is not followed: the keys come from the URL given; the last keys stay', async () => {
+  await withJwks('redirect', async (conn, c, problem) => {
+    const before = trapConnections;
+    const r = await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${unknownKid}` });
+    if (!/foyer_refused=unknown_kid/.test(r.headers.location ?? '')) problem(`answered ${r.status} ${r.headers.location}`);
+    if (trapConnections !== before) problem('followed the redirect to another host');
   });
 });
 
@@ -487,6 +608,37 @@ for (const conn of CONNECTORS.filter((c) => c.cacheFile)) {
       assert.ok(!(await asks()), `${conn.name}: a planted cache file (${how}) was trusted`);
     }
     rmSync(file, { force: true });
+    // A good file in a directory that is not the user's alone: a symbolic link to another
+    // directory, another user's, or one group or others can write in.
+    const cacheDirPath = path.dirname(file);
+    const plantDir = (how) => {
+      if (how === 'symlink') {
+        renameSync(cacheDirPath, `${cacheDirPath}.real`);
+        const elsewhere = mkdtempSync(path.join(dir, 'elsewhere-'));
+        symlinkSync(elsewhere, cacheDirPath);
+      }
+      if (how === 'nobody') chownSync(cacheDirPath, 65534, 65534);
+      if (how === 'world-writable') chmodSync(cacheDirPath, 0o777);
+      if (how === 'group-writable') chmodSync(cacheDirPath, 0o770);
+      plant('own');
+    };
+    const restoreDir = () => {
+      rmSync(file, { force: true });
+      if (lstatSync(cacheDirPath).isSymbolicLink()) {
+        rmSync(cacheDirPath);
+        renameSync(`${cacheDirPath}.real`, cacheDirPath);
+      }
+      chownSync(cacheDirPath, process.getuid(), process.getgid());
+      chmodSync(cacheDirPath, 0o700);
+    };
+    for (const how of [...(process.getuid() === 0 ? ['nobody'] : []), 'world-writable', 'group-writable', 'symlink']) {
+      plantDir(how);
+      try {
+        assert.ok(!(await asks()), `${conn.name}: a cache file in a planted directory (${how}) was trusted`);
+      } finally {
+        restoreDir();
+      }
+    }
     // The genuine keys again.
     assert.ok(isShopPage(await rawGet(c.url, '/shop/item', { cookie: `foyer_pass=${pass}` })));
   });

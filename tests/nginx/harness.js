@@ -135,12 +135,13 @@ export function launchNginx(server, config) {
 // a fixed 200 (for benchmarks: the same cheap upstream with and without auth_request).
 // `port`: one chosen beforehand (freePort()), for a waiting room that must name the site first.
 export class Nginx {
-  constructor({ guardPort, upstreamPort, protectAll = false, port }) {
+  constructor({ guardPort, upstreamPort, protectAll = false, port, underscoresInHeaders = false }) {
     this.dir = mkdtempSync(path.join(tmpdir(), 'foyer-nginx-'));
     this.port = port;
     this.guardPort = guardPort;
     this.upstreamPort = upstreamPort;
     this.protectAll = protectAll;
+    this.underscoresInHeaders = underscoresInHeaders;
   }
 
   config() {
@@ -157,6 +158,7 @@ export class Nginx {
   server {
     listen 127.0.0.1:${this.port};
     include ${snippets}/foyer-guard.conf;
+    ${this.underscoresInHeaders ? 'underscores_in_headers on;' : ''}
     proxy_http_version 1.1;
     proxy_set_header Connection "";
     location / {

@@ -475,7 +475,12 @@ func New(cfg Config) (*Checker, error) {
 	return c, nil
 }
 
-var client = &http.Client{Timeout: 5 * time.Second}
+// Within 5 s in all; a redirect is not followed (the keys come from the URL itself, and a
+// redirect is refused as not 200).
+var client = &http.Client{
+	Timeout:       5 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
 
 func (c *Checker) refresh() error {
 	c.mu.Lock()

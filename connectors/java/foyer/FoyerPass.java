@@ -38,6 +38,7 @@ public final class FoyerPass {
   public static final String COOKIE = "foyer_pass";
   static final int MAX_TOKEN_SIZE = 8 * 1024;
   static final int MAX_JWKS_SIZE = 64 * 1024;
+  static final int MAX_DONE_ANSWER_SIZE = 4096;
   static final int MAX_NEXT_SIZE = 2048;
   static final int MAX_DECODE_ROUNDS = 3;
   static final long MAX_DATE = 253402300799L;
@@ -85,25 +86,33 @@ public final class FoyerPass {
   private void refresh() {
     lastFetch = System.currentTimeMillis();
     try {
-      // Within 5 s, and never more than 64 KiB + 1 bytes read, whatever the answer's size.
-      long deadline = System.nanoTime() + FETCH_TIMEOUT.toNanos();
-      HttpResponse<InputStream> res = http.send(HttpRequest.newBuilder(URI.create(jwksUrl)).timeout(FETCH_TIMEOUT).build(),
-          HttpResponse.BodyHandlers.ofInputStream());
-      try (InputStream body = res.body()) {
-        if (res.statusCode() != 200) throw new IOException("HTTP " + res.statusCode());
-        Future<byte[]> reading = READER.submit(() -> body.readNBytes(MAX_JWKS_SIZE + 1));
-        byte[] bytes;
-        try {
-          bytes = reading.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-          reading.cancel(true);
-          throw new IOException("JWKS: not read within 5 s", e);
-        }
-        if (bytes.length > MAX_JWKS_SIZE) throw new IOException("JWKS: larger than 64 KiB");
-        keys = loadKeys(new String(bytes, StandardCharsets.UTF_8));
-      }
+      HttpRequest req = HttpRequest.newBuilder(URI.create(jwksUrl)).timeout(FETCH_TIMEOUT).build();
+      keys = loadKeys(new String(fetchCapped(http, req, MAX_JWKS_SIZE), StandardCharsets.UTF_8));
     } catch (IOException | InterruptedException | RuntimeException e) {
       System.err.println("foyer-pass: cannot refresh the keys from " + jwksUrl + ", keeping the last: " + e.getMessage());
+    }
+  }
+
+  /**
+   * A 200 answer's body, within 5 s in all (the request's timeout bounds the wait for the
+   * headers, the deadline the body's) and never more than max + 1 bytes read, whatever the
+   * answer's size.
+   */
+  private static byte[] fetchCapped(HttpClient client, HttpRequest req, int max) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + FETCH_TIMEOUT.toNanos();
+    HttpResponse<InputStream> res = client.send(req, HttpResponse.BodyHandlers.ofInputStream());
+    try (InputStream body = res.body()) {
+      if (res.statusCode() != 200) throw new IOException(req.uri() + ": HTTP " + res.statusCode());
+      Future<byte[]> reading = READER.submit(() -> body.readNBytes(max + 1));
+      byte[] bytes;
+      try {
+        bytes = reading.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        reading.cancel(true);
+        throw new IOException(req.uri() + ": not read within 5 s", e);
+      }
+      if (bytes.length > max) throw new IOException(req.uri() + ": larger than " + max + " bytes");
+      return bytes;
     }
   }
 
@@ -133,12 +142,10 @@ public final class FoyerPass {
       body.append(i == 0 ? "" : ",").append('"').append(jtis.get(i)).append('"');
     }
     HttpRequest req = HttpRequest.newBuilder(URI.create(foyerUrl + "/api/v1/rooms/" + room + "/passes/done"))
-        .timeout(Duration.ofSeconds(5)).header("Authorization", "Bearer " + siteToken)
+        .timeout(FETCH_TIMEOUT).header("Authorization", "Bearer " + siteToken)
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body.append("]}").toString()))
         .build();
-    HttpResponse<String> res = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
-    if (res.statusCode() != 200) throw new IOException("passes/done: HTTP " + res.statusCode());
-    return res.body();
+    return new String(fetchCapped(HttpClient.newHttpClient(), req, MAX_DONE_ANSWER_SIZE), StandardCharsets.UTF_8);
   }
 
   /** kid to key from a JWKS: Ed25519 (EdDSA) and P-256 (ES256) signing keys; others are skipped. */
