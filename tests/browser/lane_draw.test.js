@@ -83,10 +83,15 @@ test('a lane visitor\'s receipt verifies against the lane\'s draw, and the audit
 
   // The whole draw: the general lane's checks and the members' own.
   await page.locator('#audit').click();
-  await page.locator('#audit-verdict.pass, #audit-verdict.fail').waitFor({ timeout: 30_000 });
+  await page.locator('#audit-verdict.pass, #audit-verdict.fail, #audit-verdict.absent').waitFor({ timeout: 30_000 });
   const failed = await page.locator('#audit-checks li:has(.fail)').allTextContents();
   assert.deepEqual(failed, []);
-  assert.equal(await page.locator('#audit-verdict').getAttribute('class'), 'result pass');
+  // The verdict says what is absent; everything else passed.
+  assert.equal(await page.locator('#audit-verdict').getAttribute('class'), 'result absent');
+  // Nothing pinned, no witness and no beacon: those checks are absent, never "passed".
+  const absent = await page.locator('#audit-checks li:has(.absent)').allTextContents();
+  assert.deepEqual(absent.map((text) => text.split(':')[0]), ['Ledger key', 'Witness keys', 'Witnesses saw the commitment',
+    'Witnesses saw the close', 'Beacon', 'Lobby closed before the beacon', 'Seed revealed after the witnesses']);
   assert.match(await page.locator('[data-check="places"][data-lane="members"]').textContent(),
     /Every place, lane Members' presale: passed.*all 3 places recomputed/s);
   assert.match(await page.locator('[data-check="places"]:not([data-lane])').textContent(), /all 5 places recomputed/);
