@@ -36,6 +36,9 @@ struct router_fixture {
     r.add({verb::put}, "/api/v1/rooms/{room}", named("put-room"));
     r.add({verb::get}, "/api/v1/admin/rooms", named("admin"));
     r.add({verb::get}, "/", named("front"));
+    r.add({verb::get}, "/metrics", named("metrics"));
+    r.exact("/metrics");
+    r.exact("/api/v1/admin");
     r.guard("/api/v1/admin", [](const request& req) -> std::optional<response> {
       if (req[beast::http::field::authorization] == "Bearer ok") return std::nullopt;
       return problem(req, foyer::errc::admin_token_required, "token");
@@ -119,6 +122,21 @@ TEST_CASE_METHOD(router_fixture, "empty segments, a trailing slash among them, a
   CHECK(answer(verb::get, "/api/v1/rooms/demo/status/").body() == "status:demo");
   CHECK(answer(verb::get, "//api/v1//rooms/demo/status").body() == "status:demo");
   CHECK(answer(verb::get, "/api/v1/rooms/").body() == "list:");
+}
+
+TEST_CASE_METHOD(router_fixture, "below an exact prefix only the canonical spelling is answered") {
+  CHECK(answer(verb::get, "/metrics").body() == "metrics:");
+  CHECK(answer(verb::get, "/metrics?x=1").body() == "metrics:");
+  for (const char* path : {"/metrics/", "//metrics", "//metrics//", "/metrics//", "/api/v1/admin/rooms/",
+                           "/api//v1/admin/rooms", "//api/v1/admin/rooms"}) {
+    CAPTURE(path);
+    auto res = answer(verb::get, path);
+    CHECK(res.result_int() == 404);
+    CHECK(res.body().find("\"error\":\"not_found\"") != std::string::npos);
+  }
+  // The guard still answers first, whatever the spelling.
+  CHECK(answer(verb::get, "//api/v1/admin/rooms", "Bearer wrong").result_int() == 401);
+  CHECK(answer(verb::get, "/").body() == "front:");
 }
 
 TEST_CASE_METHOD(router_fixture, "the admin guard answers first for every path below it, and only there") {
