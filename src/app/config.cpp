@@ -540,6 +540,13 @@ public_origin links_at(const config& c, std::string_view listening) {
   return public_origin::parse(fmt::format("http://{}", listening)).value_or(public_origin());
 }
 
+std::string unnamed_public_url(const public_origin& at) {
+  return fmt::format("[server] public_url is not set (nor an issuer that is an http(s) origin): mailed and pushed "
+                     "links, resume links and their QR codes start with {}, the listen address; behind a proxy set "
+                     "[server] public_url to the address visitors reach",
+                     at.origin());
+}
+
 config embedded_demo_config() {
   config c = default_config();
   c.api.admin_token = random_token();

@@ -151,6 +151,9 @@ config parse_config(std::string_view text, const std::string& source);
 // Where links start: [server] public_url, else http://`listening` (HOST:PORT, the address
 // the server listens on).
 public_origin links_at(const config& c, std::string_view listening);
+// The warning for a config file that names no public address (neither [server] public_url
+// nor an issuer that is an http(s) origin): links start with `at`, the listen address.
+std::string unnamed_public_url(const public_origin& at);
 
 // Throws config_error if an endpoint string is not HOST:PORT.
 void check_listen(const std::string& listen);

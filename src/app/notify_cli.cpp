@@ -59,7 +59,9 @@ void test_email(const test_email_options& o) {
   notice.room_name = c.rooms.front().name;
   notice.minutes = o.minutes;
   // The room, as a visitor's link reaches it: at the server's public address.
-  notice.link = o.link.empty() ? links_at(c, c.listen).link("/r/" + c.rooms.front().id) : o.link;
+  const auto at = links_at(c, c.listen);
+  notice.link = o.link.empty() ? at.link("/r/" + c.rooms.front().id) : o.link;
+  if (o.link.empty() && !c.public_url) fmt::print(stderr, "foyer notify test-email: warning: {}\n", unnamed_public_url(at));
   auto now = std::chrono::system_clock::now().time_since_epoch();
   auto message = notify::build_email(
       {settings.from, o.to, std::chrono::duration_cast<std::chrono::milliseconds>(now).count(),

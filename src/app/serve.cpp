@@ -321,6 +321,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   const auto at = bound.address().is_v6() ? fmt::format("[{}]:{}", bound.address().to_string(), bound.port())
                                           : fmt::format("{}:{}", bound.address().to_string(), bound.port());
   api_settings.public_url = links_at(c, at);
+  api_settings.public_url_named = c.public_url.has_value();
   api_settings.code_key = subkey(secret, "foyer/access-codes/v1");
   api_settings.account_key = subkey(secret, "foyer/account-key/v1");
   api_settings.resume_key = subkey(secret, "foyer/resume-key/v1");
@@ -401,7 +402,11 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
                {"public_url", api_settings.public_url.origin()},
                {"data_dir", c.data_dir.string()},
                {"io_threads", limits.io_threads}});
-    if (!config_file) print_demo_guide(api_settings.public_url, c);
+    if (!config_file) {
+      print_demo_guide(api_settings.public_url, c);
+    } else if (!c.public_url) {
+      log::warn(unnamed_public_url(api_settings.public_url));
+    }
   };
   // After a restart the first step is durable before anyone is answered: a lobby whose
   // close passed while the server was down is closed, not joined. (An open room's

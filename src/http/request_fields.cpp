@@ -71,10 +71,10 @@ std::optional<std::string_view> cookie(const request& req, std::string_view name
   return out;
 }
 
-bool from_same_site(const request& req, std::string_view origin) {
+bool from_own_origin(const request& req, std::string_view origin) {
   if (auto site = req.find("Sec-Fetch-Site"); site != req.end()) {
     auto v = site->value();
-    return v == "same-origin" || v == "same-site" || v == "none";
+    return v == "same-origin" || v == "none";
   }
   auto from = req.find(bhttp::field::origin);
   return from == req.end() || from->value() == origin;

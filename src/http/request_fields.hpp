@@ -25,11 +25,12 @@ std::vector<std::string_view> cookies(const request& req, std::string_view name,
 std::optional<std::string_view> bearer(const request& req);
 
 // Whether a browser sent this request from a page of `origin` (the server's public address,
-// public_origin::origin), and not from another site: Sec-Fetch-Site says so where the
-// browser sends it ("same-origin", "same-site", or "none": typed or bookmarked); else the
-// Origin field must be `origin`. A request with neither comes from no browser that would
-// send a form across sites, and passes.
-bool from_same_site(const request& req, std::string_view origin);
+// public_origin::origin) or from none: Sec-Fetch-Site says so where the browser sends it
+// ("same-origin", or "none": typed or bookmarked); "same-site" is refused, since a sibling
+// host (user content on another subdomain) is not the waiting room. Without Sec-Fetch-Site
+// the Origin field must be `origin`. A request with neither comes from no browser that
+// would send a form across sites, and passes.
+bool from_own_origin(const request& req, std::string_view origin);
 
 // The value of the first query parameter called `name` in a request target, undecoded ("" for
 // a name without '=').

@@ -1,5 +1,6 @@
 #include "http/router.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <boost/beast/core/string.hpp>
@@ -38,11 +39,16 @@ std::string_view route_params::operator[](std::string_view name) const {
 router::path_segments router::split(std::string_view path) {
   path_segments out;
   out.end = path.data() + path.size();
+  out.canonical = path == "/" || (path.starts_with('/') && !path.ends_with('/'));
+  if (path.starts_with('/')) path.remove_prefix(1);
   while (!path.empty()) {
     auto end = path.find('/');
     auto part = path.substr(0, end);
     path = end == std::string_view::npos ? std::string_view() : path.substr(end + 1);
-    if (part.empty()) continue;
+    if (part.empty()) {
+      out.canonical = false;
+      continue;
+    }
     if (out.size == max_segments) {
       out.fits = false;
       break;
@@ -82,11 +88,21 @@ void router::add(std::initializer_list<verb> methods, std::string_view pattern, 
   routes_.push_back(std::move(r));
 }
 
-void router::guard(std::string_view prefix, check c) {
+std::vector<std::string> router::segments_of(std::string_view prefix) {
   auto parts = split(prefix);
-  prefix_check g{{}, std::move(c)};
-  for (std::size_t i = 0; i < parts.size; ++i) g.segments.emplace_back(parts.items[i]);
-  guards_.push_back(std::move(g));
+  return {parts.items.begin(), parts.items.begin() + static_cast<std::ptrdiff_t>(parts.size)};
+}
+
+void router::guard(std::string_view prefix, check c) { guards_.push_back({segments_of(prefix), std::move(c)}); }
+
+void router::exact(std::string_view prefix) { exact_.push_back(segments_of(prefix)); }
+
+bool router::below(const std::vector<std::string>& prefix, const path_segments& path) {
+  if (prefix.size() > path.size) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (prefix[i] != path.items[i]) return false;
+  }
+  return true;
 }
 
 router::match_result router::match(verb method, std::string_view path) const { return match(method, split(path)); }
@@ -126,12 +142,12 @@ task<response> router::handle(request& req, const peer& who, std::size_t* route)
   std::string_view target = req.target();
   auto path = split(target.substr(0, target.find('?')));
   auto m = match(req.method(), path);
+  if (!path.canonical && std::any_of(exact_.begin(), exact_.end(), [&](const auto& p) { return below(p, path); })) {
+    m = match_result();
+  }
   if (route) *route = m.route;
   for (const auto& g : guards_) {
-    if (g.segments.size() > path.size) continue;
-    bool below = true;
-    for (std::size_t i = 0; i < g.segments.size() && below; ++i) below = g.segments[i] == path.items[i];
-    if (!below) continue;
+    if (!below(g.segments, path)) continue;
     if (auto refused = g.c(req)) return ready(std::move(*refused));
   }
   if (m.handler && !req.body().empty() && !declared_json(req)) {

@@ -5,7 +5,7 @@
 //
 // Patterns are "/"-separated segments, each literal or "{name}", which captures one
 // segment. Paths match segment by segment; empty segments are skipped, so "/a/b/" and
-// "/a//b" are "/a/b". The query is not part of the path. The first route that matches
+// "/a//b" are "/a/b", except below a prefix marked exact(). The query is not part of the path. The first route that matches
 // path and method wins. Matching allocates nothing.
 //
 // Built once at start, then used on the event loop only.
@@ -66,6 +66,12 @@ class router {
   using check = std::function<std::optional<response>(const request&)>;
   void guard(std::string_view prefix, check c);
 
+  // Paths at or below `prefix` are answered only as written canonically, one '/' before
+  // each segment and none after the last: "//metrics" and "/metrics/" are 404. A proxy's
+  // rule for such a path (nginx's `location = /metrics`, or one an operator writes for
+  // the admin API) then sees every spelling Foyer answers. Guards still answer first.
+  void exact(std::string_view prefix);
+
   // The route of a path no route has.
   static constexpr std::size_t unmatched = static_cast<std::size_t>(-1);
 
@@ -110,12 +116,17 @@ class router {
     std::size_t size = 0;
     bool fits = true;  // false: more than max_segments
     const char* end = nullptr;  // the path's end, for a capture of the rest
+    bool canonical = true;  // false: an empty segment, a trailing '/' among them
   };
   static path_segments split(std::string_view path);
+  static std::vector<std::string> segments_of(std::string_view prefix);
+  // Whether `path` is `prefix` or below it.
+  static bool below(const std::vector<std::string>& prefix, const path_segments& path);
   match_result match(verb method, const path_segments& path) const;
 
   std::vector<route> routes_;
   std::vector<prefix_check> guards_;
+  std::vector<std::vector<std::string>> exact_;
 };
 
 }  // namespace foyer::http

@@ -201,6 +201,7 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
 
   // Operators: the token is checked before any path below is matched.
   r.guard("/api/v1/admin", [&c](const request& req) { return handlers::admin_check(c, req); });
+  r.exact("/api/v1/admin");
   r.add({verb::get}, "/api/v1/admin/rooms",
         at_once([&c](const request& req, auto&) { return handlers::admin_rooms(c, req); }));
   r.add({verb::post}, "/api/v1/admin/rooms",
@@ -246,6 +247,9 @@ routes::routes(journal& rooms, event_store& store, const ticket_codec& tickets, 
         at_once([&c](const request& req, auto&) { return handlers::discovery(c, req); }));
   r.add({verb::get}, "/metrics",
         at_once([&metrics](const request& req, auto&) { return handlers::metrics(metrics, req); }));
+  // For this machine only behind the nginx file `foyer init` writes: its rule must see every
+  // spelling answered here.
+  r.exact("/metrics");
   r.add({verb::get}, "/healthz", at_once([](const request& req, auto&) { return handlers::healthz(req); }));
   r.add({verb::get}, "/readyz", at_once([&c](const request& req, auto&) { return handlers::readyz(c, req); }));
   // The API's description (docs/openapi.yaml) and the lottery's specification

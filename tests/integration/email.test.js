@@ -87,7 +87,7 @@ test('a notice goes through STARTTLS and AUTH PLAIN, and reads back as sent: hea
   assert.ok([...m.raw].every((b) => b < 0x80));
 });
 
-test('without --link the notice links to the room at [server] public_url, else at the listen address', async (t) => {
+test('without --link the notice links to the room at [server] public_url, else at the listen address, with a warning', async (t) => {
   const dir = scratch(t);
   const r = await relay(t, dir, []);
   const email = { host: '127.0.0.1', port: r.port, from: 'rooms@shop.example.com', starttls: false };
@@ -98,6 +98,9 @@ test('without --link the notice links to the room at [server] public_url, else a
     assert.equal(result.code, 0, result.stderr);
     const m = r.messages()[before];
     assert.ok(m.message.body.replace(/\r\n/g, '\n').split('\n').includes(link), m.message.body);
+    // The listen address is no visitor's: the command says which setting names theirs.
+    const warned = /warning: \[server\] public_url is not set .* start with http:\/\/127\.0\.0\.1:8080, the listen address/;
+    assert.equal(warned.test(result.stderr), server === '', result.stderr);
   }
 });
 

@@ -65,6 +65,13 @@ test('init, then serve, nginx and the guard as it says: a visitor goes from the 
     // in for any other address: nginx refuses it before Foyer hears of it.
     assert.equal((await call(`${queueUrl}/metrics`, 'GET')).status, 200);
     assert.equal(await statusFrom('127.0.0.2', `${queueUrl}/metrics`), 403);
+    // Nor by another spelling: nginx's rule meets every path that decodes to /metrics...
+    for (const spelling of ['/metrics/', '//metrics//', '/metrics//', '/%6Detrics', '/metricsX']) {
+      assert.equal(await statusFrom('127.0.0.2', `${queueUrl}${spelling}`), 403, spelling);
+    }
+    // ...and Foyer answers /metrics only as written so: the rule sees every spelling it serves.
+    assert.equal((await call(`${queueUrl}/metrics/`, 'GET')).status, 404);
+    assert.equal((await call(`${queueUrl}//api/v1/admin/rooms`, 'GET', { bearer: admin })).status, 404);
     assert.equal(await statusFrom('127.0.0.2', `${queueUrl}/healthz`), 200);
     assert.match(readFileSync(path.join(dir, 'foyer-nginx.conf'), 'utf8'), /# \/metrics is served to this machine only/);
 

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { Foyer, startTrusting, until } from '../lib/foyer.js';
+import { Guard } from '../nginx/harness.js';
 import { startPushService } from '../support/push_service.js';
 import { relay } from '../support/smtp_relay.js';
 
@@ -101,15 +102,36 @@ test('every link starts with public_url, its port kept, whatever Host the reques
   }
 });
 
-test('without public_url the links start with the address the server listens on, its port kept', async (t) => {
-  const f = new Foyer();
+test('without public_url the links start with the address the server listens on, and the start says so', async (t) => {
+  const f = new Foyer({ server: { issuer: 'foyer' } });
   t.after(() => f.cleanup());
   await f.start();
+  await until('the warning', () => f.output.includes(`[server] public_url is not set (nor an issuer that is an http(s) origin): mailed and pushed links, resume links and their QR codes start with http://127.0.0.1:${f.port}, the listen address; behind a proxy set [server] public_url`));
   const { ticket } = (await f.join()).json;
   const link = await raw(f, 'POST', '/api/v1/rooms/demo/resume-link', { host: EVIL, authorization: `Bearer ${ticket}` });
   assert.equal(link.json.url, `http://127.0.0.1:${f.port}${link.json.path}`);
-  assert.equal((await raw(f, 'GET', '/.well-known/foyer.json', { host: EVIL })).json.jwks_uri,
-    `http://127.0.0.1:${f.port}/.well-known/jwks.json`);
+  // The discovery document names paths: a client resolves them against the URL it asked,
+  // which a proxy in front may make another than the listen address.
+  const discovery = (await raw(f, 'GET', '/.well-known/foyer.json', { host: EVIL })).json;
+  assert.equal(discovery.jwks_uri, '/.well-known/jwks.json');
+  assert.equal(discovery.ledger.uri, '/api/v1/ledger');
+
+  // A guard pointed at Foyer through a proxy (another address) fetches the keys there.
+  const asked = [];
+  const proxy = http.createServer((req, res) => {
+    asked.push(req.url);
+    const forward = http.request({ host: '127.0.0.1', port: f.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => { res.writeHead(answer.statusCode, answer.headers); answer.pipe(res); });
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise((resolve) => proxy.listen(0, '127.0.0.2', resolve));
+  t.after(() => new Promise((resolve) => { proxy.closeAllConnections(); proxy.close(resolve); }));
+  const proxyUrl = `http://127.0.0.2:${proxy.address().port}`;
+  const guard = await new Guard(['--foyer', proxyUrl, '--room', 'demo', '--login-url', `${proxyUrl}/r/demo`]).start();
+  t.after(() => guard.stop());
+  assert.match(guard.output(), new RegExp(`of issuer 'foyer', keys \\S+ from ${proxyUrl}/\\.well-known/jwks\\.json`));
+  assert.deepEqual(asked.slice(0, 2), ['/.well-known/foyer.json', '/.well-known/jwks.json']);
 });
 
 test('a bad public_url stops the start, naming the setting', async (t) => {
@@ -133,12 +155,13 @@ test('another site can neither post the no-JS form nor open a resume link over t
   const mine = (await f.join('hall')).json;
   const cookie = { cookie: `foyer_ticket=${mine.ticket}`, accept: 'text/html' };
 
-  // The form posted from another site: refused, nothing set, the place still held.
+  // The form posted from another site, or a sibling host of the same site (user content on
+  // another subdomain): refused, nothing set, the place still held.
   for (const from of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site', origin: PUBLIC },
-    { origin: 'null' }]) {
+    { 'sec-fetch-site': 'same-site', origin: 'https://files.example' }, { origin: 'null' }]) {
     const res = await raw(f, 'POST', '/api/v1/rooms/hall/plain', { ...cookie, ...from });
     assert.equal(res.status, 403, JSON.stringify(from));
-    assert.match(res.text, /sent from another site: nothing was changed/);
+    assert.match(res.text, /sent from another page than the queue(?:'|&#39;)s own: nothing was changed/);
     assert.equal(setCookie(res), undefined);
     const api = await raw(f, 'POST', '/api/v1/rooms/hall/plain', from);
     assert.equal(api.json.error, 'cross_site');
@@ -165,11 +188,13 @@ test('another site can neither post the no-JS form nor open a resume link over t
   assert.match(asked.text, /This browser already holds a place in this queue/);
   assert.ok(asked.text.includes(`<form method="post" action="${apiPath}">`), asked.text);
   assert.equal(setCookie(asked), undefined);
-  // The answer from another site is refused.
-  const forged = await raw(f, 'POST', apiPath, { ...cookie, origin: 'https://evil.example' });
-  assert.equal(forged.status, 403);
-  assert.equal(forged.json.error, 'cross_site');
-  assert.equal(setCookie(forged), undefined);
+  // The answer from another site, or from a sibling host of the same site, is refused.
+  for (const from of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'same-site' }]) {
+    const forged = await raw(f, 'POST', apiPath, { ...cookie, ...from });
+    assert.equal(forged.status, 403, JSON.stringify(from));
+    assert.equal(forged.json.error, 'cross_site');
+    assert.equal(setCookie(forged), undefined);
+  }
   // The visitor's own answer takes the link's place.
   const taken = await raw(f, 'POST', apiPath, { ...cookie, origin: PUBLIC });
   assert.equal(taken.status, 303);

@@ -45,6 +45,10 @@ struct api_settings {
   // from another origin is refused. Set at start from [server] public_url, or from the
   // address the server listens on.
   public_origin public_url;
+  // Whether [server] public_url (or an issuer that is an origin) named it. When it is only
+  // the listen address, one a client behind a proxy may not reach, the discovery document
+  // names its addresses as paths, for the client to resolve against the URL it asked.
+  bool public_url_named = false;
   std::string admin_token;       // Default: empty, the admin API is off
   // The site's own calls (stock, passes done, signals). Default: empty, they are off
   // (the admin token still works for them).

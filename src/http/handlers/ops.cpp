@@ -19,7 +19,10 @@ response discovery(const context& ctx, const request& req) {
   constexpr std::string_view jwks_path = "/.well-known/jwks.json";
   constexpr std::string_view ledger_path = "/api/v1/ledger";
   // The keys and the ledger are named at the server's public address, never at the Host
-  // the request named.
+  // the request named; without one, as paths (the guard resolves them against --foyer).
+  auto named = [&ctx](std::string_view path) {
+    return ctx.settings.public_url_named ? ctx.settings.public_url.link(path) : std::string(path);
+  };
   std::string rooms = "[";
   for (const auto& [id, r] : ctx.rooms.rooms()) {
     if (rooms.size() > 1) rooms += ',';
@@ -28,10 +31,10 @@ response discovery(const context& ctx, const request& req) {
   rooms += ']';
   auto body = json_object()
                   .str("issuer", ctx.settings.issuer)
-                  .str("jwks_uri", ctx.settings.public_url.link(jwks_path))
+                  .str("jwks_uri", named(jwks_path))
                   .raw("rooms", rooms)
                   .raw("ledger", json_object()
-                                     .str("uri", ctx.settings.public_url.link(ledger_path))
+                                     .str("uri", named(ledger_path))
                                      .str("origin", ctx.ledger.origin())
                                      .str("vkey", ctx.ledger.vkey())
                                      .done())

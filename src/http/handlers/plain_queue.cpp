@@ -92,9 +92,9 @@ response plain_queue::form(const request& req, std::string_view room_id) const {
 task<response> plain_queue::join(const request& req, const room& r, const peer& who) {
   if (!no_script_lane(r.config().lanes)) co_return refused_page(req, errc::not_found, not_here);
   // Another site's form would join this browser and replace the place it holds.
-  if (!from_same_site(req, ctx_.settings.public_url.origin())) {
+  if (!from_own_origin(req, ctx_.settings.public_url.origin())) {
     co_return refused_page(req, errc::cross_site,
-                           "This form was sent from another site: nothing was changed. Join from the queue's own page.",
+                           "This form was sent from another page than the queue's own: nothing was changed. Join from the queue's own page.",
                            form_path(r.config().id));
   }
   if (ctx_.overload.refuses_join()) {

@@ -111,7 +111,7 @@ response resume_links::open(const request& req, const room& r, std::string_view 
 }
 
 response resume_links::confirm(const request& req, const room& r, std::string_view token) const {
-  if (!from_same_site(req, ctx_.settings.public_url.origin())) {
+  if (!from_own_origin(req, ctx_.settings.public_url.origin())) {
     return problem(req, errc::cross_site,
                    "This link's place can be taken from the queue's own page only: nothing was changed.");
   }

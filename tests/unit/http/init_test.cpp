@@ -85,7 +85,7 @@ TEST_CASE("init's nginx file and guard command agree with the config") {
   CHECK_THAT(conf, Catch::Contains("upstream foyer_guard_spring-sale {\n    server 127.0.0.1:8081;"));
   CHECK_THAT(conf, Catch::Contains("location /sale/ {\n        auth_request /.foyer/auth;"));
   CHECK_THAT(conf, Catch::Contains("location / {\n        proxy_pass http://foyer_shop_spring-sale;"));
-  CHECK_THAT(conf, Catch::Contains("location = /metrics {\n        allow 127.0.0.1;\n        allow ::1;\n        deny all;"));
+  CHECK_THAT(conf, Catch::Contains("location ^~ /metrics {\n        allow 127.0.0.1;\n        allow ::1;\n        deny all;"));
   // A guarded root is the whole shop: one location / only.
   auto whole = sale();
   whole.shop_url = "http://shop.example.com:8000/";

@@ -5,7 +5,7 @@
 
 #include "http/request_fields.hpp"
 
-using foyer::http::from_same_site;
+using foyer::http::from_own_origin;
 using foyer::http::percent_decode;
 using foyer::http::trim_ows;
 
@@ -47,21 +47,24 @@ TEST_CASE("a bearer token follows its scheme in any case, after one or more spac
   }
 }
 
-TEST_CASE("a request is from the same site by Sec-Fetch-Site where sent, else by Origin") {
+TEST_CASE("a request is from the own origin by Sec-Fetch-Site where sent, else by Origin") {
   constexpr std::string_view origin = "https://queue.example.com";
   auto with = [](std::initializer_list<std::pair<const char*, const char*>> fields) {
     foyer::http::request req;
     for (auto [name, value] : fields) req.set(name, value);
     return req;
   };
-  CHECK(from_same_site(with({}), origin));
-  CHECK(from_same_site(with({{"Origin", "https://queue.example.com"}}), origin));
-  CHECK_FALSE(from_same_site(with({{"Origin", "https://evil.example"}}), origin));
-  CHECK_FALSE(from_same_site(with({{"Origin", "null"}}), origin));
-  CHECK_FALSE(from_same_site(with({{"Origin", "https://queue.example.com:8443"}}), origin));
-  for (const char* site : {"same-origin", "same-site", "none"}) {
-    CHECK(from_same_site(with({{"Sec-Fetch-Site", site}, {"Origin", "https://elsewhere.example"}}), origin));
+  CHECK(from_own_origin(with({}), origin));
+  CHECK(from_own_origin(with({{"Origin", "https://queue.example.com"}}), origin));
+  CHECK_FALSE(from_own_origin(with({{"Origin", "https://evil.example"}}), origin));
+  CHECK_FALSE(from_own_origin(with({{"Origin", "null"}}), origin));
+  CHECK_FALSE(from_own_origin(with({{"Origin", "https://queue.example.com:8443"}}), origin));
+  for (const char* site : {"same-origin", "none"}) {
+    CHECK(from_own_origin(with({{"Sec-Fetch-Site", site}, {"Origin", "https://elsewhere.example"}}), origin));
   }
-  CHECK_FALSE(from_same_site(with({{"Sec-Fetch-Site", "cross-site"}, {"Origin", "https://queue.example.com"}}), origin));
-  CHECK_FALSE(from_same_site(with({{"Sec-Fetch-Site", "garbage"}}), origin));
+  // A sibling subdomain (user content on *.example.com) is the same site, not the waiting room.
+  for (const char* site : {"same-site", "cross-site"}) {
+    CHECK_FALSE(from_own_origin(with({{"Sec-Fetch-Site", site}, {"Origin", "https://queue.example.com"}}), origin));
+  }
+  CHECK_FALSE(from_own_origin(with({{"Sec-Fetch-Site", "garbage"}}), origin));
 }

@@ -121,6 +121,24 @@ TEST_CASE_METHOD(router_fixture, "empty segments, a trailing slash among them, a
   CHECK(answer(verb::get, "/api/v1/rooms/").body() == "list:");
 }
 
+TEST_CASE_METHOD(router_fixture, "below an exact prefix only the canonical spelling is answered") {
+  r.add({verb::get}, "/metrics", named("metrics"));
+  r.exact("/metrics");
+  r.exact("/api/v1/admin");
+  CHECK(answer(verb::get, "/metrics").body() == "metrics:");
+  CHECK(answer(verb::get, "/metrics?x=1").body() == "metrics:");
+  for (const char* path : {"/metrics/", "//metrics", "//metrics//", "/metrics//", "/api/v1/admin/rooms/",
+                           "/api//v1/admin/rooms", "//api/v1/admin/rooms"}) {
+    CAPTURE(path);
+    auto res = answer(verb::get, path);
+    CHECK(res.result_int() == 404);
+    CHECK(res.body().find("\"error\":\"not_found\"") != std::string::npos);
+  }
+  // The guard still answers first, whatever the spelling.
+  CHECK(answer(verb::get, "//api/v1/admin/rooms", "Bearer wrong").result_int() == 401);
+  CHECK(answer(verb::get, "/").body() == "front:");
+}
+
 TEST_CASE_METHOD(router_fixture, "the admin guard answers first for every path below it, and only there") {
   auto refused = answer(verb::get, "/api/v1/admin/rooms", "Bearer wrong");
   CHECK(refused.result_int() == 401);
