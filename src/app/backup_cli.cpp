@@ -366,24 +366,29 @@ void new_incarnation(const config& c) {
   const auto& settings = c.cluster->settings;
   store::etcd::client etcd(settings.etcd, settings.access, std::chrono::milliseconds(2000));
   const auto key = cluster::incarnation_key(settings.prefix);
-  auto marked = etcd.range(key, key + '\0', 1);
   auto entries = etcd.range(cluster::log_key(settings.prefix, 0), cluster::log_keys_end(settings.prefix), 1);
-  if (!marked || !entries) {
+  if (!entries) {
     throw failure(fmt::format("etcd does not answer at {}: {}", fmt::join(settings.etcd, ", "), etcd.last_problem()));
   }
-  if (!marked->empty() || !entries->empty()) {
-    throw failure(fmt::format("the cluster's log under '{}' is not empty: a node leads it as it is, or refuses and "
-                              "says why",
-                              settings.prefix));
-  }
-  write_private_file(incarnation_path(keys_dir), encode_incarnation(next));
+  const auto not_empty = fmt::format(
+      "the cluster's log under '{}' is not empty: a node leads it as it is, or refuses and says why", settings.prefix);
+  if (!entries->empty()) throw failure(not_empty);
+  // The mark's guard is the check that the log is unmarked. The new incarnation is written
+  // only once the log is marked as its own: secrets that no log is marked for would leave
+  // the cluster with neither the old mark nor a way to make a new one.
   const std::vector<store::etcd::guard> unmarked{{store::etcd::guard::target::version, key, 0}};
   auto r = etcd.txn(unmarked, key, mark, 0, key);
   auto reply = r.answered ? store::etcd::client::parse_txn(r.body) : std::nullopt;
-  if (!reply || !reply->succeeded) {
-    throw failure(fmt::format("the cluster's log under '{}' could not be marked ({}): run the command again",
-                              settings.prefix, reply ? "another mark came first" : r.problem));
+  if (reply && !reply->succeeded) throw failure(not_empty + " (another mark came first)");
+  // A try whose answer was lost may have put the mark: it is read back.
+  if (!reply) {
+    auto found = etcd.range(key, key + '\0', 1);
+    if (!found || found->empty() || found->front().value != mark) {
+      throw failure(fmt::format("the cluster's log under '{}' could not be marked ({}): run the command again",
+                                settings.prefix, r.problem));
+    }
   }
+  write_private_file(incarnation_path(keys_dir), encode_incarnation(next));
   std::cout << fmt::format("foyer: {} holds a new incarnation, and the empty cluster's log under '{}' is its own: "
                            "tickets issued before are refused (ticket_lost_in_restore). Copy {} to every node\n",
                            incarnation_path(keys_dir).string(), settings.prefix, keys_dir.string());

@@ -139,7 +139,8 @@ std::optional<std::int64_t> cluster_leader::campaign() {
 
 // A store that followed an earlier log under this prefix (etcd wiped, and a new
 // incarnation's log begun since) must not copy the new log's entries after its own. The
-// store keeps the mark of the log it follows.
+// store keeps the mark of the log it follows; one that holds entries and no mark (from
+// before marks) cannot show which log they are, and is refused too (cluster::may_follow).
 void cluster_leader::check_same_log(rocks_store& store) {
   const auto key = cluster::incarnation_key(settings_.prefix);
   for (std::string said;; std::this_thread::sleep_for(standby_poll)) {
@@ -154,15 +155,15 @@ void cluster_leader::check_same_log(rocks_store& store) {
     if (found->empty()) return;
     const auto& mark = found->front().value;
     const auto local = store.incarnation_mark();
-    if (local == mark) return;
-    if (local && store.cluster_entries() > 0) {
+    if (!cluster::may_follow(local, store.cluster_entries(), mark)) {
       throw store_error(fmt::format(
-          "this node's store holds {} entries of an earlier cluster's log than the one under '{}' (a new "
-          "incarnation's, begun after etcd lost the log): it cannot continue it. Start it with a new data dir; it "
-          "copies the log from etcd",
-          store.cluster_entries(), settings_.prefix));
+          "this node's store holds {} entries of another cluster's log than the one under '{}' ({}): it cannot "
+          "continue it. Start it with a new data dir; it copies the log from etcd",
+          store.cluster_entries(), settings_.prefix,
+          local ? "an earlier one: a new incarnation's log was begun after etcd lost it"
+                : "its store has no mark, so nothing shows the log it holds is that one"));
     }
-    store.mark_incarnation(mark);
+    if (local != mark) store.mark_incarnation(mark);
     return;
   }
 }

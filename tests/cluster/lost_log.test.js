@@ -5,12 +5,15 @@
 // for a place the new log did not give, and no place is given twice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { ClusterNode, EtcdCluster, clusterDir } from '../lib/cluster.js';
 import { runFoyer, until } from '../lib/foyer.js';
 import { freePort } from '../nginx/harness.js';
 
+const run = promisify(execFile);
 const rooms = [{ id: 'demo', name: 'Demo', rate_per_minute: 6, target_url: '/welcome' }];
 
 async function join(node) {
@@ -113,9 +116,42 @@ test('etcd wiped mid-sale: no node leads the empty log until a new incarnation, 
   b.start();
   const stale = await refusal(b);
   assert.equal(stale.code, 1, stale.output);
-  assert.match(stale.output, /entries of an earlier cluster's log than the one under '\/foyer-test'/);
+  assert.match(stale.output, /entries of another cluster's log than the one under '\/foyer-test' \(an earlier one/);
   // With a new data dir it copies the new log and stands by.
   b.wipe();
   b.start();
   await until('b to stand by on the new log', () => /standby: .* leads; copying its log/.test(b.output.slice(b.mark)), 10000);
+});
+
+// `foyer new-incarnation` writes the new incarnation only once the log is marked as its
+// own: when another mark comes first, the secrets still match the log's mark.
+test('new-incarnation that loses the mark to another leaves the secrets as they were', { timeout: 60000 }, async (t) => {
+  const dir = clusterDir();
+  const etcd = await new EtcdCluster(path.join(dir, 'etcd'), { size: 1 }).start();
+  const secretsDir = path.join(dir, 'shared');
+  const a = new ClusterNode({ dir, id: 'a', etcd: etcd.endpoints, secretsDir, port: await freePort(), rooms });
+  t.after(async () => {
+    if (a.alive) await a.kill9();
+    await etcd.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await a.start().leading();
+  await a.kill9();
+  const incarnationFile = path.join(secretsDir, 'incarnation.json');
+  const before = existsSync(incarnationFile) ? readFileSync(incarnationFile, 'utf8') : null;
+  // etcd lost the log, and another run of new-incarnation marked the empty log first.
+  const etcdctl = (...args) => run('etcdctl', [`--endpoints=${etcd.endpoints.join(',')}`, ...args]);
+  await etcdctl('del', '--prefix', '/foyer-test');
+  await etcdctl('put', '/foyer-test/incarnation', 'another-mark');
+
+  const lost = await runFoyer(['new-incarnation', '--config', a.configPath]);
+  assert.equal(lost.code, 1, lost.stdout + lost.stderr);
+  assert.match(lost.stderr, /under '\/foyer-test' is not empty.*another mark came first/);
+  assert.equal(existsSync(incarnationFile) ? readFileSync(incarnationFile, 'utf8') : null, before);
+
+  // With the log unmarked, the command marks it and writes the incarnation that matches.
+  await etcdctl('del', '/foyer-test/incarnation');
+  const won = await runFoyer(['new-incarnation', '--config', a.configPath]);
+  assert.equal(won.code, 0, won.stdout + won.stderr);
+  assert.notEqual(readFileSync(incarnationFile, 'utf8'), before);
 });

@@ -32,6 +32,10 @@ log_claim judge_log(const std::optional<std::string>& mark, bool empty, const lo
   return !empty || self.secret_new ? log_claim::adopt : log_claim::unknown;
 }
 
+bool may_follow(const std::optional<std::string>& local, std::uint64_t entries, std::string_view mark) {
+  return entries == 0 || local == mark;
+}
+
 std::string log_refusal(log_claim claim, std::string_view where, std::string_view repair) {
   if (claim == log_claim::foreign) {
     return fmt::format("{} belongs to another secret or incarnation than this node's: its tickets are not this "

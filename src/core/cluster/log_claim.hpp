@@ -13,6 +13,7 @@
 // lead and names the fix: `foyer new-incarnation`, after which the old tickets get
 // ticket_lost_in_restore.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,12 @@ enum class log_claim {
 
 // `mark`: the log's, if any; `empty`: the log holds no entry (no event in a data dir).
 log_claim judge_log(const std::optional<std::string>& mark, bool empty, const log_identity& self);
+
+// Whether a standby whose store holds `entries` of a log marked `local` (none: a store
+// from before marks) may follow etcd's log marked `mark`: a store that holds entries
+// continues only a log marked as the one it followed, or the new log would be copied
+// after the old one's entries; an empty store follows any.
+bool may_follow(const std::optional<std::string>& local, std::uint64_t entries, std::string_view mark);
 
 // Why a node refuses a log, and the fix: `where` names the log (etcd's prefix, the data
 // dir's log), `repair` the command that starts a new incarnation for it.

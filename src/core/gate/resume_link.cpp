@@ -73,6 +73,10 @@ std::variant<desk_refusal, resumed> open_resume(const room& r, const resume_code
   if (!opened) return desk_refusal{errc::invalid_resume_link, "This resume link is malformed, or was altered."};
   ticket_error why{};
   auto t = tickets.decode(opened->ticket, &why);
+  if (t && t->room == r.config().id && !r.gave(*t)) {
+    why = ticket_error::lost_in_restore;
+    t.reset();
+  }
   if (!t && why == ticket_error::lost_in_restore) {
     return desk_refusal{errc::ticket_lost_in_restore,
                         "This server was restored from a backup taken before the place was taken: join again."};

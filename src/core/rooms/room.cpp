@@ -574,4 +574,13 @@ std::optional<std::uint64_t> room::place_of(std::uint64_t lobby_index) const {
   return lane_place(lane, places->place(index));
 }
 
+bool room::gave(const ticket& t) const {
+  // A lobby ticket's place comes from the draw: its lobby index is what the log gave.
+  if (t.lobby_index) {
+    auto lane = lane_of(*t.lobby_index);
+    return lane < draws_.size() && place_in_lane(*t.lobby_index) < draws_[lane].lobby.size();
+  }
+  return !t.place || lanes_.holds(*t.place);
+}
+
 }  // namespace foyer

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/gate/resume_book.hpp"
+#include "core/gate/ticket.hpp"
 #include "core/rooms/lane_queues.hpp"
 #include "core/rooms/event.hpp"
 #include "core/inventory/seat_ledger.hpp"
@@ -264,6 +265,11 @@ class room {
   std::optional<digest> revealed_seed(std::uint8_t lane = 0) const;
   // The place drawn for a lobby index (the lane in its top byte, as places have), once drawn.
   std::optional<std::uint64_t> place_of(std::uint64_t lobby_index) const;
+  // Whether this room's log gave the place, or for a lobby ticket the lobby index, the
+  // ticket names: a log restored from an older copy (an etcd snapshot, a node's log/ from
+  // a file system snapshot) keeps its mark but lacks what was given after the copy, and
+  // would give it again. Every ticket-taking path asks this (ticket_lost_in_restore).
+  bool gave(const ticket& t) const;
 
   std::string encode_state() const;
   // Restores what encode_state wrote; false if the bytes are not a valid state.

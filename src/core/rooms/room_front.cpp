@@ -35,6 +35,8 @@ std::optional<visitor_status> far_status(const room_front& front, std::int64_t t
   auto lane = lane_of(place);
   if (lane >= front.lanes.size()) return std::nullopt;
   auto f = front.lanes[lane];
+  // A place the log never gave (a log restored from an older copy) is the owner's to refuse.
+  if (place_in_lane(place) >= f.joined) return std::nullopt;
   if (lane < front.lane_ids.size()) f.lane = front.lane_ids[lane];
   auto s = status_at(f, place_in_lane(place), taken_ms, jitter, window);
   if (s.state != "waiting" || s.held || !s.frontier_above || *s.position <= *s.frontier_above) return std::nullopt;

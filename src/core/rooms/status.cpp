@@ -22,6 +22,7 @@ lane_front front_of(const room& r, std::uint8_t lane, std::int64_t now_ms) {
   f.state = r.state();
   if (r.lanes().size() > 1 && lane < r.lanes().size()) f.lane = r.lanes().at(lane).config.id;
   f.served = r.served_in_lane(lane, now_ms);
+  if (lane < r.lanes().size()) f.joined = r.lanes().at(lane).joined;
   f.rate = r.lane_rate(lane);
   f.lobby_closes_at_ms = r.lobby_closes_at_ms();
   f.held = r.held_at(now_ms);

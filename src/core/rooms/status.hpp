@@ -42,6 +42,7 @@ struct lane_front {
   room_state state = room_state::open;
   std::optional<std::string_view> lane;  // the lane's id, in a room with lanes
   std::uint64_t served = 0;
+  std::uint64_t joined = 0;  // places the lane gave (room::gave)
   std::uint32_t rate = 0;  // admissions a minute
   std::optional<std::int64_t> lobby_closes_at_ms;
   std::optional<std::string_view> held;  // room::held_at

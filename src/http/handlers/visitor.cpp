@@ -84,6 +84,10 @@ std::optional<ticket> visitor::presented_ticket(const request& req, std::string_
   }
   ticket_error why{};
   auto t = ctx_.tickets.decode(*text, &why);
+  if (const room* r = t && t->room == room_id ? ctx_.rooms.find(room_id) : nullptr; r && !r->gave(*t)) {
+    why = ticket_error::lost_in_restore;
+    t.reset();
+  }
   if (!t && why == ticket_error::lost_in_restore) {
     return refuse(errc::ticket_lost_in_restore,
                   "This server was restored from a backup taken before your ticket was issued, so it does not "

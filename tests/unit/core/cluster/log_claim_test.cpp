@@ -53,3 +53,13 @@ TEST_CASE("an empty, unmarked log is claimed only by a secret made for it", "[cl
   CHECK(why.find("ticket_lost_in_restore") != std::string::npos);
   CHECK(log_refusal(log_claim::foreign, "the log in d", "r").find("secrets_dir") != std::string::npos);
 }
+
+TEST_CASE("a standby continues only the log its entries came from; an empty store follows any", "[cluster]") {
+  const auto mark = incarnation_mark(secret, "b2");
+  CHECK(may_follow(mark, 40, mark));
+  CHECK(may_follow(std::nullopt, 0, mark));
+  CHECK(may_follow(incarnation_mark(secret, ""), 0, mark));
+  // An earlier log's entries, marked or from before marks: the new log is not copied after them.
+  CHECK_FALSE(may_follow(incarnation_mark(secret, ""), 40, mark));
+  CHECK_FALSE(may_follow(std::nullopt, 40, mark));
+}

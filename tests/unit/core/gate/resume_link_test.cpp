@@ -182,3 +182,10 @@ TEST_CASE("resume_link_changed round-trips through the log's encoding") {
     CHECK(d.at_ms == 1234);
   }
 }
+
+TEST_CASE_METHOD(resume_fixture, "a link whose place the room's log never gave was lost in a restore") {
+  // The fixture's room holds three joins: a fourth's ticket came from a log since lost.
+  auto link = keep(3, 0x31);
+  CHECK(std::holds_alternative<resumed>(open(3, link)));
+  CHECK(refusal_of(open(4, link)) == errc::ticket_lost_in_restore);
+}

@@ -72,3 +72,25 @@ TEST_CASE_METHOD(room_fixture, "the front leaves to the room the visitors near t
     CHECK_FALSE(far_status(room_front_of(stopped, now_ms), now_ms, 200, mid_jitter, window));
   }
 }
+
+TEST_CASE_METHOD(room_fixture, "a room holds only the places and lobby indexes its log gave: past them, a restore lost the ticket") {
+  auto gave = [](const room& in, std::optional<std::uint64_t> place, std::optional<std::uint64_t> lobby_index) {
+    return in.gave(ticket{"r", {}, place, lobby_index, {}, 0});
+  };
+  room r = make(fifo_config(120));
+  join_many(r, 300);
+  CHECK(gave(r, 299, std::nullopt));
+  // A log restored from an older copy lacks the joins after it: their places are not its.
+  CHECK_FALSE(gave(r, 300, std::nullopt));
+  CHECK_FALSE(gave(r, lane_place(1, 0), std::nullopt));  // a lane the room never had
+  // The poll path leaves such a place to the room, which refuses it, at the cost of a comparison.
+  auto front = room_front_of(r, now_ms);
+  CHECK(far_status(front, now_ms, 299, mid_jitter, window));
+  CHECK_FALSE(far_status(front, now_ms, 300, mid_jitter, window));
+  CHECK_FALSE(far_status(front, now_ms, 5'000, mid_jitter, window));
+
+  room lobby = make(lobby_config());
+  join_many(lobby, 10);
+  CHECK(gave(lobby, std::nullopt, 9));
+  CHECK_FALSE(gave(lobby, std::nullopt, 10));
+}
