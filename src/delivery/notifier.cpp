@@ -122,18 +122,27 @@ void notifier::kick(notify::channel ch) {
   auto& l = lanes_[index(ch)];
   if (stopped_ || !l.send) return;
   while (l.sending < options_.concurrent_sends) {
-    auto p = next(ch);
+    auto p = next(ch, /*idle_only=*/false);
+    if (!p) return;
+    send(ch, std::move(*p));
+  }
+  // The shared sends are all taken (services that hang can take them all between them): a
+  // service with nothing in flight still starts one, up to twice concurrent_sends in all,
+  // so a fresh notice to a working service goes at once, not after a send's deadline.
+  while (l.sending < 2 * options_.concurrent_sends) {
+    auto p = next(ch, /*idle_only=*/true);
     if (!p) return;
     send(ch, std::move(*p));
   }
 }
 
-std::optional<notifier::pending> notifier::next(notify::channel ch) {
+std::optional<notifier::pending> notifier::next(notify::channel ch, bool idle_only) {
   auto& l = lanes_[index(ch)];
   // A push service takes at most a quarter of the sends; the relay, all of them.
   auto share = std::max<std::size_t>(1, options_.concurrent_sends / 4);
   // Services that can't take a turn are those sending their share (at most 4 of them) or
-  // sending with nothing queued (at most concurrent_sends): the search is bounded by those.
+  // sending at all (with `idle_only`) or with nothing queued (at most twice
+  // concurrent_sends): the search is bounded by those.
   auto it = l.services.upper_bound(l.last);
   for (auto looked = l.services.size(); looked > 0; --looked) {
     if (it == l.services.end()) it = l.services.begin();
@@ -147,7 +156,7 @@ std::optional<notifier::pending> notifier::next(notify::channel ch) {
       it = l.services.erase(it);
       continue;
     }
-    if (s.queue.empty() || (!it->first.empty() && s.sending >= share)) {
+    if (s.queue.empty() || (idle_only && s.sending > 0) || (!it->first.empty() && s.sending >= share)) {
       ++it;
       continue;
     }
