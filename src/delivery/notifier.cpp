@@ -148,7 +148,7 @@ std::optional<notifier::pending> notifier::next(notify::channel ch, bool idle_on
     if (it == l.services.end()) it = l.services.begin();
     auto& s = it->second;
     while (!s.queue.empty() && stale(s.queue.front().n)) {
-      book_.record(s.queue.front().n.room, ch, notify::outcome::stale);
+      book_.record(s.queue.front().n.room, ch, s.queue.front().n.kind, notify::outcome::stale);
       s.queue.pop_front();
       --l.waiting;
     }
@@ -187,7 +187,7 @@ void notifier::finished(notify::channel ch, pending p, notify::outcome o) {
   --l.sending;
   auto s = l.services.find(notify::service_of(p.n.to));
   if (--s->second.sending == 0 && s->second.queue.empty()) l.services.erase(s);
-  book_.record(p.n.room, ch, o);
+  book_.record(p.n.room, ch, p.n.kind, o);
   if (o == notify::outcome::gone) book_.forget(p.n.room, p.n.visitor, ch);
   if (o == notify::outcome::delivered) accepted(p.n);
   if (o == notify::outcome::failed && ++p.attempts < options_.max_attempts) {
@@ -205,7 +205,7 @@ void notifier::finished(notify::channel ch, pending p, notify::outcome o) {
 
 void notifier::given_up(notify::channel ch, const pending& p, notify::outcome o) {
   // gone and refused are counted as the send's answer already.
-  if (o == notify::outcome::dropped) book_.record(p.n.room, ch, o);
+  if (o == notify::outcome::dropped) book_.record(p.n.room, ch, p.n.kind, o);
   if (p.n.kind != notify::notice_kind::turn) return;
   const room* r = rooms_.find(p.n.room);
   if (r && r->told(p.n.place)) return;
