@@ -12,8 +12,8 @@
 // changed.
 //
 // Notices can't be aimed at strangers: a ticket gives one address per room (another is
-// refused, contact_taken, even after an opt-out), an address hears of each kind once per
-// room whoever opted it in (the book), and each client network's opt-ins are counted as
+// refused, contact_taken, even after an opt-out), the book holds an address to its rules
+// (contact_book.hpp: once per kind and room, or each ticket confirmed), and each client network's opt-ins are counted as
 // its joins are (pow::join_pressure, [notifications] opt_ins_per_network within the
 // pressure window; past it 429 too_many_opt_ins). An opt-in under way holds its place in
 // that count from the check on (before anything is awaited), so opt-ins sent at once can't
