@@ -16,6 +16,13 @@ std::size_t index(channel ch) { return static_cast<std::size_t>(ch); }
 
 bool ended(room_state s) { return s == room_state::closed || s == room_state::sold_out; }
 
+// A confirmation token's first 16 bytes: its key among the room's tickets awaiting confirmation.
+id16 first_half(const digest& tag) {
+  id16 out{};
+  std::copy_n(tag.begin(), out.size(), out.begin());
+  return out;
+}
+
 }  // namespace
 
 contact_book::address_id contact_book::address_of(const contact& c) const {
@@ -112,10 +119,7 @@ bool contact_book::add(std::string_view room, const id16& visitor, std::optional
     const auto& email = std::get<email_contact>(c);
     // Once per visitor (they give one address): the ticket awaits its confirmation mail.
     if (fresh && !email.confirm_link.empty()) {
-      auto tag = confirm_tag(room, address, visitor);
-      id16 key{};
-      std::copy_n(tag.begin(), key.size(), key.begin());
-      book.confirming.emplace(key, std::pair{visitor, address});
+      book.confirming.emplace(first_half(confirm_tag(room, address, visitor)), std::pair{visitor, address});
       book.to_confirm.push_back(visitor);
     }
   }
@@ -334,10 +338,7 @@ bool contact_book::restore(std::string_view key, std::string_view value) {
     book.mailed[address].sent |= record->soon_sent ? mailed_soon : 0;
     // Its confirmation mail went before the restart: its link still confirms it.
     if (!record->email->confirm_link.empty()) {
-      auto tag = confirm_tag(who->first, address, who->second);
-      id16 key{};
-      std::copy_n(tag.begin(), key.size(), key.begin());
-      book.confirming.emplace(key, std::pair{who->second, address});
+      book.confirming.emplace(first_half(confirm_tag(who->first, address, who->second)), std::pair{who->second, address});
     }
   }
   hold(book, who->second, std::move(*record));
@@ -381,9 +382,7 @@ const contact_book::entry* contact_book::confirming_entry(std::string_view room,
   auto it = rooms_.find(room);
   auto tag = token.size() == 64 ? from_hex_fixed<32>(token) : std::nullopt;
   if (it == rooms_.end() || !tag) return nullptr;
-  id16 key{};
-  std::copy_n(tag->begin(), key.size(), key.begin());
-  auto found = it->second.confirming.find(key);
+  auto found = it->second.confirming.find(first_half(*tag));
   if (found == it->second.confirming.end()) return nullptr;
   const auto& [who, address] = found->second;
   if (!equal_constant_time(confirm_tag(room, address, who), *tag)) return nullptr;

@@ -68,6 +68,23 @@ struct notifier_fixture : journal_fixture {
     };
   }
 
+  // Sends that hang until `gate` is cancelled (then fail) for endpoints starting with
+  // https://hang, and are accepted at once for the others, whose endpoints go to `delivered`.
+  std::vector<std::string> delivered;
+  delivery::notifier::send_function hanging_at_hang_hosts() {
+    return [this](const notice& n) -> net::awaitable<outcome> {
+      sent.push_back(n);
+      auto& endpoint = std::get<push_subscription>(n.to).endpoint;
+      if (endpoint.starts_with("https://hang")) {
+        boost::system::error_code ec;
+        co_await gate.async_wait(net::redirect_error(net::use_awaitable, ec));
+        co_return outcome::failed;
+      }
+      delivered.push_back(endpoint);
+      co_return outcome::delivered;
+    };
+  }
+
   // The turn_notified events in the log, as (place, at).
   std::vector<std::pair<std::uint64_t, std::int64_t>> told() {
     std::vector<std::pair<std::uint64_t, std::int64_t>> out;
@@ -230,19 +247,8 @@ TEST_CASE_METHOD(notifier_fixture, "a push service that never answers holds its 
     if (i >= 3) s.endpoint = "https://hang.example.org/s/" + std::to_string(i);
     REQUIRE(crowd.add("hall", v, i, std::nullopt, s));
   }
-  std::vector<std::string> delivered;
   delivery::notifier notices(ioc, clock, *rooms, crowd, store, quick(/*queue=*/100, /*attempts=*/3));
-  notices.set_sender(channel::push, [&](const notice& n) -> net::awaitable<outcome> {
-    sent.push_back(n);
-    auto& endpoint = std::get<push_subscription>(n.to).endpoint;
-    if (endpoint.starts_with("https://hang.")) {
-      boost::system::error_code ec;
-      co_await gate.async_wait(net::redirect_error(net::use_awaitable, ec));
-      co_return outcome::failed;
-    }
-    delivered.push_back(endpoint);
-    co_return outcome::delivered;
-  });
+  notices.set_sender(channel::push, hanging_at_hang_hosts());
   notices.start();
   ioc.run_for(std::chrono::milliseconds(50));
   // quick() sends 32 at once, a quarter of them (8) per service: the hanging service holds 8,
@@ -267,18 +273,8 @@ TEST_CASE_METHOD(notifier_fixture, "services that hang hold every shared send: a
     s.endpoint = fmt::format("https://hang{}.example.org/s/{}", i % 4, i);
     REQUIRE(crowd.add("hall", v, i, std::nullopt, s));
   }
-  std::vector<std::string> delivered;
   delivery::notifier notices(ioc, clock, *rooms, crowd, store, quick(/*queue=*/100, /*attempts=*/3));
-  notices.set_sender(channel::push, [&](const notice& n) -> net::awaitable<outcome> {
-    auto& endpoint = std::get<push_subscription>(n.to).endpoint;
-    if (endpoint.starts_with("https://hang")) {
-      boost::system::error_code ec;
-      co_await gate.async_wait(net::redirect_error(net::use_awaitable, ec));
-      co_return outcome::failed;
-    }
-    delivered.push_back(endpoint);
-    co_return outcome::delivered;
-  });
+  notices.set_sender(channel::push, hanging_at_hang_hosts());
   notices.start();
   ioc.run_for(std::chrono::milliseconds(30));
   CHECK(notices.queued(channel::push) == 8);

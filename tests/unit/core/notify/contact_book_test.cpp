@@ -490,9 +490,13 @@ TEST_CASE_METHOD(confirming_fixture, "a ticket awaiting confirmation gets one co
   CHECK_FALSE(confirming.decide_add("hall", visitor_of(1), 1, std::nullopt, first).write);
   REQUIRE(confirming.add("hall", visitor_of(1), 1, std::nullopt, first));
   CHECK(plan_confirming().empty());
-  // Kept as awaiting in the store, and so restored.
+  // Kept as awaiting in the store, and so restored: its link still confirms it.
   auto records = taken(confirming);
-  CHECK(decode_contact_record(*records.at(encode_contact_key("hall", visitor_of(1))))->email == first);
+  auto key = encode_contact_key("hall", visitor_of(1));
+  CHECK(decode_contact_record(*records.at(key))->email == first);
+  contact_book restarted{100, digest{}, /*confirm=*/true};
+  REQUIRE(restarted.restore(key, *records.at(key)));
+  CHECK(restarted.decide_confirm("hall", token)->size() == 1);
 
   // A token for another room, another ticket, or altered, confirms nothing.
   CHECK_FALSE(confirming.decide_confirm("other", token));
