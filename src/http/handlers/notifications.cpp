@@ -232,7 +232,8 @@ task<response> notifications::confirm(const request& req, const room& r, std::st
 
 response notifications::not_confirmable(const request& req) const {
   return problem(req, errc::invalid_confirmation_link,
-                 "This confirmation link is not one this room made, or the room no longer sends notices.");
+                 "This confirmation link is not one this room made, or the request it confirms is over "
+                 "(opted out, told, or the room ended).");
 }
 
 }  // namespace foyer::http::handlers
