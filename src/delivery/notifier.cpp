@@ -253,6 +253,12 @@ void notifier::collect(ops::metrics_writer& w) const {
                outcomes[index(ch)][o]);
     }
   }
+  w.family("foyer_notification_confirmations_total", "counter",
+           "Confirmation mails ([notifications] confirm) by what became of each attempt; not notices.");
+  for (std::size_t o = 0; o < notify::outcome_count; ++o) {
+    w.sample("foyer_notification_confirmations_total", {{"outcome", notify::to_string(static_cast<notify::outcome>(o))}},
+             book_.confirmation_outcomes()[o]);
+  }
   w.family("foyer_notified_no_shows_total", "counter",
            "Visitors told it was their turn who never claimed their pass in time.");
   w.sample("foyer_notified_no_shows_total", {}, book_.notified_no_shows());

@@ -80,7 +80,8 @@ class notifier {
 
   // The notices queued on `ch`.
   std::size_t queued(notify::channel ch) const;
-  // foyer_notifications_total{channel,outcome}, foyer_notified_no_shows_total,
+  // foyer_notifications_total{channel,outcome}, foyer_notification_confirmations_total{outcome},
+  // foyer_notified_no_shows_total,
   // foyer_notification_contacts (visitors whose contacts are held) and
   // foyer_notification_queue{channel}.
   void collect(ops::metrics_writer& w) const;

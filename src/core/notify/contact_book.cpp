@@ -295,13 +295,14 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
 }
 
 void contact_book::record(std::string_view room, channel ch, notice_kind kind, outcome o) {
-  ++outcomes_[index(ch)][static_cast<std::size_t>(o)];
   auto it = rooms_.find(room);
-  if (it == rooms_.end()) return;
   if (kind == notice_kind::confirm) {
-    if (o == outcome::delivered) ++it->second.counts.confirmations_delivered;
+    ++confirmation_outcomes_[static_cast<std::size_t>(o)];
+    if (it != rooms_.end() && o == outcome::delivered) ++it->second.counts.confirmations_delivered;
     return;
   }
+  ++outcomes_[index(ch)][static_cast<std::size_t>(o)];
+  if (it == rooms_.end()) return;
   if (o == outcome::delivered) ++it->second.counts.delivered[index(ch)];
   if (o == outcome::gone || o == outcome::refused || o == outcome::dropped) ++it->second.counts.refused[index(ch)];
 }

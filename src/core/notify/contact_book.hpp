@@ -148,8 +148,10 @@ class contact_book {
 
   // Zeros for a room nobody opted into.
   room_counts counts(std::string_view room) const;
-  // Every notice's outcome since start: [channel][outcome].
+  // Every notice's outcome since start: [channel][outcome]. Confirmation mails are not
+  // notices: theirs are apart, [outcome].
   const std::array<std::array<std::uint64_t, outcome_count>, 2>& outcomes() const { return outcomes_; }
+  const std::array<std::uint64_t, outcome_count>& confirmation_outcomes() const { return confirmation_outcomes_; }
   std::size_t size() const;
   // The visitors the last plan() looked at: those admitted or within reach of the "soon"
   // window, however many contacts are held (foyer_notification_plan_visitors).
@@ -228,6 +230,7 @@ class contact_book {
   bool confirm_;
   std::map<std::string, room_book, std::less<>> rooms_;
   std::array<std::array<std::uint64_t, outcome_count>, 2> outcomes_{};
+  std::array<std::uint64_t, outcome_count> confirmation_outcomes_{};
   std::uint64_t notified_no_shows_ = 0;
   std::size_t looked_at_ = 0;
   // The keys of the records changed and not yet taken.

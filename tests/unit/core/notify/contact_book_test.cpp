@@ -604,4 +604,8 @@ TEST_CASE_METHOD(book_fixture, "confirmation mails are counted apart from the no
   CHECK(counts.confirmations_delivered == 1);
   book.record("hall", channel::email, notice_kind::confirm, outcome::refused);
   CHECK(book.counts("hall").refused == per_channel{0, 0});
+  // And in the metrics' counts: apart from the notices'.
+  CHECK(book.outcomes()[1][static_cast<std::size_t>(outcome::delivered)] == 0);
+  CHECK(book.confirmation_outcomes()[static_cast<std::size_t>(outcome::delivered)] == 1);
+  CHECK(book.confirmation_outcomes()[static_cast<std::size_t>(outcome::refused)] == 1);
 }
