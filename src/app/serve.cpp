@@ -332,7 +332,8 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
   api_settings.invite_keys = &invite_keys;
   // Visitors' contacts (core/notify/contact_book.hpp), and the notices sent to them off the
   // visitors' path: push once a VAPID subject is set, email once a relay is.
-  notify::contact_book contacts(c.notifications.max_contacts_per_room, subkey(secret, "foyer/notice-addresses/v1"));
+  notify::contact_book contacts(c.notifications.max_contacts_per_room, subkey(secret, "foyer/notice-addresses/v1"),
+                                c.notifications.confirm);
   delivery::notifier notices(ioc, clock, rooms, contacts, store, c.notifications.outbox);
   delivery::notice_senders notice_senders(ioc, clock, rooms, api_settings.public_url);
   auto channels = c.notifications.channels();

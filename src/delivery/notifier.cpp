@@ -122,24 +122,33 @@ void notifier::kick(notify::channel ch) {
   auto& l = lanes_[index(ch)];
   if (stopped_ || !l.send) return;
   while (l.sending < options_.concurrent_sends) {
-    auto p = next(ch);
+    auto p = next(ch, /*idle_only=*/false);
+    if (!p) return;
+    send(ch, std::move(*p));
+  }
+  // The shared sends are all taken (services that hang can take them all between them): a
+  // service with nothing in flight still starts one, up to twice concurrent_sends in all,
+  // so a fresh notice to a working service goes at once, not after a send's deadline.
+  while (l.sending < 2 * options_.concurrent_sends) {
+    auto p = next(ch, /*idle_only=*/true);
     if (!p) return;
     send(ch, std::move(*p));
   }
 }
 
-std::optional<notifier::pending> notifier::next(notify::channel ch) {
+std::optional<notifier::pending> notifier::next(notify::channel ch, bool idle_only) {
   auto& l = lanes_[index(ch)];
   // A push service takes at most a quarter of the sends; the relay, all of them.
   auto share = std::max<std::size_t>(1, options_.concurrent_sends / 4);
   // Services that can't take a turn are those sending their share (at most 4 of them) or
-  // sending with nothing queued (at most concurrent_sends): the search is bounded by those.
+  // sending at all (with `idle_only`) or with nothing queued (at most twice
+  // concurrent_sends): the search is bounded by those.
   auto it = l.services.upper_bound(l.last);
   for (auto looked = l.services.size(); looked > 0; --looked) {
     if (it == l.services.end()) it = l.services.begin();
     auto& s = it->second;
     while (!s.queue.empty() && stale(s.queue.front().n)) {
-      book_.record(s.queue.front().n.room, ch, notify::outcome::stale);
+      book_.record(s.queue.front().n.room, ch, s.queue.front().n.kind, notify::outcome::stale);
       s.queue.pop_front();
       --l.waiting;
     }
@@ -147,7 +156,7 @@ std::optional<notifier::pending> notifier::next(notify::channel ch) {
       it = l.services.erase(it);
       continue;
     }
-    if (s.queue.empty() || (!it->first.empty() && s.sending >= share)) {
+    if (s.queue.empty() || (idle_only && s.sending > 0) || (!it->first.empty() && s.sending >= share)) {
       ++it;
       continue;
     }
@@ -178,7 +187,7 @@ void notifier::finished(notify::channel ch, pending p, notify::outcome o) {
   --l.sending;
   auto s = l.services.find(notify::service_of(p.n.to));
   if (--s->second.sending == 0 && s->second.queue.empty()) l.services.erase(s);
-  book_.record(p.n.room, ch, o);
+  book_.record(p.n.room, ch, p.n.kind, o);
   if (o == notify::outcome::gone) book_.forget(p.n.room, p.n.visitor, ch);
   if (o == notify::outcome::delivered) accepted(p.n);
   if (o == notify::outcome::failed && ++p.attempts < options_.max_attempts) {
@@ -196,7 +205,7 @@ void notifier::finished(notify::channel ch, pending p, notify::outcome o) {
 
 void notifier::given_up(notify::channel ch, const pending& p, notify::outcome o) {
   // gone and refused are counted as the send's answer already.
-  if (o == notify::outcome::dropped) book_.record(p.n.room, ch, o);
+  if (o == notify::outcome::dropped) book_.record(p.n.room, ch, p.n.kind, o);
   if (p.n.kind != notify::notice_kind::turn) return;
   const room* r = rooms_.find(p.n.room);
   if (r && r->told(p.n.place)) return;
@@ -243,6 +252,12 @@ void notifier::collect(ops::metrics_writer& w) const {
                {{"channel", notify::to_string(ch)}, {"outcome", notify::to_string(static_cast<notify::outcome>(o))}},
                outcomes[index(ch)][o]);
     }
+  }
+  w.family("foyer_notification_confirmations_total", "counter",
+           "Confirmation mails ([notifications] confirm) by what became of each attempt; not notices.");
+  for (std::size_t o = 0; o < notify::outcome_count; ++o) {
+    w.sample("foyer_notification_confirmations_total", {{"outcome", notify::to_string(static_cast<notify::outcome>(o))}},
+             book_.confirmation_outcomes()[o]);
   }
   w.family("foyer_notified_no_shows_total", "counter",
            "Visitors told it was their turn who never claimed their pass in time.");

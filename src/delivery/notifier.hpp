@@ -5,7 +5,9 @@
 // deadline, and serves the services it sends through in turn (notify::service_of: a push
 // endpoint's origin; the one relay for email), so that no push service holds more than a
 // quarter of the channel's sends: endpoints that hang cost their own service its turns,
-// never another's. A failed send is retried with back-off a bounded number of times; once
+// never another's. When services that hang hold every shared send between them, a service
+// with nothing in flight may still start one, up to a hard ceiling of twice
+// `concurrent_sends` at once: a fresh notice to a working service never waits for them. A failed send is retried with back-off a bounded number of times; once
 // its wait is over it joins the back of its service's queue, behind the fresh notices.
 // Nothing here is on the visitor's path: a poll or a join never waits for it, and a push
 // service or relay that hangs or refuses costs the queue its oldest notices (counted
@@ -78,7 +80,8 @@ class notifier {
 
   // The notices queued on `ch`.
   std::size_t queued(notify::channel ch) const;
-  // foyer_notifications_total{channel,outcome}, foyer_notified_no_shows_total,
+  // foyer_notifications_total{channel,outcome}, foyer_notification_confirmations_total{outcome},
+  // foyer_notified_no_shows_total,
   // foyer_notification_contacts (visitors whose contacts are held) and
   // foyer_notification_queue{channel}.
   void collect(ops::metrics_writer& w) const;
@@ -111,8 +114,9 @@ class notifier {
   void make_room(notify::channel ch);
   void retry_due(notify::channel ch);
   void kick(notify::channel ch);
-  // The next notice to send on `ch`, taking the services in turn, or nullopt.
-  std::optional<pending> next(notify::channel ch);
+  // The next notice to send on `ch`, taking the services in turn (with `idle_only`, only
+  // those with no send in flight), or nullopt.
+  std::optional<pending> next(notify::channel ch, bool idle_only);
   void send(notify::channel ch, pending p);
   void finished(notify::channel ch, pending p, notify::outcome o);
   void given_up(notify::channel ch, const pending& p, notify::outcome o);

@@ -88,7 +88,7 @@ test('confirm = true: a confirmation mail first, nothing else until the holder c
   // Nothing in it the requester wrote but the address.
   assert.equal(body, 'Someone waiting in Concert hall asked to be told at this address when their turn comes.\n\n'
     + `If that was you, confirm with this link:\n\n${link}\n\nIf not, ignore this email: nothing more will be sent `
-    + 'to you about Concert hall, and the address is forgotten when the room ends.\n');
+    + 'to you for this request, and the address is forgotten when Concert hall ends.\n');
 
   // Opening the link asks; an altered one is refused; the button confirms.
   const path = new URL(link).pathname;
@@ -107,4 +107,13 @@ test('confirm = true: a confirmation mail first, nothing else until the holder c
   await until('both admitted', async () => (await f.request('GET', '/api/v1/rooms/hall')).json.served >= 2);
   await sleep(2500);
   assert.deepEqual(mail('stranger@example.org').map((x) => x.message.subject), ['Confirm notices from Concert hall']);
+});
+
+test('opt-ins sent at once from one network are held to opt_ins_per_network too', async (t) => {
+  const { f } = await start(t, { opt_ins_per_network: 3 });
+  const tickets = [];
+  for (let i = 0; i < 10; ++i) tickets.push((await f.join('hall')).json.ticket);
+  const answers = await Promise.all(tickets.map((ticket, i) => optIn(f, ticket, `fan${i}@example.org`)));
+  const statuses = answers.map((a) => a.status).sort();
+  assert.deepEqual(statuses, [201, 201, 201, 429, 429, 429, 429, 429, 429, 429], answers.map((a) => a.text).join('\n'));
 });

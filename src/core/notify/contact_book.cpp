@@ -16,6 +16,13 @@ std::size_t index(channel ch) { return static_cast<std::size_t>(ch); }
 
 bool ended(room_state s) { return s == room_state::closed || s == room_state::sold_out; }
 
+// A confirmation token's first 16 bytes: its key among the room's tickets awaiting confirmation.
+id16 first_half(const digest& tag) {
+  id16 out{};
+  std::copy_n(tag.begin(), out.size(), out.begin());
+  return out;
+}
+
 }  // namespace
 
 contact_book::address_id contact_book::address_of(const contact& c) const {
@@ -29,9 +36,11 @@ contact_book::address_id contact_book::address_of(const contact& c) const {
   return out;
 }
 
-bool contact_book::mail_once(room_book& book, const address_id& address, notice_kind kind) {
+bool contact_book::mail_once(room_book& book, const address_id& address, notice_kind kind) const {
+  // Its holder confirmed this very ticket: another ticket naming the address can't use up its notices.
+  if (confirm_) return true;
   auto bit = kind == notice_kind::soon ? mailed_soon : mailed_turn;
-  auto& mailed = book.mailed[address];
+  auto& mailed = book.mailed[address].sent;
   if (mailed & bit) return false;
   mailed |= bit;
   return true;
@@ -70,10 +79,8 @@ contact_decision contact_book::decide_add(std::string_view room, const id16& vis
   }
   if (const auto* push = std::get_if<push_subscription>(&c)) {
     next.push = *push;
-  } else {
+  } else if (!held || !held->email || address_of(*held->email) != address_of(c)) {
     next.email = std::get<email_contact>(c);
-    auto it = rooms_.find(room);
-    if (it != rooms_.end() && confirmed(it->second, address_of(c))) next.email->confirm_link.clear();
   }
   if (held && next == *held) return {};
   return {std::nullopt, record_change{encode_contact_key(room, visitor), encode_contact_record(next)}};
@@ -108,22 +115,21 @@ bool contact_book::add(std::string_view room, const id16& visitor, std::optional
   if (ch == channel::email) {
     auto address = address_of(c);
     bool fresh = book.addressed.emplace(visitor, address).second;
-    auto& email = std::get<email_contact>(c);
-    if (confirmed(book, address)) email.confirm_link.clear();
-    if (!email.confirm_link.empty()) {
-      // Once per visitor: they give one address.
-      if (fresh) book.awaiting.emplace_back(visitor, address);
-      if (!(book.mailed[address] & mailed_confirm)) book.to_confirm.push_back(visitor);
+    book.mailed.try_emplace(address);
+    const auto& email = std::get<email_contact>(c);
+    // Once per visitor (they give one address): the ticket awaits its confirmation mail.
+    if (fresh && !email.confirm_link.empty()) {
+      book.confirming.emplace(first_half(confirm_tag(room, address, visitor)), std::pair{visitor, address});
+      book.to_confirm.push_back(visitor);
     }
-    book.mailed.try_emplace(address, 0);
   }
   if (auto* push = std::get_if<push_subscription>(&c)) {
     if (e.push != *push) changed(room, visitor);
     e.push = std::move(*push);
-  } else {
-    auto& email = std::get<email_contact>(c);
-    if (e.email != email) changed(room, visitor);
-    e.email = std::move(email);
+  } else if (!e.email || address_of(*e.email) != address_of(c)) {
+    // The same address again keeps what it had: its confirmation (or the wait for it) and link.
+    changed(room, visitor);
+    e.email = std::move(std::get<email_contact>(c));
   }
   // A page sends its subscription again on every load: one opt-in, however often.
   if (!had) {
@@ -236,7 +242,7 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
       continue;
     }
     auto& book = it->second;
-    plan_confirmations(it->first, book, out);
+    plan_confirmations(it->first, book, now_ms, out);
     place_drawn(book, *r);
     for (std::uint8_t lane = 0; lane < r->lanes().size(); ++lane) {
       // status_of's estimate is (position + 1) / rate minutes: nobody further back is due.
@@ -259,8 +265,7 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
           out.push_back({it->first, v->first, *e.place, *kind, minutes, std::move(c)});
         };
         if (e.push) send(channel::push, *e.push);
-        // Whoever opted the address in, it hears of each kind once per room.
-        // An address awaiting its holder's confirmation gets nothing else.
+        // A ticket awaiting its confirmation gets nothing else.
         if (e.email && e.email->confirm_link.empty() && mail_once(book, address_of(*e.email), *kind)) {
           send(channel::email, *e.email);
         }
@@ -289,9 +294,14 @@ std::vector<notice> contact_book::plan(const journal& rooms, std::int64_t now_ms
   return out;
 }
 
-void contact_book::record(std::string_view room, channel ch, outcome o) {
-  ++outcomes_[index(ch)][static_cast<std::size_t>(o)];
+void contact_book::record(std::string_view room, channel ch, notice_kind kind, outcome o) {
   auto it = rooms_.find(room);
+  if (kind == notice_kind::confirm) {
+    ++confirmation_outcomes_[static_cast<std::size_t>(o)];
+    if (it != rooms_.end() && o == outcome::delivered) ++it->second.counts.confirmations_delivered;
+    return;
+  }
+  ++outcomes_[index(ch)][static_cast<std::size_t>(o)];
   if (it == rooms_.end()) return;
   if (o == outcome::delivered) ++it->second.counts.delivered[index(ch)];
   if (o == outcome::gone || o == outcome::refused || o == outcome::dropped) ++it->second.counts.refused[index(ch)];
@@ -326,13 +336,10 @@ bool contact_book::restore(std::string_view key, std::string_view value) {
     ++book.counts.opted_in[index(channel::email)];
     auto address = address_of(*record->email);
     book.addressed.emplace(who->second, address);
-    book.mailed[address] |= record->soon_sent ? mailed_soon : 0;
-    // Its confirmation mail went before the restart; or the address needs none.
+    book.mailed[address].sent |= record->soon_sent ? mailed_soon : 0;
+    // Its confirmation mail went before the restart: its link still confirms it.
     if (!record->email->confirm_link.empty()) {
-      book.awaiting.emplace_back(who->second, address);
-      book.mailed[address] |= mailed_confirm;
-    } else {
-      book.mailed[address] |= mailed_confirmed;
+      book.confirming.emplace(first_half(confirm_tag(who->first, address, who->second)), std::pair{who->second, address});
     }
   }
   hold(book, who->second, std::move(*record));
@@ -362,74 +369,74 @@ void contact_book::unwritten(const std::vector<record_change>& changes) {
   for (const auto& c : changes) changed_.insert(c.key);
 }
 
-std::string contact_book::confirm_path(std::string_view room, std::string_view address) const {
-  auto id = address_of(email_contact{std::string(address), {}, {}});
-  auto tag = hmac_sha256(address_key_, {as_bytes("foyer/notice-confirm/v1"), as_bytes(room), id});
-  return fmt::format("/r/{}/notify/confirm/{}{}", room, to_hex(id), to_hex(byte_view(tag).first(16)));
+digest contact_book::confirm_tag(std::string_view room, const address_id& address, const id16& visitor) const {
+  return hmac_sha256(address_key_, {as_bytes("foyer/notice-confirm/v2"), as_bytes(room), address, visitor});
 }
 
-std::optional<contact_book::address_id> contact_book::confirmed_address(std::string_view room,
-                                                                         std::string_view token) const {
-  if (token.size() != 64) return std::nullopt;
-  auto id = from_hex_fixed<16>(token.substr(0, 32));
-  auto mac = from_hex_fixed<16>(token.substr(32));
-  if (!id || !mac) return std::nullopt;
-  auto tag = hmac_sha256(address_key_, {as_bytes("foyer/notice-confirm/v1"), as_bytes(room), *id});
-  if (!equal_constant_time(byte_view(tag).first(16), *mac)) return std::nullopt;
-  return id;
+std::string contact_book::confirm_path(std::string_view room, std::string_view address, const id16& visitor) const {
+  auto tag = confirm_tag(room, address_of(email_contact{std::string(address), {}, {}}), visitor);
+  return fmt::format("/r/{}/notify/confirm/{}", room, to_hex(tag));
 }
 
-template <typename Book, typename F>
-void contact_book::each_awaiting(Book& book, const address_id& address, F f) {
-  for (const auto& [visitor, id] : book.awaiting) {
-    if (id != address) continue;
-    auto found = book.visitors.find(visitor);
-    if (found == book.visitors.end() || !found->second.email || found->second.email->confirm_link.empty()) continue;
-    f(visitor, found->second);
+const contact_book::entry* contact_book::confirming_entry(std::string_view room, std::string_view token,
+                                                          id16& visitor) const {
+  auto it = rooms_.find(room);
+  auto tag = token.size() == 64 ? from_hex_fixed<32>(token) : std::nullopt;
+  if (it == rooms_.end() || !tag) return nullptr;
+  auto found = it->second.confirming.find(first_half(*tag));
+  if (found == it->second.confirming.end()) return nullptr;
+  const auto& [who, address] = found->second;
+  if (!equal_constant_time(confirm_tag(room, address, who), *tag)) return nullptr;
+  auto held = it->second.visitors.find(who);
+  // The ticket's contact is gone (opted out, told its turn, forgotten): nothing to confirm.
+  if (held == it->second.visitors.end() || !held->second.email || address_of(*held->second.email) != address) {
+    return nullptr;
   }
+  visitor = who;
+  return &held->second;
 }
 
 std::optional<std::vector<record_change>> contact_book::decide_confirm(std::string_view room,
                                                                         std::string_view token) const {
-  auto address = confirmed_address(room, token);
-  if (!address) return std::nullopt;
+  id16 visitor{};
+  const entry* e = confirming_entry(room, token, visitor);
+  if (!e) return std::nullopt;
   std::vector<record_change> out;
-  auto it = rooms_.find(room);
-  if (it == rooms_.end()) return out;
-  each_awaiting(it->second, *address, [&](const id16& visitor, const entry& e) {
-    auto next = e;
-    next.email->confirm_link.clear();
-    out.push_back({encode_contact_key(room, visitor), encode_contact_record(next)});
-  });
+  if (e->email->confirm_link.empty()) return out;
+  auto next = *e;
+  next.email->confirm_link.clear();
+  out.push_back({encode_contact_key(room, visitor), encode_contact_record(next)});
   return out;
 }
 
 bool contact_book::confirm(std::string_view room, std::string_view token) {
-  auto address = confirmed_address(room, token);
-  if (!address) return false;
-  auto it = rooms_.find(room);
-  if (it == rooms_.end()) return true;
-  auto& book = it->second;
-  each_awaiting(book, *address, [&](const id16& visitor, entry& e) {
-    e.email->confirm_link.clear();
-    changed(room, visitor);
-  });
-  book.mailed[*address] |= mailed_confirmed;
-  std::erase_if(book.awaiting, [&](const auto& a) { return a.second == *address; });
+  id16 visitor{};
+  if (!confirming_entry(room, token, visitor)) return false;
+  auto& e = rooms_.find(room)->second.visitors.at(visitor);
+  if (e.email->confirm_link.empty()) return true;
+  e.email->confirm_link.clear();
+  changed(room, visitor);
   return true;
 }
 
-void contact_book::plan_confirmations(const std::string& room, room_book& book, std::vector<notice>& out) {
-  for (const auto& visitor : book.to_confirm) {
-    auto found = book.visitors.find(visitor);
+void contact_book::plan_confirmations(const std::string& room, room_book& book, std::int64_t now_ms,
+                                      std::vector<notice>& out) {
+  // The newest opt-in's first: tickets opted in earlier can't hold back a later one's mail.
+  std::vector<id16> later;
+  for (auto v = book.to_confirm.rbegin(); v != book.to_confirm.rend(); ++v) {
+    auto found = book.visitors.find(*v);
     if (found == book.visitors.end() || !found->second.email || found->second.email->confirm_link.empty()) continue;
     auto& mailed = book.mailed[address_of(*found->second.email)];
-    if (mailed & mailed_confirm) continue;
-    mailed |= mailed_confirm;
-    ++book.counts.sent[index(channel::email)];
-    out.push_back({room, visitor, found->second.place.value_or(0), notice_kind::confirm, 0, *found->second.email});
+    if (mailed.confirm_at_ms && now_ms - *mailed.confirm_at_ms < confirm_spacing_ms) {
+      later.push_back(*v);
+      continue;
+    }
+    mailed.confirm_at_ms = now_ms;
+    ++book.counts.confirmations_sent;
+    out.push_back({room, *v, found->second.place.value_or(0), notice_kind::confirm, 0, *found->second.email});
   }
-  book.to_confirm.clear();
+  std::reverse(later.begin(), later.end());
+  book.to_confirm = std::move(later);
 }
 
 }  // namespace foyer::notify

@@ -11,10 +11,13 @@
 // The book does no I/O: every change it makes marks the visitor's record, and its owner takes
 // the changed records (take_changes, take_change) and writes them.
 //
-// Notices can't be aimed at strangers: a ticket gives one address per room, an address hears
-// "soon" and "turn" once each per room whoever opted it in, and with confirmation asked it
-// hears nothing but one confirmation mail until its holder confirms. For this each room keeps
-// keyed hashes of its addresses (never the text), bounded with the contacts, in memory.
+// Notices can't be aimed at strangers: a ticket gives one address per room. Without
+// confirmation an address hears "soon" and "turn" once each per room, from the first ticket
+// that names it. With confirmation asked, each ticket's address hears nothing but that
+// ticket's confirmation mail (at most one mail per address and room every ten minutes) until
+// its holder confirms that ticket; each confirmed ticket then hears its own "soon" and "turn",
+// so no other ticket naming the address can use them up. For this each room keeps keyed
+// hashes of its addresses (never the text), bounded with the contacts, in memory.
 //
 // Nothing in admission reads this book, so replaying the log decides the same without it, and
 // with or without the stored contacts: they only choose who is told, never who is admitted.
@@ -67,6 +70,10 @@ struct room_counts {
   // Visitors told "it's your turn" whose claim window closed without a claim: no-shows in
   // admission as any other (claim_book), counted here too.
   std::uint64_t notified_no_shows = 0;
+  // Confirmation mails ([notifications] confirm) handed to the outbox, and those the relay
+  // accepted: counted here only, never in sent, delivered or refused, which count notices.
+  std::uint64_t confirmations_sent = 0;
+  std::uint64_t confirmations_delivered = 0;
 };
 
 // Why an opt-in is refused.
@@ -86,8 +93,9 @@ class contact_book {
  public:
   // At most `max_per_room` visitors of one room hold contacts at once. Addresses are
   // remembered as HMAC-SHA-256 under `address_key` (their first 16 bytes), never as text.
-  contact_book(std::size_t max_per_room, const digest& address_key)
-      : max_per_room_(max_per_room), address_key_(address_key) {}
+  // `confirm`: addresses are added with a confirm_link ([notifications] confirm).
+  contact_book(std::size_t max_per_room, const digest& address_key, bool confirm = false)
+      : max_per_room_(max_per_room), address_key_(address_key), confirm_(confirm) {}
 
   // Decides the opt-in of add(): refused if the room is full, or if `c` is an address and the
   // visitor gave another one in this room before (even if they opted out since: a ticket
@@ -104,18 +112,21 @@ class contact_book {
   // Opt-out: every contact of the visitor is forgotten. False if there was none.
   bool remove(std::string_view room, const id16& visitor);
 
-  // Confirmation ([notifications] confirm): an address added with a confirm_link gets one
-  // confirmation mail per room (plan), whoever opted it in, and no other notice until its
-  // holder opens the link. The link's path for `address` in `room`:
-  // /r/{room}/notify/confirm/{token}, the token the address's keyed hash and a MAC of it
-  // and the room (64 hex digits): it names no address, and can't be made without the key.
-  std::string confirm_path(std::string_view room, std::string_view address) const;
-  // The records that confirming `token` changes (every visitor of the room awaiting
-  // confirmation of that address), as they would be written; nullopt if the token is not
-  // one confirm_path makes for this room. Changes nothing.
+  // Confirmation ([notifications] confirm): a ticket whose address is added with a
+  // confirm_link gets one confirmation mail (plan; an address gets at most one every
+  // `confirm_spacing_ms` in a room, the newest opt-in's first) and no other notice until the
+  // address's holder confirms that ticket. The link's path for `visitor`'s `address` in
+  // `room`: /r/{room}/notify/confirm/{token}, the token a MAC of the room, the address's
+  // keyed hash and the visitor (64 hex digits): it names no address nor visitor, confirms
+  // that one ticket only, and can't be made without the key.
+  static constexpr std::int64_t confirm_spacing_ms = 10 * 60'000;
+  std::string confirm_path(std::string_view room, std::string_view address, const id16& visitor) const;
+  // The record that confirming `token` changes, as it would be written (none if confirmed
+  // already); nullopt if the token is not one confirm_path made for a ticket of this room
+  // that holds its address. Changes nothing.
   std::optional<std::vector<record_change>> decide_confirm(std::string_view room, std::string_view token) const;
-  // Confirms the address of `token`: its notices may go from now on. False if the token is
-  // not one confirm_path makes for this room.
+  // Confirms the ticket of `token`: its notices may go from now on. False if decide_confirm
+  // would say nullopt.
   bool confirm(std::string_view room, std::string_view token);
   // The push service or relay said the contact is gone.
   void forget(std::string_view room, const id16& visitor, channel ch);
@@ -129,16 +140,18 @@ class contact_book {
   // your turn" (told()) are judged: those who lapsed are notified no-shows.
   std::vector<notice> plan(const journal& rooms, std::int64_t now_ms, std::uint32_t soon_seconds);
 
-  // What became of a notice of `room` on `ch`.
-  void record(std::string_view room, channel ch, outcome o);
+  // What became of a notice of `kind` for `room` on `ch`.
+  void record(std::string_view room, channel ch, notice_kind kind, outcome o);
   // The visitor at `place` was told "it's your turn" (turn_notified is durable): watched
   // until they claim their pass or lapse, a notified no-show.
   void told(std::string_view room, std::uint64_t place);
 
   // Zeros for a room nobody opted into.
   room_counts counts(std::string_view room) const;
-  // Every notice's outcome since start: [channel][outcome].
+  // Every notice's outcome since start: [channel][outcome]. Confirmation mails are not
+  // notices: theirs are apart, [outcome].
   const std::array<std::array<std::uint64_t, outcome_count>, 2>& outcomes() const { return outcomes_; }
+  const std::array<std::uint64_t, outcome_count>& confirmation_outcomes() const { return confirmation_outcomes_; }
   std::size_t size() const;
   // The visitors the last plan() looked at: those admitted or within reach of the "soon"
   // window, however many contacts are held (foyer_notification_plan_visitors).
@@ -161,8 +174,13 @@ class contact_book {
  private:
   using entry = contact_record;
   using address_id = id16;
-  // What was mailed to one address in a room, whoever opted it in.
-  static constexpr std::uint8_t mailed_soon = 1, mailed_turn = 2, mailed_confirm = 4, mailed_confirmed = 8;
+  // What was mailed to one address in a room, whoever opted it in: without confirmation,
+  // its one "soon" and one "turn"; with it, when its last confirmation mail went.
+  static constexpr std::uint8_t mailed_soon = 1, mailed_turn = 2;
+  struct mailing {
+    std::uint8_t sent = 0;
+    std::optional<std::int64_t> confirm_at_ms;
+  };
   struct room_book {
     std::map<id16, entry> visitors;
     // The visitors with a place (their own, or a lobby member's once the draw gave it), by
@@ -175,34 +193,31 @@ class contact_book {
     // Places told "it's your turn", until they claim or lapse: at most one per "turn"
     // notice planned and not yet judged.
     std::vector<std::uint64_t> told;
-    // The addresses opted in to the room (keyed hashes), and the notices mailed to each: an
-    // address gets at most one "soon" and one "turn" per room. With `addressed`, the address
-    // each visitor gave. Kept until the room ends, at most 2 x max_per_room entries each
-    // (32 bytes an entry or so): past that the room takes no new address.
-    std::unordered_map<address_id, std::uint8_t, id16_hash> mailed;
+    // The addresses opted in to the room (keyed hashes), and what was mailed to each. With
+    // `addressed`, the address each visitor gave. Kept until the room ends, at most
+    // 2 x max_per_room entries each (48 bytes an entry or so): past that the room takes no
+    // new address.
+    std::unordered_map<address_id, mailing, id16_hash> mailed;
     std::unordered_map<id16, address_id, id16_hash> addressed;
-    // Visitors whose address awaits confirmation, and those whose confirmation mail is yet
-    // to be planned: at most one entry each per visitor in `addressed`.
-    std::vector<std::pair<id16, address_id>> awaiting;
+    // The tickets given a confirmation link, by the token's first half: (visitor, address).
+    // And those whose confirmation mail is yet to be planned, oldest first. At most one
+    // entry each per visitor in `addressed`.
+    std::unordered_map<id16, std::pair<id16, address_id>, id16_hash> confirming;
     std::vector<id16> to_confirm;
   };
 
   address_id address_of(const contact& c) const;
-  // The address and MAC of a token, if it is one confirm_path makes for `room`.
-  std::optional<address_id> confirmed_address(std::string_view room, std::string_view token) const;
-  // The visitors of `book` awaiting confirmation of `address`, by each's entry.
-  template <typename Book, typename F>
-  static void each_awaiting(Book& book, const address_id& address, F f);
-  // The confirmation mails due: one per address and room.
-  void plan_confirmations(const std::string& room, room_book& book, std::vector<notice>& out);
+  // The MAC of a confirmation token (32 bytes; its first half keys `confirming`).
+  digest confirm_tag(std::string_view room, const address_id& address, const id16& visitor) const;
+  // The ticket a token confirms, if it is one confirm_path made for a ticket of `room` that
+  // holds its address, with that ticket's entry.
+  const entry* confirming_entry(std::string_view room, std::string_view token, id16& visitor) const;
+  // The confirmation mails due at `now_ms`: at most one per address every confirm_spacing_ms.
+  void plan_confirmations(const std::string& room, room_book& book, std::int64_t now_ms, std::vector<notice>& out);
   std::optional<opt_in_refusal> refusal(std::string_view room, const id16& visitor, const contact& c) const;
-  // Whether the address's holder confirmed it in the room (or it needed no confirmation).
-  static bool confirmed(const room_book& book, const address_id& address) {
-    auto it = book.mailed.find(address);
-    return it != book.mailed.end() && (it->second & mailed_confirmed);
-  }
-  // Whether the notice may be mailed to `address`: once per kind and room, then no more.
-  static bool mail_once(room_book& book, const address_id& address, notice_kind kind);
+  // Whether a notice of `kind` may be mailed to `address`: with confirmation, to every
+  // confirmed ticket; without, once per kind and room, to the first ticket due.
+  bool mail_once(room_book& book, const address_id& address, notice_kind kind) const;
   static void index_place(room_book& book, const id16& visitor, const entry& e);
   static void unindex(room_book& book, const id16& visitor, const entry& e);
   static void place_drawn(room_book& book, const room& r);
@@ -212,8 +227,10 @@ class contact_book {
 
   std::size_t max_per_room_;
   digest address_key_;
+  bool confirm_;
   std::map<std::string, room_book, std::less<>> rooms_;
   std::array<std::array<std::uint64_t, outcome_count>, 2> outcomes_{};
+  std::array<std::uint64_t, outcome_count> confirmation_outcomes_{};
   std::uint64_t notified_no_shows_ = 0;
   std::size_t looked_at_ = 0;
   // The keys of the records changed and not yet taken.

@@ -174,7 +174,7 @@ std::string notice_text(const email_notice& n) {
     return fmt::format(
         "Someone waiting in {} asked to be told at this address when their turn comes.\n\nIf that was "
         "you, confirm with this link:\n\n{}\n\nIf not, ignore this email: nothing more will be sent to "
-        "you about {}, and the address is forgotten when the room ends.\n",
+        "you for this request, and the address is forgotten when {} ends.\n",
         room, link, room);
   }
   std::string lead;

@@ -31,6 +31,25 @@ bool read_strings(sj::object& object, std::initializer_list<std::pair<std::strin
   return true;
 }
 
+// An opt-in under way of one network, held from its check until it ends.
+class reservation {
+ public:
+  reservation(notifications::under_way_map& under_way, const notifications::network_bytes& network)
+      : under_way_(under_way), network_(network) {
+    ++under_way_[network_];
+  }
+  reservation(const reservation&) = delete;
+  reservation& operator=(const reservation&) = delete;
+  ~reservation() {
+    auto it = under_way_.find(network_);
+    if (--it->second == 0) under_way_.erase(it);
+  }
+
+ private:
+  notifications::under_way_map& under_way_;
+  notifications::network_bytes network_;
+};
+
 // A write of one record (a braced list in a co_await is one GCC 12 can't compile).
 std::vector<record_change> one(record_change change) {
   std::vector<record_change> out;
@@ -108,10 +127,14 @@ task<response> notifications::opt_in(const request& req, const peer& who, const 
   }
   auto network = network_of(tickets_.client_address(req, who));
   auto now = static_cast<std::uint64_t>(ctx_.clock.steady_ms());
-  if (opt_ins_.joins(network, now) >= ctx_.settings.opt_in_pressure.pressure_threshold) {
+  auto in_flight = under_way_.find(network.bytes);
+  auto reserved_already = in_flight == under_way_.end() ? 0 : in_flight->second;
+  if (opt_ins_.joins(network, now) + reserved_already >= ctx_.settings.opt_in_pressure.pressure_threshold) {
     co_return problem(req, errc::too_many_opt_ins,
                       "This network asked for notices as often as it may for now. Try again in a minute.");
   }
+  // Reserved before anything is awaited; given back however this ends (counted in opt_ins_ if taken).
+  reservation reserved(under_way_, network.bytes);
   auto room_id = r.config().id;
   auto visitor = t->visitor;
   auto place = t->place;
@@ -140,7 +163,7 @@ task<response> notifications::opt_in(const request& req, const peer& who, const 
     email.link = std::move(*link);
     if (ctx_.settings.confirm_email) {
       // The confirmation's link, at the server's public address as the resume link is.
-      email.confirm_link = ctx_.settings.public_url.link(book.confirm_path(room_id, email.address));
+      email.confirm_link = ctx_.settings.public_url.link(book.confirm_path(room_id, email.address, visitor));
     }
   }
   // Decided on the book as it is now (the link's write took a while), written, then applied.
@@ -189,7 +212,8 @@ response notifications::confirm_page(const request& req, const room& r, std::str
   auto main = fmt::format(
       "<p class=\"lead\">Someone waiting in {} asked to be told at this address when their turn comes.</p>\n"
       "<form method=\"post\"><button class=\"button\" type=\"submit\">Yes, send me the notices</button></form>\n"
-      "<p>If it was not you, close this page: nothing more will be sent.</p>\n",
+      "<p>This confirms that one request only. If it was not you, close this page: nothing more will be "
+      "sent for it.</p>\n",
       html_escape(r.config().name));
   return html_page(req, bhttp::status::ok, r.config().name, "Confirm notices", main);
 }
@@ -208,7 +232,8 @@ task<response> notifications::confirm(const request& req, const room& r, std::st
 
 response notifications::not_confirmable(const request& req) const {
   return problem(req, errc::invalid_confirmation_link,
-                 "This confirmation link is not one this room made, or the room no longer sends notices.");
+                 "This confirmation link is not one this room made, or the request it confirms is over "
+                 "(opted out, told, or the room ended).");
 }
 
 }  // namespace foyer::http::handlers

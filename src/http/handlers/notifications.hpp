@@ -12,12 +12,15 @@
 // changed.
 //
 // Notices can't be aimed at strangers: a ticket gives one address per room (another is
-// refused, contact_taken, even after an opt-out), an address hears of each kind once per
-// room whoever opted it in (the book), and each client network's opt-ins are counted as
+// refused, contact_taken, even after an opt-out), the book holds an address to its rules
+// (contact_book.hpp: once per kind and room, or each ticket confirmed), and each client network's opt-ins are counted as
 // its joins are (pow::join_pressure, [notifications] opt_ins_per_network within the
-// pressure window; past it 429 too_many_opt_ins). A page that sends its subscription again
-// changes nothing and is not counted.
+// pressure window; past it 429 too_many_opt_ins). An opt-in under way holds its place in
+// that count from the check on (before anything is awaited), so opt-ins sent at once can't
+// all pass it; one refused or failed gives its place back. A page that sends its
+// subscription again changes nothing and is not counted.
 
+#include <map>
 #include <variant>
 
 #include <simdjson.h>
@@ -49,6 +52,11 @@ class notifications {
   response confirm_page(const request& req, const room& r, std::string_view token) const;
   task<response> confirm(const request& req, const room& r, std::string token);
 
+  using network_bytes = std::array<std::uint8_t, network_key::size>;
+  // Opt-ins under way by client network, not yet counted in opt_ins_: one entry per network
+  // with a request in flight, so bounded by the requests the server holds at once.
+  using under_way_map = std::map<network_bytes, std::uint32_t>;
+
  private:
   // Writes the decided records; false if they could not be.
   task<bool> durable(std::vector<record_change> changes);
@@ -58,6 +66,7 @@ class notifications {
   const visitor& tickets_;
   resume_links& links_;
   pow::join_pressure opt_ins_;  // opt-ins by client network
+  under_way_map under_way_;
 };
 
 }  // namespace foyer::http::handlers

@@ -196,6 +196,8 @@ std::optional<std::string> notifications_of(const context& ctx, const room& r, b
       .raw("delivered", by_channel(n.delivered))
       .raw("refused", by_channel(n.refused))
       .num("notified_no_shows", n.notified_no_shows)
+      .num("confirmations_sent", n.confirmations_sent)
+      .num("confirmations_delivered", n.confirmations_delivered)
       .done();
 }
 

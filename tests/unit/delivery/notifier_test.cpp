@@ -11,6 +11,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <fmt/core.h>
 
 #include "core/notify/contact_codec.hpp"
 #include "delivery/notifier.hpp"
@@ -64,6 +65,23 @@ struct notifier_fixture : journal_fixture {
       boost::system::error_code ec;
       co_await gate.async_wait(net::redirect_error(net::use_awaitable, ec));
       co_return o;
+    };
+  }
+
+  // Sends that hang until `gate` is cancelled (then fail) for endpoints starting with
+  // https://hang, and are accepted at once for the others, whose endpoints go to `delivered`.
+  std::vector<std::string> delivered;
+  delivery::notifier::send_function hanging_at_hang_hosts() {
+    return [this](const notice& n) -> net::awaitable<outcome> {
+      sent.push_back(n);
+      auto& endpoint = std::get<push_subscription>(n.to).endpoint;
+      if (endpoint.starts_with("https://hang")) {
+        boost::system::error_code ec;
+        co_await gate.async_wait(net::redirect_error(net::use_awaitable, ec));
+        co_return outcome::failed;
+      }
+      delivered.push_back(endpoint);
+      co_return outcome::delivered;
     };
   }
 
@@ -229,19 +247,8 @@ TEST_CASE_METHOD(notifier_fixture, "a push service that never answers holds its 
     if (i >= 3) s.endpoint = "https://hang.example.org/s/" + std::to_string(i);
     REQUIRE(crowd.add("hall", v, i, std::nullopt, s));
   }
-  std::vector<std::string> delivered;
   delivery::notifier notices(ioc, clock, *rooms, crowd, store, quick(/*queue=*/100, /*attempts=*/3));
-  notices.set_sender(channel::push, [&](const notice& n) -> net::awaitable<outcome> {
-    sent.push_back(n);
-    auto& endpoint = std::get<push_subscription>(n.to).endpoint;
-    if (endpoint.starts_with("https://hang.")) {
-      boost::system::error_code ec;
-      co_await gate.async_wait(net::redirect_error(net::use_awaitable, ec));
-      co_return outcome::failed;
-    }
-    delivered.push_back(endpoint);
-    co_return outcome::delivered;
-  });
+  notices.set_sender(channel::push, hanging_at_hang_hosts());
   notices.start();
   ioc.run_for(std::chrono::milliseconds(50));
   // quick() sends 32 at once, a quarter of them (8) per service: the hanging service holds 8,
@@ -251,6 +258,34 @@ TEST_CASE_METHOD(notifier_fixture, "a push service that never answers holds its 
           return std::get<push_subscription>(n.to).endpoint.starts_with("https://hang.");
         }) == 8);
   CHECK(notices.queued(channel::push) == 32);
+  gate.cancel();
+  notices.stop();
+}
+
+TEST_CASE_METHOD(notifier_fixture, "services that hang hold every shared send: a fresh notice to an idle service goes at once") {
+  // Four push services, ten hanging endpoints each: with a quarter of the 32 sends each they take all 32.
+  contact_book crowd{100, digest{}};
+  for (std::uint8_t i = 0; i < 38; ++i) join("hall");
+  for (std::uint8_t i = 0; i < 40; ++i) {
+    id16 v{};
+    v[0] = i;
+    auto s = subscription;
+    s.endpoint = fmt::format("https://hang{}.example.org/s/{}", i % 4, i);
+    REQUIRE(crowd.add("hall", v, i, std::nullopt, s));
+  }
+  delivery::notifier notices(ioc, clock, *rooms, crowd, store, quick(/*queue=*/100, /*attempts=*/3));
+  notices.set_sender(channel::push, hanging_at_hang_hosts());
+  notices.start();
+  ioc.run_for(std::chrono::milliseconds(30));
+  CHECK(notices.queued(channel::push) == 8);
+  // Then a visitor of a working service opts in: told at the next pass, not a deadline later.
+  id16 fresh{};
+  fresh[0] = 40;
+  REQUIRE(crowd.add("hall", fresh, 40, std::nullopt, subscription));
+  ioc.run_for(std::chrono::milliseconds(30));
+  CHECK(delivered == std::vector<std::string>{subscription.endpoint});
+  // An idle service starts one send, never more: the hanging ones keep their 32.
+  CHECK(notices.queued(channel::push) == 8);
   gate.cancel();
   notices.stop();
 }

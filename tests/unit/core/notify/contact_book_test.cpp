@@ -106,8 +106,8 @@ TEST_CASE_METHOD(book_fixture, "a visitor hears 'soon' then 'turn', each once, a
   CHECK(counts.opted_in == per_channel{1, 1});
   CHECK(counts.held == per_channel{0, 0});
   CHECK(counts.sent == per_channel{2, 2});
-  book.record("hall", channel::push, outcome::delivered);
-  book.record("hall", channel::email, outcome::failed);
+  book.record("hall", channel::push, notice_kind::soon, outcome::delivered);
+  book.record("hall", channel::email, notice_kind::soon, outcome::failed);
   CHECK(book.counts("hall").delivered == per_channel{1, 0});
   CHECK(book.outcomes()[1][static_cast<std::size_t>(outcome::failed)] == 1);
   // The push was accepted: told, as turn_notified says.
@@ -160,8 +160,8 @@ TEST_CASE_METHOD(book_fixture, "a turn notice never accepted is counted refused,
   REQUIRE(turn.size() == 1);
   REQUIRE(turn[0].kind == notice_kind::turn);
   // The relay answered 451 to every attempt: the outbox dropped it.
-  for (int i = 0; i < 5; ++i) book.record("hall", channel::email, outcome::failed);
-  book.record("hall", channel::email, outcome::dropped);
+  for (int i = 0; i < 5; ++i) book.record("hall", channel::email, notice_kind::soon, outcome::failed);
+  book.record("hall", channel::email, notice_kind::soon, outcome::dropped);
   CHECK(book.counts("hall").refused == per_channel{0, 1});
   CHECK(book.counts("hall").delivered == per_channel{0, 0});
   wait(620);
@@ -459,56 +459,116 @@ TEST_CASE_METHOD(book_fixture, "one address per ticket and room, even after an o
   CHECK_FALSE(small.decide_add("hall", visitor_of(3), 2, std::nullopt, subscription).refused);
 }
 
-TEST_CASE_METHOD(book_fixture, "an address awaiting confirmation gets one confirmation mail, and notices only once confirmed") {
+// With [notifications] confirm: each ticket's address awaits the confirmation of that ticket.
+struct confirming_fixture : book_fixture {
+  contact_book confirming{100, digest{}, /*confirm=*/true};
+
+  email_contact awaiting(const email_contact& c, std::uint8_t visitor) {
+    auto out = c;
+    out.confirm_link = "https://queue.example" + confirming.confirm_path("hall", c.address, visitor_of(visitor));
+    return out;
+  }
+  static std::string token_of(const email_contact& c) { return c.confirm_link.substr(c.confirm_link.rfind('/') + 1); }
+  std::vector<notice> plan_confirming() { return confirming.plan(*rooms, clock.steady_ms(), soon_seconds); }
+};
+
+TEST_CASE_METHOD(confirming_fixture, "a ticket awaiting confirmation gets one confirmation mail, and notices only once confirmed") {
   open_with(10);
-  auto path = book.confirm_path("hall", "ada@example.com");
+  auto path = confirming.confirm_path("hall", "ada@example.com", visitor_of(1));
   REQUIRE(path.starts_with("/r/hall/notify/confirm/"));
   auto token = path.substr(path.rfind('/') + 1);
   CHECK(token.size() == 64);
   CHECK(path.find("ada") == std::string::npos);
-  auto awaiting = ada;
-  awaiting.confirm_link = "https://queue.example" + path;
-  // Two tickets name the address: one confirmation, and nothing else while it waits.
-  REQUIRE(book.add("hall", visitor_of(1), 1, std::nullopt, awaiting));
-  REQUIRE(book.add("hall", visitor_of(2), 2, std::nullopt, awaiting));
-  auto due = plan();
+  auto first = awaiting(ada, 1);
+  REQUIRE(confirming.add("hall", visitor_of(1), 1, std::nullopt, first));
+  auto due = plan_confirming();
   REQUIRE(due.size() == 1);
   CHECK(due[0].kind == notice_kind::confirm);
-  CHECK(std::get<email_contact>(due[0].to).confirm_link == awaiting.confirm_link);
-  CHECK(plan().empty());
-  // Kept as awaiting in the store, and so restored.
-  auto records = taken(book);
-  CHECK(decode_contact_record(*records.at(encode_contact_key("hall", visitor_of(1))))->email == awaiting);
+  CHECK(std::get<email_contact>(due[0].to).confirm_link == first.confirm_link);
+  CHECK(plan_confirming().empty());
+  // The same opt-in again (a page reload) changes nothing and mails nothing.
+  CHECK_FALSE(confirming.decide_add("hall", visitor_of(1), 1, std::nullopt, first).write);
+  REQUIRE(confirming.add("hall", visitor_of(1), 1, std::nullopt, first));
+  CHECK(plan_confirming().empty());
+  // Kept as awaiting in the store, and so restored: its link still confirms it.
+  auto records = taken(confirming);
+  auto key = encode_contact_key("hall", visitor_of(1));
+  CHECK(decode_contact_record(*records.at(key))->email == first);
+  contact_book restarted{100, digest{}, /*confirm=*/true};
+  REQUIRE(restarted.restore(key, *records.at(key)));
+  CHECK(restarted.decide_confirm("hall", token)->size() == 1);
 
-  // A token for another room, or altered, confirms nothing.
-  CHECK_FALSE(book.decide_confirm("other", token));
+  // A token for another room, another ticket, or altered, confirms nothing.
+  CHECK_FALSE(confirming.decide_confirm("other", token));
+  CHECK_FALSE(confirming.decide_confirm("hall", token_of(awaiting(ada, 2))));
   auto altered = token;
   altered[40] = altered[40] == '0' ? '1' : '0';
-  CHECK_FALSE(book.decide_confirm("hall", altered));
-  CHECK_FALSE(book.confirm("hall", altered));
-  CHECK_FALSE(book.decide_confirm("hall", token.substr(1)));
+  CHECK_FALSE(confirming.decide_confirm("hall", altered));
+  CHECK_FALSE(confirming.confirm("hall", altered));
+  CHECK_FALSE(confirming.decide_confirm("hall", token.substr(1)));
 
-  // Decided first, changing nothing; then confirmed: both tickets' records.
-  auto writes = book.decide_confirm("hall", token);
+  // Decided first, changing nothing; then confirmed: that ticket's record.
+  auto writes = confirming.decide_confirm("hall", token);
   REQUIRE(writes);
-  REQUIRE(writes->size() == 2);
+  REQUIRE(writes->size() == 1);
   CHECK(decode_contact_record(*writes->at(0).value)->email == ada);
-  CHECK(book.find("hall", visitor_of(1), channel::email) == contact{awaiting});
-  CHECK(book.confirm("hall", token));
-  CHECK(book.find("hall", visitor_of(1), channel::email) == contact{ada});
-  CHECK(book.decide_confirm("hall", token)->empty());
-  // Confirmed for the room: another ticket naming it, or this one again, needs no more.
-  auto again = book.decide_add("hall", visitor_of(3), 3, std::nullopt, awaiting);
-  REQUIRE(again.write);
-  CHECK(decode_contact_record(*again.write->value)->email == ada);
-  REQUIRE(book.add("hall", visitor_of(3), 3, std::nullopt, awaiting));
-  CHECK(book.find("hall", visitor_of(3), channel::email) == contact{ada});
-  wait(3);
-  due = plan();
-  // Places 1 and 2 admitted, 3 near: the address hears "turn" once, and "soon" once.
+  CHECK(confirming.find("hall", visitor_of(1), channel::email) == contact{first});
+  CHECK(confirming.confirm("hall", token));
+  CHECK(confirming.find("hall", visitor_of(1), channel::email) == contact{ada});
+  CHECK(confirming.decide_confirm("hall", token)->empty());
+  // Opting in the same address again keeps the confirmation.
+  CHECK_FALSE(confirming.decide_add("hall", visitor_of(1), 1, std::nullopt, first).write);
+  wait(2);
+  due = plan_confirming();
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].kind == notice_kind::turn);
+}
+
+TEST_CASE_METHOD(confirming_fixture, "an address opted in first by another ticket can't take its holder's confirmation or turn mail") {
+  open_with(1000);
+  // The attacker's ticket (place 900) names the victim's address first; its confirmation mail goes.
+  auto attackers = awaiting(ada, 1);
+  REQUIRE(confirming.add("hall", visitor_of(1), 900, std::nullopt, attackers));
+  auto due = plan_confirming();
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].visitor == visitor_of(1));
+  // The victim's own ticket (place 901): its mail waits out the spacing, not forever.
+  auto own = awaiting(ada, 2);
+  REQUIRE(confirming.add("hall", visitor_of(2), 901, std::nullopt, own));
+  CHECK(plan_confirming().empty());
+  // The victim confirms the first mail they got (the attacker's): that ticket only.
+  REQUIRE(confirming.confirm("hall", token_of(attackers)));
+  CHECK(confirming.find("hall", visitor_of(2), channel::email) == contact{own});
+  wait(610);
+  due = plan_confirming();
+  // Their own confirmation mail, and the attacker's "soon"; nothing for the unconfirmed ticket.
+  REQUIRE(due.size() == 2);
+  CHECK(due[0].kind == notice_kind::confirm);
+  CHECK(due[0].visitor == visitor_of(2));
+  CHECK(due[1].kind == notice_kind::soon);
+  CHECK(due[1].visitor == visitor_of(1));
+  // Its "soon" came while it awaited confirmation: not sent, and not sent later.
+  REQUIRE(confirming.confirm("hall", token_of(own)));
+  CHECK(plan_confirming().empty());
+  // Both turns come: the attacker's turn mail does not use up the victim's.
+  wait(302);
+  due = plan_confirming();
   REQUIRE(due.size() == 2);
   CHECK(due[0].kind == notice_kind::turn);
-  CHECK(due[1].kind == notice_kind::soon);
+  CHECK(due[0].visitor == visitor_of(1));
+  CHECK(due[1].kind == notice_kind::turn);
+  CHECK(due[1].visitor == visitor_of(2));
+}
+
+TEST_CASE_METHOD(book_fixture, "without confirmation an address hears one soon and one turn per room: the first ticket's") {
+  open_with(10);
+  REQUIRE(book.add("hall", visitor_of(1), 1, std::nullopt, ada));
+  REQUIRE(book.add("hall", visitor_of(2), 2, std::nullopt, ada));
+  wait(3);
+  auto due = plan();
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].kind == notice_kind::turn);
+  CHECK(due[0].visitor == visitor_of(1));
 }
 
 TEST_CASE_METHOD(book_fixture, "a channel the server no longer sends on loses its contacts; the other channel's stay") {
@@ -526,4 +586,26 @@ TEST_CASE_METHOD(book_fixture, "a channel the server no longer sends on loses it
   REQUIRE(records.size() == 2);
   CHECK(records.at(encode_contact_key("hall", visitor_of(2))) == std::nullopt);
   CHECK(decode_contact_record(*records.at(encode_contact_key("hall", visitor_of(1))))->email == ada);
+}
+
+TEST_CASE_METHOD(book_fixture, "confirmation mails are counted apart from the notices") {
+  open_with(10);
+  auto awaiting = ada;
+  awaiting.confirm_link = "https://queue.example" + book.confirm_path("hall", ada.address, visitor_of(1));
+  REQUIRE(book.add("hall", visitor_of(1), 1, std::nullopt, awaiting));
+  auto due = plan();
+  REQUIRE(due.size() == 1);
+  REQUIRE(due[0].kind == notice_kind::confirm);
+  book.record("hall", channel::email, notice_kind::confirm, outcome::delivered);
+  auto counts = book.counts("hall");
+  CHECK(counts.sent == per_channel{0, 0});
+  CHECK(counts.delivered == per_channel{0, 0});
+  CHECK(counts.confirmations_sent == 1);
+  CHECK(counts.confirmations_delivered == 1);
+  book.record("hall", channel::email, notice_kind::confirm, outcome::refused);
+  CHECK(book.counts("hall").refused == per_channel{0, 0});
+  // And in the metrics' counts: apart from the notices'.
+  CHECK(book.outcomes()[1][static_cast<std::size_t>(outcome::delivered)] == 0);
+  CHECK(book.confirmation_outcomes()[static_cast<std::size_t>(outcome::delivered)] == 1);
+  CHECK(book.confirmation_outcomes()[static_cast<std::size_t>(outcome::refused)] == 1);
 }

@@ -169,7 +169,7 @@ TEST_CASE("the confirmation names the room and gives its link, and nothing else"
   CHECK(notice_text(confirm) ==
         "Someone waiting in Concert asked to be told at this address when their turn comes.\n\nIf that was you, "
         "confirm with this link:\n\nhttps://t.example.com/r/concert/notify/confirm/ab\n\nIf not, ignore this "
-        "email: nothing more will be sent to you about Concert, and the address is forgotten when the room ends.\n");
+        "email: nothing more will be sent to you for this request, and the address is forgotten when Concert ends.\n");
 }
 
 TEST_CASE("a notice's message has the headers a mail reader needs and a decodable body") {
