@@ -298,7 +298,16 @@ void read_ledger(const toml::table& table, config& c) {
       auto text = (*list)[i].value<std::string>();
       auto key = fmt::format("beacon_relays[{}]", i);
       if (!text) t.fail(key, "must be a URL as a string");
-      l.beacon_relays.push_back(read_outbound_url(t, key, *text, "https://api.drand.sh"));
+      auto relay = read_outbound_url(t, key, *text, "https://api.drand.sh");
+      // The grinding guarantee rests on two relays agreeing: two URLs of one server are one relay.
+      for (std::size_t j = 0; j < l.beacon_relays.size(); ++j) {
+        if (origin_of(l.beacon_relays[j]) == origin_of(relay)) {
+          t.fail(key, fmt::format("is the same relay as beacon_relays[{}] ({}): relays that agree stand for the "
+                                  "draw only if they are independent, so list each server once",
+                                  j, origin_of(relay)));
+        }
+      }
+      l.beacon_relays.push_back(std::move(relay));
     }
   }
   t.refuse_unknown();

@@ -28,6 +28,13 @@ ledger_service::ledger_service(boost::asio::io_context& ioc, journal& rooms, led
 }
 
 void ledger_service::start() {
+  if (relays_.size() == 1) {
+    log::warn(fmt::format("one drand relay configured ({}): a single relay gives no guarantee; a drand room draws "
+                          "on its word alone and claims no grinding guarantee. List two independent relays in "
+                          "[ledger] beacon_relays for one",
+                          origin_of(relays_.front())),
+              {});
+  }
   step();
   schedule();
 }
@@ -117,8 +124,7 @@ void ledger_service::fetch_beacons() {
         ioc_, relays_, wanted.round, std::chrono::seconds(5), [this, wanted](delivery::drand_fetch fetched) {
           if (stopped_) return;
           auto now_ms = clock_.now_ms();
-          bool waited_out = now_ms >= drand::time_of_round_ms(wanted.round) + drand::agreement_wait_ms;
-          auto decision = drand::decide_beacon(fetched.answers, waited_out);
+          auto decision = drand::decide_beacon(fetched.answers);
           if (!decision.value) {
             beacon_next_try_[wanted.room] = now_ms + beacon_retry_ms;
             auto given = std::count_if(fetched.answers.begin(), fetched.answers.end(),
@@ -127,24 +133,33 @@ void ledger_service::fetch_beacons() {
                            ? fmt::format("the relays gave different rounds that each pass the server's checks, so the "
                                          "draw waits for two that agree, or for the operator to supply the round "
                                          "(POST /api/v1/admin/rooms/{}/beacon)", wanted.room)
-                       : given == 1 ? fmt::format("only one relay gave it, and the draw waits up to {} s past "
-                                                  "the round for a second to agree",
-                                                  drand::agreement_wait_ms / 1000)
-                                    : std::string("no relay gave it");
+                       : given == 1 ? fmt::format("only one relay gave it, and the draw waits for a second to agree, "
+                                                  "or for the operator to supply the round "
+                                                  "(POST /api/v1/admin/rooms/{}/beacon); it never draws on one "
+                                                  "relay's word",
+                                                  wanted.room)
+                                    : std::string("no relay gave it, and the draw waits");
             failures_.error("beacon " + wanted.room, clock_.steady_ms(),
                             fmt::format("room '{}': drand quicknet round {}: {}{}{}", wanted.room, wanted.round, why,
                                         fetched.problems.empty() ? "" : ": ", fmt::join(fetched.problems, "; ")),
                             {{"room", wanted.room}});
             return;
           }
+          std::vector<std::string> agreed;
+          for (auto i : decision.agreed) agreed.push_back(origin_of(relays_[i]));
           if (decision.check == drand::beacon_check::none) {
-            log::warn(fmt::format("room '{}': drawing with drand quicknet round {} from one relay, which no "
-                                  "second relay confirmed: the room claims no grinding guarantee",
+            log::warn(fmt::format("room '{}': drawing with drand quicknet round {} from the single configured relay, "
+                                  "which nothing confirmed: the room claims no grinding guarantee",
                                   wanted.room, wanted.round),
+                      {{"room", wanted.room}});
+          } else {
+            log::info(fmt::format("room '{}': drawing with drand quicknet round {}, on which relays {} agreed",
+                                  wanted.room, wanted.round, fmt::join(agreed, " and ")),
                       {{"room", wanted.room}});
           }
           std::string signature(as_chars(decision.value->sig));
-          rooms_.submit(event{beacon_supplied{wanted.room, std::move(signature), clock_.steady_ms(), decision.check}},
+          rooms_.submit(event{beacon_supplied{wanted.room, std::move(signature), clock_.steady_ms(), decision.check,
+                                              std::move(agreed)}},
                         [this, room = wanted.room](std::error_code ec, const join_outcome&) {
                           // Written or not, the room says what is next: drawn, or asked again.
                           beacon_next_try_[room] = ec ? clock_.now_ms() + beacon_retry_ms : 0;

@@ -322,6 +322,7 @@ int serve(const config& c, const std::optional<std::filesystem::path>& config_fi
                                           : fmt::format("{}:{}", bound.address().to_string(), bound.port());
   api_settings.public_url = links_at(c, at);
   api_settings.public_url_named = c.public_url.has_value();
+  api_settings.beacon_relays = c.ledger.beacon_relays.size();
   api_settings.code_key = subkey(secret, "foyer/access-codes/v1");
   api_settings.account_key = subkey(secret, "foyer/account-key/v1");
   api_settings.resume_key = subkey(secret, "foyer/resume-key/v1");

@@ -43,7 +43,7 @@ net::awaitable<drand_fetch> ask(std::vector<http_url> relays, std::uint64_t roun
       continue;
     }
     answer = std::get<drand::round_value>(parsed);
-    if (drand::decide_beacon(fetch.answers, /*waited_out=*/false).check == drand::beacon_check::two_relays) break;
+    if (drand::decide_beacon(fetch.answers).check == drand::beacon_check::two_relays) break;
   }
   co_return fetch;
 }

@@ -7,21 +7,25 @@ import assert from 'node:assert/strict';
 import { Foyer } from './foyer.js';
 
 export const ROUND = 30662982;
-const roundTimeMs = (1692803367 + (ROUND - 1) * 3) * 1000;
+export const roundTimeMs = (1692803367 + (ROUND - 1) * 3) * 1000;
 export const closesAtMs = roundTimeMs - 30_000; // the room waits 30 s past its close for its round
 export const LEAD_MS = 4000;
 
+/** The configuration of room `drop` with these `relays`, and these `server` settings. */
+export const drandConfig = (relays, server = {}) => ({
+  server,
+  ledger: { beacon_relays: relays },
+  rooms: [{
+    id: 'drop', name: 'Drop', rate_per_minute: 6000, target_url: '/welcome', beacon_rule: 'drand-quicknet',
+    opens_at: new Date(closesAtMs).toISOString().replace(/\.\d+Z$/, 'Z'),
+    // Seconds away, not the minute start-up asks for: the test means it.
+    opens_at_in_past: 'accept',
+  }],
+});
+
 /** Starts room `drop` with these `relays` and three entrants; the caller cleans it up. */
 export async function drandRoom(relays) {
-  const f = new Foyer({
-    ledger: { beacon_relays: relays },
-    rooms: [{
-      id: 'drop', name: 'Drop', rate_per_minute: 6000, target_url: '/welcome', beacon_rule: 'drand-quicknet',
-      opens_at: new Date(closesAtMs).toISOString().replace(/\.\d+Z$/, 'Z'),
-      // Seconds away, not the minute start-up asks for: the test means it.
-      opens_at_in_past: 'accept',
-    }],
-  });
+  const f = new Foyer(drandConfig(relays));
   await startShifted(f, closesAtMs - LEAD_MS - Date.now());
   for (let i = 0; i < 3; i++) assert.equal((await f.join('drop')).status, 201);
   return f;

@@ -174,9 +174,10 @@ export const strings = {
     'principle the organiser could still have chosen entrants of their own to move places. A drand beacon rules that out.',
   // What stands behind a drand round (room info's draw.beacon_check): the server never
   // checks its BLS signature itself.
-  drandTwoRelays:
-    'Two independent relays gave the same drand round. This server does not check the round’s BLS signature ' +
-    'itself; “Check the whole draw” below does.',
+  drandTwoRelays: (relays) =>
+    `Two relays gave the same drand round: ${relays.join(' and ')}. Whether they are independent of each other ` +
+    'is for you to judge. This server does not check the round’s BLS signature itself; “Check the whole draw” ' +
+    'below does.',
   drandUnconfirmed:
     'No second relay has confirmed the drand round, and this server does not check its BLS signature itself: the ' +
     'guarantee that nobody could steer the draw is not claimed. “Check the whole draw” below checks the signature.',

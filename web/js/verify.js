@@ -108,7 +108,10 @@ async function loadRoom(room) {
   const drand = !fifo && lottery.draw?.beacon === 'drand-quicknet';
   const agreed = lottery.draw?.beacon_check === 'two_relays';
   show('drand-check', drand);
-  setText('drand-check', agreed ? s.drandTwoRelays : s.drandUnconfirmed);
+  // Named, so that anyone can judge whether the two are independent; while the draw waits
+  // for its round, what for (room info's draw.beacon_waiting).
+  setText('drand-check', agreed ? s.drandTwoRelays(lottery.draw.beacon_relays ?? [])
+    : lottery.draw?.beacon_waiting ?? s.drandUnconfirmed);
   $('drand-check').className = `small ${agreed ? '' : 'absent'}`.trim();
   const check = $('seed-check');
   if (fifo) {

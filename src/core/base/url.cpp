@@ -58,4 +58,13 @@ std::optional<http_url> parse_url(std::string_view url) {
   return out;
 }
 
+std::string origin_of(const http_url& url) {
+  std::string host = url.host;
+  std::transform(host.begin(), host.end(), host.begin(),
+                 [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
+  if (host.size() > 1 && host.ends_with('.')) host.pop_back();
+  bool v6 = host.find(':') != std::string::npos;
+  return std::string(url.tls ? "https://" : "http://") + (v6 ? "[" + host + "]" : host) + ":" + url.port;
+}
+
 }  // namespace foyer

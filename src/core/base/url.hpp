@@ -20,4 +20,9 @@ struct http_url {
 // and the others, DEL too).
 std::optional<http_url> parse_url(std::string_view url);
 
+// The URL's origin as one server answers it: "http[s]://host:port", the host in lower case
+// without a trailing dot, the port always written (the default one too), no path. Two URLs
+// of one origin reach the same server.
+std::string origin_of(const http_url& url);
+
 }  // namespace foyer

@@ -68,23 +68,23 @@ std::string_view to_string(beacon_check check) {
   return check == beacon_check::two_relays ? "two_relays" : "none";
 }
 
-beacon_decision decide_beacon(const std::vector<std::optional<round_value>>& answers, bool waited_out) {
+beacon_decision decide_beacon(const std::vector<std::optional<round_value>>& answers) {
   beacon_decision decision;
-  std::vector<const round_value*> given;
-  for (const auto& answer : answers) {
-    if (!answer) continue;
-    for (const auto* earlier : given) {
-      if (*earlier != *answer) {
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    if (!answers[i]) continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!answers[j]) continue;
+      if (*answers[j] != *answers[i]) {
         decision.contradicted = true;
         continue;
       }
-      decision.value = *answer;
+      decision.value = answers[i];
       decision.check = beacon_check::two_relays;
+      decision.agreed = {j, i};
       return decision;
     }
-    given.push_back(&*answer);
   }
-  if (given.size() == 1 && (answers.size() == 1 || waited_out)) decision.value = *given.front();
+  if (answers.size() == 1) decision.value = answers.front();
   return decision;
 }
 

@@ -5,7 +5,8 @@
 //
 // Debian has no BLS12-381 library, so the server does not check a round's BLS signature:
 // it checks the answer's shape, its round and that its randomness is SHA-256(signature),
-// and it draws only once two independent relays agree on the round (decide_beacon).
+// and, with two or more relays configured (of different origins: the configuration refuses
+// two URLs of one server), it draws only once two agree on the round (decide_beacon).
 // The pairing check is the audit's, done by anyone with web/js/drand.js (@noble/curves)
 // in a browser or in Node, on the round and signature the ledger publishes.
 
@@ -80,21 +81,19 @@ enum class beacon_check : std::uint8_t {
 };
 std::string_view to_string(beacon_check check);
 
-// Two relays agree on a round within this; past it, a round that only one relay gave (the
-// others failed, none contradicted it) is drawn with beacon_check::none. Relays that
-// contradict each other never draw: the operator supplies the value (the admin API).
-inline constexpr std::int64_t agreement_wait_ms = 120'000;
-
+// Relays that contradict each other, or a second relay that does not answer, never draw on
+// one relay's word when two or more are configured: the draw waits for two that agree, or
+// for the operator to supply the round (the admin API, recorded with beacon_check::none).
 struct beacon_decision {
   std::optional<round_value> value;  // none: keep waiting
   beacon_check check = beacon_check::none;
-  bool contradicted = false;  // two relays gave different rounds that each pass the checks
+  std::vector<std::size_t> agreed;   // two_relays: the indices of the two relays that gave it
+  bool contradicted = false;         // two relays gave different rounds that each pass the checks
 };
 
 // Decides from one try of every configured relay, in their order (`answers[i]` none if relay
-// i failed), whether the draw may use a round: two equal answers (two_relays); else the only
-// relay configured, or, once `waited_out` (agreement_wait_ms past the round's time), the one
-// relay that answered (none); else wait.
-beacon_decision decide_beacon(const std::vector<std::optional<round_value>>& answers, bool waited_out);
+// i failed), whether the draw may use a round: two equal answers (two_relays); else, when a
+// single relay is configured, its answer (none: no guarantee); else wait, however long.
+beacon_decision decide_beacon(const std::vector<std::optional<round_value>>& answers);
 
 }  // namespace foyer::drand

@@ -43,6 +43,8 @@ enum class tag : std::uint8_t {
   turn_notified = 28,
   // beacon_supplied with what stands behind it (drand::beacon_check); 5 has none.
   beacon_supplied_checked = 29,
+  // beacon_supplied_checked with the relays that agreed.
+  beacon_supplied_agreed = 30,
 };
 
 // The events that name one hold by a request's key share a layout.
@@ -139,11 +141,18 @@ struct encoder {
   }
   void operator()(const beacon_supplied& e) {
     bool checked = e.check != drand::beacon_check::none;
-    w.u8(static_cast<std::uint8_t>(checked ? tag::beacon_supplied_checked : tag::beacon_supplied));
+    bool named = !e.relays.empty();
+    w.u8(static_cast<std::uint8_t>(named     ? tag::beacon_supplied_agreed
+                                   : checked ? tag::beacon_supplied_checked
+                                             : tag::beacon_supplied));
     w.str(e.room);
     w.str(e.value);
     w.i64(e.at_ms);
-    if (checked) w.u8(static_cast<std::uint8_t>(e.check));
+    if (checked || named) w.u8(static_cast<std::uint8_t>(e.check));
+    if (named) {
+      w.u8(static_cast<std::uint8_t>(e.relays.size()));
+      for (const auto& relay : e.relays) w.str(relay);
+    }
   }
   void operator()(const state_changed& e) {
     w.u8(static_cast<std::uint8_t>(tag::state_changed));
@@ -330,15 +339,21 @@ std::optional<event> read_event(reader& r) {
       return e;
     }
     case tag::beacon_supplied:
-    case tag::beacon_supplied_checked: {
+    case tag::beacon_supplied_checked:
+    case tag::beacon_supplied_agreed: {
       beacon_supplied e;
       e.room = r.str();
       e.value = r.str();
       e.at_ms = r.i64();
-      if (static_cast<tag>(kind) == tag::beacon_supplied_checked) {
+      if (static_cast<tag>(kind) != tag::beacon_supplied) {
         auto check = r.u8();
         if (check == 0 || check > static_cast<std::uint8_t>(drand::beacon_check::two_relays)) return std::nullopt;
         e.check = static_cast<drand::beacon_check>(check);
+      }
+      if (static_cast<tag>(kind) == tag::beacon_supplied_agreed) {
+        auto count = r.u8();
+        if (count == 0 || count > max_beacon_relays) return std::nullopt;
+        for (std::uint8_t i = 0; i < count && !r.failed(); ++i) e.relays.push_back(r.str());
       }
       return e;
     }

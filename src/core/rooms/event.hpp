@@ -69,7 +69,12 @@ struct beacon_supplied {
   std::int64_t at_ms = 0;
   // What stands behind a drand round beside its shape: two relays that agreed, or nothing.
   drand::beacon_check check = drand::beacon_check::none;
+  // two_relays: the origins of the two relays that agreed (url.hpp origin_of), so that anyone
+  // can judge whether they are independent.
+  std::vector<std::string> relays{};
 };
+// The most relays a beacon_supplied event names: the two that agreed.
+inline constexpr std::size_t max_beacon_relays = 2;
 
 // The quorum of witnesses cosigned a ledger checkpoint covering the room's commit or
 // close: the ledger records it (ledger::witnessed_entry), and once both are, the draw may

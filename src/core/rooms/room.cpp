@@ -457,6 +457,7 @@ void room::apply(const beacon_supplied& e) {
   if (state_ != room_state::drawing || beacon_) return;
   beacon_ = e.value;
   beacon_check_ = e.check;
+  beacon_relays_ = e.relays;
   draw_when_ready(e.at_ms);
 }
 

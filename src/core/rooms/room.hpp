@@ -246,6 +246,8 @@ class room {
   const std::optional<std::string>& beacon() const { return beacon_; }
   // What stands behind the beacon beside its shape (none until it is in).
   drand::beacon_check beacon_check() const { return beacon_check_; }
+  // The origins of the two relays that agreed on the drand round (empty unless two_relays).
+  const std::vector<std::string>& beacon_relays() const { return beacon_relays_; }
   bool needs_beacon() const { return !config_.beacon_rule.empty(); }
   ledger::beacon_kind beacon_kind() const;
   // The terms the ledger recorded last for this lottery (none for a room without one).
@@ -317,6 +319,7 @@ class room {
   std::optional<std::int64_t> opened_at_ms_;
   std::optional<std::string> beacon_;
   drand::beacon_check beacon_check_ = drand::beacon_check::none;
+  std::vector<std::string> beacon_relays_;
   std::optional<commit_terms> committed_;
   bool awaits_witnesses_ = false;
   bool witnessed_commit_ = false;

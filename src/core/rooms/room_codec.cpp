@@ -21,7 +21,8 @@ namespace {
 // 10: the visitors' live resume links, before the seat ledger;
 // 11: each lane's claims end with the places told "it's your turn" (claim_book). The draw's
 //     flags byte (awaits witnesses, commit and close witnessed) took bit 3 later: the
-//     beacon's drand::beacon_check, two_relays when set; earlier snapshots have it clear.
+//     beacon's drand::beacon_check, two_relays when set; earlier snapshots have it clear;
+//     then bit 4: the origins of the relays that agreed on the beacon follow the byte.
 constexpr std::uint8_t legacy_state_format = 1;
 constexpr std::uint8_t accounts_state_format = 2;
 constexpr std::uint8_t site_state_format = 3;
@@ -98,7 +99,12 @@ std::string room::encode_state() const {
     w.i64(committed_->closes_at_ms);
   }
   w.u8(static_cast<std::uint8_t>(awaits_witnesses_ | witnessed_commit_ << 1 | witnessed_close_ << 2 |
-                                 (beacon_check_ == drand::beacon_check::two_relays) << 3));
+                                 (beacon_check_ == drand::beacon_check::two_relays) << 3 |
+                                 (!beacon_relays_.empty()) << 4));
+  if (!beacon_relays_.empty()) {
+    w.u8(static_cast<std::uint8_t>(beacon_relays_.size()));
+    for (const auto& relay : beacon_relays_) w.str(relay);
+  }
   w.u64(draws_.size() - 1);
   for (std::size_t i = 1; i < draws_.size(); ++i) w.str(draws_[i].lobby.encode());
   resume_.encode(w);
@@ -175,6 +181,12 @@ bool room::decode_state(std::string_view bytes) {
     }
     witnessing = r.u8();
   }
+  std::vector<std::string> beacon_relays;
+  if (witnessing & 16) {
+    auto count = r.u8();
+    if (count == 0 || count > max_beacon_relays) return false;
+    for (std::uint8_t i = 0; i < count && !r.failed(); ++i) beacon_relays.push_back(r.str());
+  }
   // The general lane's lobby first, then the other lanes' in lane order.
   std::vector<std::optional<merkle::frontier>> lobbies{std::move(lobby)};
   if (format >= lane_lobbies_state_format) {
@@ -192,7 +204,7 @@ bool room::decode_state(std::string_view bytes) {
       !seats.decode(r, config ? config->inventory : config_.inventory, /*versioned=*/format >= ledger_state_format)) {
     return false;
   }
-  if (!r.done() || witnessing > 15 || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
+  if (!r.done() || witnessing > 31 || reason > static_cast<std::uint8_t>(rate_reason::no_show_compensation) ||
       stock_from > static_cast<std::uint8_t>(room_state::closed) || owner > static_cast<std::uint8_t>(room_owner::api) ||
       !lobbies_good || state > static_cast<std::uint8_t>(room_state::closed) || served > joined || seed != draws_[0].seed ||
       (format >= lanes_state_format && lanes.totals() != std::pair{joined, served}) ||
@@ -245,6 +257,7 @@ bool room::decode_state(std::string_view bytes) {
   witnessed_commit_ = witnessing & 2;
   witnessed_close_ = witnessing & 4;
   beacon_check_ = witnessing & 8 ? drand::beacon_check::two_relays : drand::beacon_check::none;
+  beacon_relays_ = std::move(beacon_relays);
   draws_.resize(1);
   for (std::size_t i = 0; i < lobbies.size(); ++i) {
     if (i > 0) {

@@ -41,6 +41,9 @@ namespace foyer::http {
 
 struct api_settings {
   std::string issuer = "foyer";  // Default: "foyer"; the `iss` of every pass
+  // How many drand relays [ledger] beacon_relays lists: room info says what a drand draw
+  // waits for, and that a single relay gives no guarantee. Set at start.
+  std::size_t beacon_relays = 0;
   // Where visitors reach this server: every link it makes starts here, and a form posted
   // from another origin is refused. Set at start from [server] public_url, or from the
   // address the server listens on.

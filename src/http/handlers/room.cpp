@@ -38,6 +38,23 @@ std::string draw_of(const context& ctx, const room& r) {
   draw.boolean("beacon_verified", false)
       .str("beacon_check", drand::to_string(r.beacon_check()))
       .boolean("grinding_guarantee", agreed);
+  if (agreed) {
+    // Who agreed, so that anyone can judge whether they are independent of each other.
+    std::string relays = "[";
+    for (const auto& relay : r.beacon_relays()) relays.append(relays.size() > 1 ? "," : "").append(json_quote(relay));
+    draw.raw("beacon_relays", relays + "]");
+  }
+  bool single_relay = ctx.settings.beacon_relays == 1;
+  if (kind == ledger::beacon_kind::drand_quicknet && r.committed() && !r.beacon() &&
+      r.state() == room_state::drawing) {
+    draw.str("beacon_waiting",
+             single_relay
+                 ? fmt::format("The draw waits for the one configured relay to give drand round {}.",
+                               r.committed()->round)
+                 : fmt::format("The draw waits for two configured relays to agree on drand round {}, or for the "
+                               "operator to supply it; it never goes ahead on one relay's word.",
+                               r.committed()->round));
+  }
   if (!agreed) {
     draw.str("grinding_note",
              kind == ledger::beacon_kind::none
@@ -50,6 +67,9 @@ std::string draw_of(const context& ctx, const room& r) {
                  ? "No two relays confirmed the drand round the draw used (it came from one relay, or from the "
                    "operator), and this server does not check drand's BLS signature: the round could have been made "
                    "up. The audit checks the signature; this guarantee is not claimed."
+             : single_relay
+                 ? "Not claimed: a single relay is configured, and the draw will use its round unconfirmed (this "
+                   "server does not check drand's BLS signature itself). A single relay gives no guarantee."
                  : "Not claimed yet: it is claimed when two configured relays agree on the drand round (this "
                    "server does not check drand's BLS signature itself).");
   }

@@ -125,11 +125,11 @@ TEST_CASE("drand relay: every relay is asked until two agree; a forged round is 
   REQUIRE(f.answers[0]);
   CHECK(f.answers[0] != f.answers[1]);
   CHECK(f.answers[1] == f.answers[2]);
-  auto decision = drand::decide_beacon(f.answers, /*waited_out=*/false);
+  auto decision = drand::decide_beacon(f.answers);
   CHECK(decision.check == drand::beacon_check::two_relays);
   CHECK(decision.value == f.answers[1]);
   CHECK(decision.contradicted);
   // The forged relay and one honest one: no round, however long the wait.
   auto pair = fetch({relay.at("/forged"), relay.at("")});
-  CHECK_FALSE(drand::decide_beacon(pair.answers, /*waited_out=*/true).value);
+  CHECK_FALSE(drand::decide_beacon(pair.answers).value);
 }

@@ -41,3 +41,14 @@ TEST_CASE("a URL with a space or a control character is refused: its text would 
   CHECK_FALSE(parse_url("http://10.0.0.1/a\x7f"));
   CHECK(parse_url("http://10.0.0.1/caf\xc3\xa9"));
 }
+
+TEST_CASE("a URL's origin: the server it reaches, whatever the case, default port, trailing dot or path") {
+  auto origin = [](std::string_view text) { return origin_of(*parse_url(text)); };
+  CHECK(origin("https://r.example") == "https://r.example:443");
+  CHECK(origin("https://r.example/") == origin("https://R.Example:443/other?x"));
+  CHECK(origin("https://r.example.") == "https://r.example:443");
+  CHECK(origin("http://r.example") == "http://r.example:80");
+  CHECK(origin("http://r.example:8080/a") != origin("http://r.example/a"));
+  CHECK(origin("https://r.example") != origin("http://r.example:443"));
+  CHECK(origin("http://[::1]:9000/x") == "http://[::1]:9000");
+}

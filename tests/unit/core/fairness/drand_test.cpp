@@ -171,37 +171,43 @@ TEST_CASE("drand: the audit's verifier (node, web/js/drand.js) agrees on every r
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }
 
-TEST_CASE("drand: a round is drawn on once two relays agree, or from the only relay, or from the one that answered "
-          "once the wait is out; never while relays contradict each other") {
+TEST_CASE("drand: a round is drawn on once two relays agree, or from the only relay configured; with two or "
+          "more configured, never on one relay's word, however long the wait") {
   using drand::beacon_check;
   drand::round_value a{7, {1}, {2}};
   drand::round_value b{7, {3}, {4}};
   using answers = std::vector<std::optional<drand::round_value>>;
-  auto decide = [](const answers& given, bool waited_out) { return drand::decide_beacon(given, waited_out); };
+  auto decide = [](const answers& given) { return drand::decide_beacon(given); };
 
-  for (const auto& agree : {answers{a, a}, answers{std::nullopt, a, a}, answers{b, a, a}, answers{a, b, a}}) {
-    auto d = decide(agree, false);
+  struct agreement {
+    answers given;
+    std::vector<std::size_t> agreed;
+  };
+  for (const auto& agree : {agreement{{a, a}, {0, 1}}, agreement{{std::nullopt, a, a}, {1, 2}},
+                            agreement{{b, a, a}, {1, 2}}, agreement{{a, b, a}, {0, 2}}}) {
+    auto d = decide(agree.given);
     REQUIRE(d.value);
     CHECK(*d.value == a);
     CHECK(d.check == beacon_check::two_relays);
+    CHECK(d.agreed == agree.agreed);  // the relays named as those that agreed
   }
-  // One relay configured: its round, with nothing behind it.
-  auto only = decide({a}, false);
+  // One relay configured: its round at once, with nothing behind it.
+  auto only = decide({a});
   CHECK(only.value == a);
   CHECK(only.check == beacon_check::none);
-  // Two configured, one answered: wait, then take it unconfirmed.
-  CHECK_FALSE(decide({a, std::nullopt}, false).value);
-  auto late = decide({std::nullopt, a}, true);
-  CHECK(late.value == a);
-  CHECK(late.check == beacon_check::none);
-  // Two relays that contradict each other: never, and said so.
-  for (bool waited_out : {false, true}) {
-    auto d = decide({a, b}, waited_out);
+  CHECK(only.agreed.empty());
+  // Two configured, one answered (the other knocked offline): wait, with no fallback to it.
+  for (const auto& lone : {answers{a, std::nullopt}, answers{std::nullopt, a}, answers{std::nullopt, std::nullopt, a}}) {
+    auto d = decide(lone);
     CHECK_FALSE(d.value);
-    CHECK(d.contradicted);
+    CHECK_FALSE(d.contradicted);
   }
-  CHECK_FALSE(decide({std::nullopt, std::nullopt}, true).value);
-  CHECK_FALSE(decide({}, true).value);
+  // Two relays that contradict each other: never, and said so.
+  auto d = decide({a, b});
+  CHECK_FALSE(d.value);
+  CHECK(d.contradicted);
+  CHECK_FALSE(decide({std::nullopt, std::nullopt}).value);
+  CHECK_FALSE(decide({}).value);
   CHECK(drand::to_string(beacon_check::two_relays) == "two_relays");
   CHECK(drand::to_string(beacon_check::none) == "none");
 }

@@ -37,6 +37,8 @@ std::vector<event> one_of_each() {
       draw_witnessed{"r", ledger::stage::close, "origin\n1\nroot\n\n\u2014 sig\n", 49},
       turn_notified{"r", 50, 51},
       beacon_supplied{"r", std::string(48, '\x07'), 52, drand::beacon_check::two_relays},
+      beacon_supplied{"r", std::string(48, '\x08'), 53, drand::beacon_check::two_relays,
+                      {"https://a.example:443", "https://b.example:443"}},
   };
 }
 
@@ -90,6 +92,7 @@ TEST_CASE("every tag decodes to its own event type, numbered as on disk") {
   CHECK(tag_of(turn_notified{}) == 28);
   // 5 is a beacon with nothing behind it, as older logs hold every beacon.
   CHECK(tag_of(beacon_supplied{"r", "", 0, drand::beacon_check::two_relays}) == 29);
+  CHECK(tag_of(beacon_supplied{"r", "", 0, drand::beacon_check::two_relays, {"https://a.example:443"}}) == 30);
   for (const auto& e : one_of_each()) {
     auto back = decode_event(encode(e));
     REQUIRE(back);
@@ -113,6 +116,19 @@ TEST_CASE("a beacon's check round-trips, and an unknown check is refused") {
   CHECK(std::get<beacon_supplied>(*decode_event(encode(beacon_supplied{"r", "sig", 5}))).check ==
         drand::beacon_check::none);
   for (std::uint8_t check : {0, 2, 0xff}) CHECK_FALSE(decode_with(bytes, bytes.size() - 1, check));
+}
+
+TEST_CASE("a beacon names the relays that agreed on it, two at most") {
+  beacon_supplied agreed{"r", "sig", 5, drand::beacon_check::two_relays, {"https://a.example:443", "http://b:80"}};
+  auto back = decode_event(encode(agreed));
+  REQUIRE(back);
+  CHECK(std::get<beacon_supplied>(*back).relays == agreed.relays);
+  CHECK(std::get<beacon_supplied>(*back).check == drand::beacon_check::two_relays);
+  auto bytes = encode(agreed);
+  // The count byte follows the room, the value, the time and the check.
+  auto count_at = 1 + 4 + 1 + 4 + 3 + 8 + 1;
+  REQUIRE(bytes[count_at] == 2);
+  for (std::uint8_t count : {0, 3, 0xff}) CHECK_FALSE(decode_with(bytes, count_at, count));
 }
 
 TEST_CASE("a room_configured of an older log, with settings of format 1, still decodes") {

@@ -547,8 +547,10 @@ TEST_CASE_METHOD(room_fixture, "a room's state survives encode_state and decode_
   join_many(drawn, 2);
   rooms.push_back(std::move(drawn));
   room agreed = in_state(room_state::drawing);
-  agreed.apply(beacon_supplied{"r", std::string(48, '\x05'), now_ms, drand::beacon_check::two_relays});
+  agreed.apply(beacon_supplied{"r", std::string(48, '\x05'), now_ms, drand::beacon_check::two_relays,
+                               {"https://a.example:443", "https://b.example:443"}});
   REQUIRE(agreed.beacon_check() == drand::beacon_check::two_relays);
+  REQUIRE(agreed.beacon_relays().size() == 2);
   rooms.push_back(std::move(agreed));
   room carrying = make(fifo_config(90));
   carrying.apply(configuration(fifo_config(90), created_ms, room_owner::api));
@@ -570,6 +572,7 @@ TEST_CASE_METHOD(room_fixture, "a room's state survives encode_state and decode_
     REQUIRE(restored.decode_state(r.encode_state()));
     check_same_state(r, restored, now_ms);
     CHECK(restored.beacon_check() == r.beacon_check());
+    CHECK(restored.beacon_relays() == r.beacon_relays());
     CHECK(restored.encode_state() == r.encode_state());
   }
 }
