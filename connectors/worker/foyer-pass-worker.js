@@ -130,7 +130,7 @@ function percentDecode(text) {
 }
 
 // <same-site-rule>
-// Generated from web/js/bounce.js by `node connectors/same-site.js`: edit it there.
+// Generated from web/js/bounce.js by `node connectors/same-site.mjs`: edit it there.
 const MAX_NEXT_SIZE = 2048;
 const MAX_DECODE_ROUNDS = 3;
 

@@ -1,8 +1,8 @@
 // The same-site rule for `next` is written once, in web/js/bounce.js between the lines
 // `// <same-site-rule>` and `// </same-site-rule>`. This copies it into the connectors that
 // run JavaScript, between the same lines:
-//   node connectors/same-site.js           writes the copies
-//   node connectors/same-site.js --check   exits 1 if a copy differs (tests/connectors/same-site.test.js)
+//   node connectors/same-site.mjs           writes the copies
+//   node connectors/same-site.mjs --check   exits 1 if a copy differs (tests/connectors/same-site.test.js)
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,7 @@ export function copies() {
   return COPIES.map((file) => {
     const now = readFileSync(path.join(repo, file), 'utf8');
     const [head, , tail] = split(file, now);
-    const stamp = `// Generated from ${SOURCE} by \`node connectors/same-site.js\`: edit it there.\n`;
+    const stamp = `// Generated from ${SOURCE} by \`node connectors/same-site.mjs\`: edit it there.\n`;
     return { file, now, wanted: head + stamp + rule + tail };
   });
 }
@@ -39,7 +39,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const { file, now, wanted } of copies()) {
     if (now === wanted) continue;
     differ++;
-    if (check) console.error(`${file}: its same-site rule differs from ${SOURCE}'s: run node connectors/same-site.js`);
+    if (check) console.error(`${file}: its same-site rule differs from ${SOURCE}'s: run node connectors/same-site.mjs`);
     else writeFileSync(path.join(repo, file), wanted);
   }
   process.exitCode = check && differ ? 1 : 0;
