@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { foyerBin, runFoyer, spawnOwned, until } from './foyer.js';
+import { foyerBin, killOwned, runFoyer, spawnOwned, until } from './foyer.js';
 import { freePort, launchNginx, nginxConfig, startUpstream } from '../nginx/harness.js';
 
 // Starts `args` and resolves once its output matches `ready`.
@@ -47,7 +47,7 @@ export async function initSale() {
       procs.push(nginx.proc);
     },
     async cleanup() {
-      for (const proc of procs.reverse()) proc.kill('SIGKILL');
+      for (const proc of procs.reverse()) killOwned(proc);
       await shop.close();
       rmSync(dir, { recursive: true, force: true });
     },

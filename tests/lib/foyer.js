@@ -21,14 +21,17 @@ if (!existsSync(foyerBin)) {
 // its own process group, which is killed whole: nginx's workers go with their master.
 const owned = new Set();
 process.on('exit', () => {
-  for (const proc of owned) {
-    try {
-      process.kill(-proc.pid, 'SIGKILL');
-    } catch {
-      // The group is gone already.
-    }
-  }
+  for (const proc of owned) killOwned(proc);
 });
+
+/** Kills a process spawnOwned started with its whole group: nginx's workers go with their master. */
+export function killOwned(proc) {
+  try {
+    process.kill(-proc.pid, 'SIGKILL');
+  } catch {
+    // The group is gone already.
+  }
+}
 process.once('SIGTERM', () => process.exit(143));
 
 /** child_process.spawn, for a process that must not outlive this test file. */
