@@ -11,10 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { Foyer, startTrusting, until } from '../lib/foyer.js';
+import { Foyer, until } from '../lib/foyer.js';
 import { Guard } from '../nginx/harness.js';
-import { startPushService } from '../support/push_service.js';
-import { relay } from '../support/smtp_relay.js';
+import { startNoticeRoom } from '../support/notice_room.js';
 
 const TOKEN = 'links-test-admin-token-012345';
 const PUBLIC = 'https://queue.example.com:8443';
@@ -50,20 +49,7 @@ const asEvil = (f, method, target, headers = {}, body) =>
 
 test('every link starts with public_url, its port kept, whatever Host the request names', async (t) => {
   const dir = scratch(t);
-  const service = await startPushService(dir);
-  t.after(() => service.close());
-  const smtp = await relay(t, dir, []);
-  const f = new Foyer({
-    server: { admin_token: TOKEN, public_url: PUBLIC },
-    notifications: {
-      vapid_subject: 'mailto:ops@example.com',
-      allow_private_push_hosts: ['127.0.0.1'],
-      email: { host: '127.0.0.1', port: smtp.port, from: 'rooms@shop.example.com', starttls: false },
-    },
-    rooms: [{ id: 'hall', name: 'Concert hall', rate_per_minute: 60, target_url: '/welcome' }],
-  });
-  t.after(() => f.cleanup());
-  await startTrusting(f, service.cert);
+  const { f, service, smtp } = await startNoticeRoom(t, dir, { server: { admin_token: TOKEN, public_url: PUBLIC } });
   assert.match(f.output, new RegExp(`links start with ${PUBLIC}`));
 
   const discovery = (await asEvil(f, 'GET', '/.well-known/foyer.json')).json;

@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { Foyer, startTrusting, until } from '../lib/foyer.js';
-import { startPushService } from '../support/push_service.js';
+import { Foyer, until } from '../lib/foyer.js';
+import { startNoticeRoom } from '../support/notice_room.js';
 import { relay } from '../support/smtp_relay.js';
 
 const TOKEN = 'notices-test-admin-token-0123';
@@ -33,20 +33,7 @@ async function metric(f, line) {
 
 test('a visitor who closed the tab gets "it\'s your turn" by push and by email, and the mailed link lands on their place', async (t) => {
   const dir = scratch(t);
-  const service = await startPushService(dir);
-  t.after(() => service.close());
-  const smtp = await relay(t, dir, []);
-  const f = new Foyer({
-    server: { admin_token: TOKEN },
-    notifications: {
-      vapid_subject: 'mailto:ops@example.com',
-      allow_private_push_hosts: ['127.0.0.1'],
-      email: { host: '127.0.0.1', port: smtp.port, from: 'rooms@shop.example.com', starttls: false },
-    },
-    rooms: [{ id: 'hall', name: 'Concert hall', rate_per_minute: 60, target_url: '/welcome' }],
-  });
-  t.after(() => f.cleanup());
-  await startTrusting(f, service.cert);
+  const { f, service, smtp } = await startNoticeRoom(t, dir, { server: { admin_token: TOKEN } });
 
   const info = (await f.request('GET', '/api/v1/rooms/hall')).json.notifications;
   assert.deepEqual(info.channels, ['push', 'email']);
@@ -103,21 +90,10 @@ test('a visitor who closed the tab gets "it\'s your turn" by push and by email, 
 
 test('a push service that hangs and a relay that refuses cost their queues, never a join or a poll', async (t) => {
   const dir = scratch(t);
-  const service = await startPushService(dir, { answer: () => 503 });
-  t.after(() => service.close());
-  const smtp = await relay(t, dir, ['--refuse-rcpt']);
-  const f = new Foyer({
-    server: { admin_token: TOKEN },
-    notifications: {
-      vapid_subject: 'mailto:ops@example.com',
-      allow_private_push_hosts: ['127.0.0.1'],
-      max_attempts: 2,
-      email: { host: '127.0.0.1', port: smtp.port, from: 'rooms@shop.example.com', starttls: false },
-    },
-    rooms: [{ id: 'hall', name: 'Concert hall', rate_per_minute: 600, target_url: '/welcome' }],
+  const { f, service, smtp } = await startNoticeRoom(t, dir, {
+    server: { admin_token: TOKEN }, notifications: { max_attempts: 2 }, rate: 600,
+    push: { answer: () => 503 }, relayArgs: ['--refuse-rcpt'],
   });
-  t.after(() => f.cleanup());
-  await startTrusting(f, service.cert);
   const joined = (await f.join('hall')).json;
   const s = service.subscribe();
   assert.equal((await optIn(f, joined.ticket, { push: { endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } } })).status, 201);
